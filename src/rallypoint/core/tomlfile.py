@@ -1,0 +1,111 @@
+"""Reading TOML input files with errors that name the file and line.
+
+Shared by every ruleset's scenario loader: a missing file, a TOML syntax error (with its line) and
+a validation error (with the line of the offending key, found from its path) all become one
+:class:`DataFileError` line.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from rallypoint.core.errors import DataFileError
+
+_LINE = re.compile(r"\(at line (\d+), column (\d+)\)")
+
+
+def read_toml(path: Path) -> tuple[dict[str, Any], str]:
+    """Parse a TOML file; return the data and the raw text (for line lookups).
+
+    Raises:
+        DataFileError: The file is missing, unreadable, not UTF-8, or not valid TOML.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DataFileError(
+            f"no such file: {str(path)!r}",
+            fix="Check the path (`rallypoint scenarios` lists the shipped ones).",
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataFileError(
+            f"cannot read {str(path)!r}: {exc}", fix="Save it as UTF-8 text."
+        ) from None
+    try:
+        return tomllib.loads(text), text
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        match = _LINE.search(message)
+        where = f"{path}:{match.group(1)}" if match else str(path)
+        what = _LINE.sub("", message).strip()
+        raise DataFileError(
+            f"TOML syntax error: {what}", where=where,
+            fix="Fix the syntax on that line (strings need quotes; tables need [brackets]).",
+        ) from None
+
+
+def line_of(text: str, loc: Sequence[str | int]) -> int | None:
+    """Best-effort line number (1-based) of the key at ``loc`` in TOML ``text``.
+
+    Follows arrays of tables (``[[a]]``, ``[[a.b]]``) by index, then finds the key.
+    """
+    lines = text.splitlines()
+    position = 0
+    prefix: list[str] = []
+    found: int | None = None
+    items = list(loc)
+    i = 0
+    while i < len(items):
+        key = items[i]
+        nxt = items[i + 1] if i + 1 < len(items) else None
+        if isinstance(key, str) and isinstance(nxt, int):
+            header = "[[" + ".".join([*prefix, key]) + "]]"
+            count = -1
+            for n in range(position, len(lines)):
+                if lines[n].strip() == header:
+                    count += 1
+                    if count == nxt:
+                        position = n
+                        found = n + 1
+                        break
+            else:
+                return found
+            prefix.append(key)
+            i += 2
+            continue
+        if isinstance(key, str):
+            pattern = re.compile(rf"^\s*\"?{re.escape(key)}\"?\s*=")
+            for n in range(position, len(lines)):
+                if pattern.match(lines[n]):
+                    return n + 1
+                if n > position and lines[n].lstrip().startswith("[") and found is not None:
+                    break
+            return found
+        i += 1
+    return found
+
+
+def validate_toml(model: type[BaseModel], data: dict[str, Any], text: str, path: Path) -> Any:
+    """Validate ``data`` against ``model``; a failure names file:line, field, and a fix."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        errors = exc.errors()
+        first = errors[0]
+        loc = [p for p in first["loc"] if isinstance(p, str | int)]
+        field = ".".join(
+            f"[{p}]" if isinstance(p, int) else p for p in loc
+        ).replace(".[", "[")
+        line = line_of(text, loc)
+        where = f"{path}:{line} {field}" if line else f"{path} {field}"
+        more = f" ({len(errors) - 1} more problem(s) after it)" if len(errors) > 1 else ""
+        raise DataFileError(
+            f"{first['msg']}{more}", where=where,
+            fix="Correct that field; docs/scenarios.md lists every field and its meaning.",
+        ) from None

@@ -1,0 +1,176 @@
+"""Rollers pick the faces of a chance node; rule code never calls an RNG.
+
+* :class:`SeededRoller` — deterministic from a seed and a stream label, by a derivation that
+  depends only on HMAC-SHA256 (not on Python's or numpy's generator streams), documented in
+  ``docs/dice.md`` and pinned by test vectors.
+* :class:`ScriptedRoller` — takes faces from a list (tests, the CLI's ``--dice 5,1,4``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Callable, Iterable, Sequence
+from typing import Protocol, TypeVar
+
+from rallypoint.core.errors import MalformedInputError
+from rallypoint.dice.nodes import ChanceNode, Roll, fraction_text
+
+T = TypeVar("T")
+
+
+class Roller(Protocol):
+    """Anything that can pick faces for a chance node."""
+
+    def faces(self, node: ChanceNode) -> tuple[int, ...]:
+        """Return one face per die of ``node.dice``, each in 1..sides."""
+        ...
+
+
+class SeededRoller:
+    """Deterministic faces from ``HMAC-SHA256(key=seed, msg=stream ":" block)``.
+
+    Derivation (stable across Python and numpy versions):
+
+    1. Block ``i`` (``i`` = 0, 1, 2, …) is ``HMAC-SHA256(key=seed, msg=f"{stream}:{i}".encode())``,
+       32 bytes.
+    2. Bytes are consumed in order, block after block.
+    3. For a die of ``s`` sides (2 ≤ s ≤ 256), a byte ``b`` is rejected when
+       ``b >= 256 - 256 % s``; otherwise the face is ``b % s + 1``. Rejection keeps every face
+       exactly equally likely.
+
+    Args:
+        seed: The secret key (the campaign's seed), as bytes or text (UTF-8).
+        stream: A label that separates independent streams, e.g. ``"campaign-id/v12"``.
+    """
+
+    def __init__(self, seed: bytes | str, stream: str) -> None:
+        self._key = seed.encode() if isinstance(seed, str) else seed
+        self._stream = stream
+        self._block = 0
+        self._buffer = b""
+        self._pos = 0
+
+    def _next_byte(self) -> int:
+        if self._pos >= len(self._buffer):
+            message = f"{self._stream}:{self._block}".encode()
+            self._buffer = hmac.new(self._key, message, hashlib.sha256).digest()
+            self._block += 1
+            self._pos = 0
+        byte = self._buffer[self._pos]
+        self._pos += 1
+        return byte
+
+    def face(self, sides: int) -> int:
+        """One uniformly chosen face in 1..sides."""
+        if not 2 <= sides <= 256:
+            raise MalformedInputError(
+                f"a seeded die must have 2..256 sides, not {sides}",
+                fix="Use a smaller die or combine several.",
+            )
+        limit = 256 - 256 % sides
+        while True:
+            byte = self._next_byte()
+            if byte < limit:
+                return byte % sides + 1
+
+    def faces(self, node: ChanceNode) -> tuple[int, ...]:
+        """Faces for every die of ``node``."""
+        return tuple(self.face(node.dice.sides) for _ in range(node.dice.count))
+
+
+class ScriptedRoller:
+    """Faces taken in order from a script, one value per die.
+
+    Raises :class:`MalformedInputError` naming the roll when the script runs out or a value does
+    not fit the die, so a ``--dice`` typo is caught before anything is written.
+    """
+
+    def __init__(self, values: Iterable[int]) -> None:
+        self._values = list(values)
+        self._pos = 0
+
+    @classmethod
+    def parse(cls, text: str) -> ScriptedRoller:
+        """Parse ``"5,1,4"`` (commas or spaces)."""
+        parts = [p for p in text.replace(",", " ").split() if p]
+        try:
+            return cls(int(p) for p in parts)
+        except ValueError:
+            raise MalformedInputError(
+                f"--dice {text!r} is not a list of whole numbers",
+                fix="Write the faces separated by commas, e.g. --dice 5,1,4.",
+            ) from None
+
+    @property
+    def used(self) -> int:
+        """How many values have been consumed."""
+        return self._pos
+
+    @property
+    def remaining(self) -> int:
+        """How many values are left."""
+        return len(self._values) - self._pos
+
+    def faces(self, node: ChanceNode) -> tuple[int, ...]:
+        """The next ``node.dice.count`` values, checked against the die."""
+        count, sides = node.dice.count, node.dice.sides
+        if self.remaining < count:
+            raise MalformedInputError(
+                f"the scripted dice ran out at {node.purpose!r} "
+                f"(needs {count} more, {self.remaining} left)",
+                fix="Give more values to --dice, one per die, in the order the rolls happen.",
+            )
+        picked = tuple(self._values[self._pos : self._pos + count])
+        for value in picked:
+            if not 1 <= value <= sides:
+                raise MalformedInputError(
+                    f"scripted die value {value} does not fit a d{sides} at {node.purpose!r}",
+                    fix=f"Use values between 1 and {sides}.",
+                )
+        self._pos += count
+        return picked
+
+
+def roll(
+    node: ChanceNode,
+    roller: Roller,
+    reading: Callable[[int], str] | None = None,
+    odds: Callable[[ChanceNode], str] | None = None,
+) -> Roll:
+    """Roll ``node`` with ``roller`` and record everything needed to explain it.
+
+    Args:
+        node: The chance node.
+        roller: Picks the faces.
+        reading: Turns the modified total into the rules' outcome (``"3 steps"``).
+        odds: Describes the exact odds; by default, the probability of the outcome read.
+
+    Returns:
+        The stored :class:`Roll`.
+    """
+    faces = roller.faces(node)
+    total = node.total(faces)
+    outcome = reading(total) if reading else ""
+    if odds is not None:
+        odds_text = odds(node)
+    elif reading is not None:
+        p = node.probability(lambda v: reading(v) == outcome)
+        odds_text = f"P({outcome}) = {fraction_text(p)}"
+    else:
+        odds_text = ""
+    return Roll(
+        purpose=node.purpose,
+        dice=node.dice.label,
+        faces=faces,
+        natural=node.dice.value(faces),
+        modifiers=node.modifiers,
+        total=total,
+        outcome=outcome,
+        odds=odds_text,
+    )
+
+
+def replay_faces(rolls: Sequence[Roll]) -> ScriptedRoller:
+    """A scripted roller that reproduces ``rolls`` exactly (handy for re-deciding a command)."""
+    return ScriptedRoller(f for r in rolls for f in r.faces)

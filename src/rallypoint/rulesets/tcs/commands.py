@@ -1,0 +1,125 @@
+"""TCS commands: what a player asks for. Each is validated against state by ``rules.decide``."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rallypoint.core.ruleset import Command
+from rallypoint.rulesets.tcs.data import Column
+
+
+class RecordLoss(Command):
+    """Step losses on a counter; at zero steps it is eliminated and routed by ``cause``.
+
+    ``cause``: ``combat`` (Dead Pile), ``surrender`` (Very Dead), ``doubles`` (a doubles fire roll:
+    Very Dead for a P-type target), or a scenario exception cause.
+    """
+
+    kind: Literal["loss"] = "loss"
+    counter: str
+    steps: int | None = Field(default=None, ge=1, description="None: every remaining step")
+    cause: str = "combat"
+
+
+class MoveCounter(Command):
+    """Record a counter's new hex. Leaving its recovery center needs ``leave_center``."""
+
+    kind: Literal["move"] = "move"
+    counter: str
+    hex: str
+    leave_center: bool = False
+    very_dead: tuple[str, ...] | None = None
+
+
+class LeaveCenter(Command):
+    """A recovering company is forced or moved off its center before the sheet implements."""
+
+    kind: Literal["leave_center"] = "leave_center"
+    company: str
+    cause: str = "forced off its center"
+    very_dead: tuple[str, ...] | None = Field(
+        default=None, description="which Dead Pile counters go Very Dead; None: the policy picks"
+    )
+
+
+class WriteSheet(Command):
+    """Write up a Recovery Op Sheet for one or more formations (company or larger)."""
+
+    kind: Literal["write_sheet"] = "write_sheet"
+    sheet: str
+    members: tuple[str, ...] = Field(min_length=1)
+    centers: dict[str, str] = Field(min_length=1, description="member or company id → center hex")
+    size: int = Field(ge=0, le=9, description="Op Sheet size from the game's rules")
+    other_sheet: tuple[str, ...] = Field(
+        default=(), description="members also on another (defensive) Op Sheet"
+    )
+    vehicle: bool = False
+    attest: bool = Field(
+        default=False, description="the player attests each center meets the seed's conditions"
+    )
+
+
+class AdvanceTurn(Command):
+    """Start the next turn and accrue weighted turns on every pending sheet."""
+
+    kind: Literal["turn"] = "turn"
+    fired: tuple[str, ...] = Field(
+        default=(), description="sheets whose units fired or were fired upon this turn"
+    )
+
+
+class CheckImplementation(Command):
+    """Roll for a pending sheet's implementation on the Prepared Defense line."""
+
+    kind: Literal["check"] = "check"
+    sheet: str
+    columns: dict[str, Column] = Field(
+        default_factory=dict, description="column for each company with both Hwy and TO"
+    )
+
+
+class Transfer(BaseModel):
+    """Steps moved between two counters of one company in one hex (optional redistribution)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    source: str
+    target: str
+    steps: int = Field(ge=1)
+
+
+class Distribute(Command):
+    """The player's distribution of a company's recovered steps."""
+
+    kind: Literal["distribute"] = "distribute"
+    company: str
+    heal: dict[str, int] = Field(default_factory=dict)
+    resurrect: dict[str, int] = Field(default_factory=dict)
+    very_dead: tuple[str, ...] = ()
+    place: dict[str, str] = Field(default_factory=dict)
+    redistribute: tuple[Transfer, ...] = ()
+
+
+class SetMorale(Command):
+    """Record a battalion morale change from the core game (hourly rolls, fire losses)."""
+
+    kind: Literal["morale"] = "morale"
+    formation: str
+    value: int = Field(ge=0)
+    reason: str = ""
+
+
+class RollFos(Command):
+    """At a whole hour, roll 2d6 for each dead Soviet FO."""
+
+    kind: Literal["fo"] = "fo"
+    place: dict[str, str] = Field(default_factory=dict)
+
+
+TcsCommand = Annotated[
+    RecordLoss | MoveCounter | LeaveCenter | WriteSheet | AdvanceTurn | CheckImplementation
+    | Distribute | SetMorale | RollFos,
+    Field(discriminator="kind"),
+]

@@ -1,0 +1,470 @@
+"""TCS R&R rules: ``decide`` turns a command into one event (rolls inside); never mutates state.
+
+Each ``_decide_*`` validates against the state and raises before any roll when the command is
+illegal, so a refused command changes nothing. The resulting event payload carries every
+outcome (new counter conditions, rolls, morale), which keeps :mod:`fold` trivial and replay exact.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from rallypoint.core.errors import IllegalNowError, MalformedInputError, UnknownIdError
+from rallypoint.core.events import NewEvent
+from rallypoint.core.ruleset import Command
+from rallypoint.dice import Roller, fraction_text, roll
+from rallypoint.rulesets.tcs import recovery as rec
+from rallypoint.rulesets.tcs.commands import (
+    AdvanceTurn,
+    CheckImplementation,
+    Distribute,
+    LeaveCenter,
+    MoveCounter,
+    RecordLoss,
+    RollFos,
+    SetMorale,
+    WriteSheet,
+)
+from rallypoint.rulesets.tcs.data import Column
+from rallypoint.rulesets.tcs.distribution import after_distribution, validate
+from rallypoint.rulesets.tcs.hexes import Hex, distance
+from rallypoint.rulesets.tcs.scenario import Pile
+from rallypoint.rulesets.tcs.state import CounterState, SheetState, SheetStatus, TcsState
+
+CENTER_CONDITIONS = (
+    "out of reach of enemy direct fire weapons; at least partly protective terrain and a "
+    "track/road; for an annihilated formation, near where it was last seen or to the rear of its "
+    "parent formation"
+)
+BASE_CAUSES = ("combat", "surrender", "doubles")
+
+
+def _cstate(c: CounterState) -> dict[str, Any]:
+    return {"steps": c.steps, "pile": c.pile.value, "hex": c.hex}
+
+
+def _counter(state: TcsState, ident: str) -> CounterState:
+    if ident not in state.counters:
+        raise UnknownIdError(f"no counter {ident!r} in this scenario",
+                             fix="Use a counter id from `rallypoint show`.")
+    return state.counters[ident]
+
+
+def _company(state: TcsState, ident: str) -> str:
+    if ident not in state.oob.companies:
+        raise UnknownIdError(f"no company {ident!r} in this scenario",
+                             fix="Use a company id from `rallypoint show`.")
+    return ident
+
+
+def decide(state: TcsState, command: Command, roller: Roller) -> NewEvent:
+    """Validate a TCS command and return its event."""
+    handlers: dict[type[Command], Any] = {
+        RecordLoss: _decide_loss, MoveCounter: _decide_move, LeaveCenter: _decide_leave,
+        WriteSheet: _decide_sheet, AdvanceTurn: _decide_turn, SetMorale: _decide_morale,
+    }
+    handler = handlers.get(type(command))
+    if handler is not None:
+        event: NewEvent = handler(state, command)
+        return event
+    if isinstance(command, CheckImplementation):
+        return _decide_check(state, command, roller)
+    if isinstance(command, Distribute):
+        return _decide_distribute(state, command, roller)
+    if isinstance(command, RollFos):
+        return _decide_fo(state, command, roller)
+    raise MalformedInputError(f"{type(command).__name__} is not a TCS command",
+                              fix="Use one of the `rallypoint tcs` commands.")
+
+
+def route(state: TcsState, counter_id: str, cause: str) -> tuple[Pile, str, int | None]:
+    """Which pile an eliminated counter goes to, why, and the exception count if one applies."""
+    oob = state.oob
+    spec = oob.counter_specs[counter_id]
+    company = oob.company_of[counter_id]
+    side = next(s for s in oob.scenario.sides if s.id == oob.side_of(company))
+    exceptions = {e.cause: e for e in oob.scenario.dead_pile_exceptions}
+    if cause not in BASE_CAUSES and cause not in exceptions:
+        raise MalformedInputError(
+            f"unknown elimination cause {cause!r}",
+            fix=f"Use one of: {', '.join([*BASE_CAUSES, *exceptions])}.")
+    if spec.kind == "fo" and side.fo_pile:
+        return Pile.FO, "Soviet FO: its own pile, rolled for every whole hour", None
+    if cause == "surrender":
+        return Pile.VERY_DEAD, "Surrender result: Very Dead", None
+    if cause == "doubles":
+        if spec.target == "P":
+            return Pile.VERY_DEAD, "P-type target eliminated by a doubles roll: Very Dead", None
+        return Pile.DEAD, "doubles, but not a P-type target: Dead Pile", None
+    if cause in exceptions:
+        ex = exceptions[cause]
+        n = state.exception_counts.get(cause, 0) + 1
+        if n % ex.every == 0:
+            return Pile.DEAD, f"{ex.description}: #{n} goes to the Dead Pile", n
+        return Pile.VERY_DEAD, f"{ex.description}: #{n} is Very Dead", n
+    return Pile.DEAD, "eliminated: Dead Pile", None
+
+
+def _decide_loss(state: TcsState, cmd: RecordLoss) -> NewEvent:
+    c = _counter(state, cmd.counter)
+    if c.pile is not Pile.MAP:
+        raise IllegalNowError(f"{cmd.counter} is not on the map (it is in the {c.pile.value} pile)",
+                              fix="Record losses only for counters in play.")
+    steps = cmd.steps if cmd.steps is not None else c.steps
+    if steps > c.steps:
+        raise IllegalNowError(f"{cmd.counter} has {c.steps} step(s) left, cannot lose {steps}",
+                              fix=f"Lose at most {c.steps} (which eliminates it).")
+    left = c.steps - steps
+    pile, note, count = (Pile.MAP, "", None) if left else route(state, cmd.counter, cmd.cause)
+    after = CounterState(c.id, left, pile, c.hex if pile is Pile.MAP else None)
+    return NewEvent(type="loss", payload={
+        "counter": cmd.counter, "steps": steps, "cause": cmd.cause, "note": note,
+        "exception_count": count, "counters": {c.id: _cstate(after)},
+    })
+
+
+def _leave_payload(state: TcsState, company: str, cause: str,
+                   very_dead: tuple[str, ...] | None) -> dict[str, Any]:
+    sheet = state.sheet_of(company)
+    if sheet is None:
+        raise IllegalNowError(f"{company} is not recovering on a pending Recovery Op Sheet",
+                              fix="Only a company on a pending sheet can leave its center.")
+    dead = state.in_pile(company, Pile.DEAD)
+    n = rec.half_pile(len(dead), state.rules.params.half_dead_pile_rounding)
+    if very_dead is None:
+        order = {i: k for k, i in enumerate(dead)}
+        very_dead = tuple(sorted(dead, key=lambda i: (state.full(i), -order[i]))[:n])
+    if len(set(very_dead)) != n or any(i not in dead for i in very_dead):
+        raise IllegalNowError(
+            f"leaving its center sends {n} of {company}'s {len(dead)} Dead Pile counter(s) to the "
+            f"Very Dead Pile; {len(very_dead)} named",
+            fix=f"Name {n} distinct counters from: {', '.join(dead) or 'none'}.")
+    remaining = tuple(x for x in sheet.companies if x != company)
+    return {
+        "company": company, "sheet": sheet.id, "cause": cause, "very_dead": list(very_dead),
+        "sheet_cancelled": not remaining,
+        "counters": {i: {"steps": 0, "pile": Pile.VERY_DEAD.value, "hex": None}
+                     for i in very_dead},
+    }
+
+
+def _decide_leave(state: TcsState, cmd: LeaveCenter) -> NewEvent:
+    _company(state, cmd.company)
+    return NewEvent(type="left_center",
+                    payload=_leave_payload(state, cmd.company, cmd.cause, cmd.very_dead))
+
+
+def _decide_move(state: TcsState, cmd: MoveCounter) -> NewEvent:
+    c = _counter(state, cmd.counter)
+    if c.pile is not Pile.MAP:
+        raise IllegalNowError(f"{cmd.counter} is not on the map", fix="Move only living counters.")
+    target = Hex.parse(cmd.hex)
+    company = state.oob.company_of[cmd.counter]
+    sheet = state.sheet_of(company)
+    payload: dict[str, Any] = {"counter": cmd.counter, "hex": str(target), "left_center": None,
+                               "counters": {c.id: {"steps": c.steps, "pile": "map",
+                                                   "hex": str(target)}}}
+    center = sheet.centers.get(company) if sheet else None
+    if sheet is not None and center is not None:
+        far = distance(target, Hex.parse(center), state.rules.params.hex_offset)
+        if far > 2:
+            if not cmd.leave_center:
+                n = rec.half_pile(len(state.in_pile(company, Pile.DEAD)),
+                                  state.rules.params.half_dead_pile_rounding)
+                raise IllegalNowError(
+                    f"{cmd.counter} to {target} is {far} hexes from {company}'s center {center}: "
+                    f"the company would leave Recovery Op Sheet {sheet.id} and send {n} Dead "
+                    "Pile counter(s) to the Very Dead Pile",
+                    fix="Add --leave-center to do that, or move within 2 hexes of the center.")
+            left = _leave_payload(state, company, f"{cmd.counter} moved off its center",
+                                  cmd.very_dead)
+            payload["left_center"] = left
+            payload["counters"].update(left["counters"])
+    return NewEvent(type="moved", payload=payload)
+
+
+def _sheet_companies(state: TcsState, cmd: WriteSheet) -> tuple[str, ...]:
+    companies: list[str] = []
+    for member in cmd.members:
+        if member not in state.oob.formations and member not in state.oob.companies:
+            raise UnknownIdError(f"no formation or company {member!r}",
+                                 fix="Use formation or company ids from `rallypoint show`.")
+        companies.extend(c for c in state.oob.companies_under(member) if c not in companies)
+    sides = {state.oob.side_of(c) for c in companies}
+    if len(sides) > 1:
+        raise IllegalNowError("a Recovery Op Sheet cannot mix sides",
+                              fix="Write one sheet per side.")
+    for company in companies:
+        if state.sheet_of(company) is not None:
+            raise IllegalNowError(f"{company} is already on a pending Recovery Op Sheet",
+                                  fix="Leave it off this sheet.")
+    return tuple(companies)
+
+
+def _center_for(state: TcsState, company: str, centers: dict[str, str]) -> str | None:
+    if company in centers:
+        return centers[company]
+    for spec in state.oob.ancestors(state.oob.formation_of[company]):
+        if spec.id in centers:
+            return centers[spec.id]
+    return None
+
+
+def _decide_sheet(state: TcsState, cmd: WriteSheet) -> NewEvent:
+    if cmd.sheet in state.sheets:
+        raise IllegalNowError(f"there is already a sheet {cmd.sheet!r}",
+                              fix="Give the new sheet another name.")
+    companies = _sheet_companies(state, cmd)
+    covered = set(cmd.members) | set(companies)
+    for key, value in cmd.centers.items():
+        if key not in covered:
+            raise MalformedInputError(f"center given for {key!r}, which is not on the sheet",
+                                      fix="Give centers for the sheet's members or companies.")
+        Hex.parse(value)
+    centers: dict[str, str] = {}
+    for company in companies:
+        center = _center_for(state, company, cmd.centers)
+        if center is None:
+            raise IllegalNowError(f"{company} has no center",
+                                  fix=f"Give a center for it, e.g. --center {company}=23.15.")
+        centers[company] = str(Hex.parse(center))
+    if not cmd.attest:
+        raise IllegalNowError(f"each center must be {CENTER_CONDITIONS}",
+                              fix="Check the centers on the map, then attest (--attest).")
+    offset = state.rules.params.hex_offset
+    for company in companies:
+        for ident in state.in_pile(company, Pile.MAP):
+            where = state.counters[ident].hex
+            if where and distance(Hex.parse(where), Hex.parse(centers[company]), offset) > 2:
+                raise IllegalNowError(
+                    f"{ident} at {where} is more than 2 hexes from {company}'s center "
+                    f"{centers[company]}",
+                    fix="Move it within 2 hexes first, or pick another center.")
+    other = [c for m in cmd.other_sheet for c in state.oob.companies_under(m) if m in covered]
+    preps = [p for c in companies if (p := state.oob.command_prep(c)) is not None]
+    if not preps:
+        raise IllegalNowError("the scenario gives no command prep rating for these formations",
+                              fix="Add command_prep to the formation in the scenario file.")
+    return NewEvent(type="sheet_written", payload={
+        "sheet": cmd.sheet, "members": list(cmd.members), "companies": list(companies),
+        "centers": centers, "other_sheet": other, "size": cmd.size,
+        "command_prep": max(preps), "row": max(preps) + cmd.size, "vehicle": cmd.vehicle,
+        "turn": state.turn,
+    })
+
+
+def _decide_turn(state: TcsState, cmd: AdvanceTurn) -> NewEvent:
+    pending = {k: s for k, s in state.sheets.items() if s.status is SheetStatus.PENDING}
+    for fired in cmd.fired:
+        if fired not in pending:
+            raise UnknownIdError(f"no pending sheet {fired!r}",
+                                 fix=f"Use one of: {', '.join(pending) or 'none'}.")
+    track = state.oob.scenario.turn_track
+    minutes = track.night_turn_minutes if state.night else track.turn_minutes
+    clock = state.clock + timedelta(minutes=minutes)
+    night = track.is_night(clock)
+    turn = state.turn + 1
+    wt = state.rules.weighted_turns
+    accruals = []
+    for sheet in pending.values():
+        if sheet.written_turn >= turn:
+            continue
+        lines = [(wt.unassigned, "unassigned")]
+        if sheet.other_sheet:
+            lines.append((wt.other_sheet_or_night, "on another Op Sheet"))
+        if night:
+            lines.append((wt.other_sheet_or_night, "night turn"))
+        if sheet.id in cmd.fired:
+            lines.append((wt.fired, "fired or fired upon"))
+        added, reason = min(lines, key=lambda x: x[0])
+        if sheet.vehicle and state.rules.params.vehicle_sheets_triple:
+            added, reason = added * wt.vehicle_multiplier, f"{reason}, vehicle sheet x3"
+        accruals.append({"sheet": sheet.id, "added": added, "reason": reason,
+                         "total": sheet.weighted_turns + added})
+    return NewEvent(type="turn_advanced", payload={
+        "turn": turn, "clock": clock.isoformat(), "night": night, "accruals": accruals})
+
+
+def _decide_morale(state: TcsState, cmd: SetMorale) -> NewEvent:
+    if cmd.formation not in state.morale:
+        raise UnknownIdError(f"{cmd.formation!r} keeps no battalion morale",
+                             fix=f"Use one of: {', '.join(state.morale) or 'none'}.")
+    return NewEvent(type="morale_set", payload={
+        "formation": cmd.formation, "before": state.morale[cmd.formation], "value": cmd.value,
+        "reason": cmd.reason})
+
+
+def _moot(state: TcsState, company: str) -> bool:
+    living_hurt = any(state.counters[i].steps < state.full(i)
+                      for i in state.in_pile(company, Pile.MAP))
+    return not living_hurt and not state.in_pile(company, Pile.DEAD)
+
+
+def _decide_check(state: TcsState, cmd: CheckImplementation, roller: Roller) -> NewEvent:
+    sheet = state.sheets.get(cmd.sheet)
+    if sheet is None or sheet.status is not SheetStatus.PENDING:
+        raise IllegalNowError(f"{cmd.sheet!r} is not a pending Recovery Op Sheet",
+                              fix="Check a sheet listed as pending by `rallypoint show`.")
+    if sheet.last_check_turn == state.turn:
+        raise IllegalNowError(f"{sheet.id} was already checked this turn",
+                              fix="Advance the turn (`rallypoint tcs turn`) and check again.")
+    table = state.rules.implementation
+    column = table.column(sheet.weighted_turns)
+    if column is None:
+        raise IllegalNowError(
+            f"{sheet.id} has {sheet.weighted_turns} weighted turns, below the first column",
+            fix="Advance a turn so it accrues weighted turns.")
+    needed = table.needed(sheet.row, column)
+    if needed is None:
+        raise IllegalNowError(
+            f"row {sheet.row}, column {column} of the Implementation Table is '–': {sheet.id} "
+            "cannot implement yet", fix="Keep accruing weighted turns and check again.")
+    columns = _columns(state, sheet, cmd.columns)
+    node = rec.implementation_node(sheet.id)
+    p = rec.implementation_chance(needed)
+    check = roll(node, roller, reading=lambda v: "implements" if v >= needed else "misses",
+                 odds=lambda _: f"needs {needed}+: P(implements) = {fraction_text(p)}")
+    payload: dict[str, Any] = {
+        "sheet": sheet.id, "turn": state.turn, "weighted_turns": sheet.weighted_turns,
+        "row": sheet.row, "column": column, "needed": needed, "roll": check.model_dump(mode="json"),
+        "implemented": check.total >= needed, "recoveries": [], "unassigned": [],
+        "stays_assigned": [], "morale": []}
+    if not payload["implemented"]:
+        return NewEvent(type="implementation_checked", payload=payload)
+    for company in sheet.companies:
+        key = "stays_assigned" if company in sheet.other_sheet else "unassigned"
+        payload[key].append(company)
+        col = columns[company]
+        if _moot(state, company) and state.rules.params.skip_moot_rolls:
+            payload["recoveries"].append({"company": company, "column": col.value, "steps": 0,
+                                          "roll": None, "moot": True})
+            continue
+        node = rec.recovery_node(state, company, col)
+        reading = rec.steps_reading(state.rules, col)
+        dist = rec.recovery_odds(node, state.rules, col)
+        r = roll(node, roller, reading=lambda v, f=reading: f"{f(v)} steps",  # type: ignore[misc]
+                 odds=lambda _, d=dist: rec.odds_text(d, "step"))  # type: ignore[misc]
+        payload["recoveries"].append({"company": company, "column": col.value,
+                                      "steps": reading(r.total), "roll": r.model_dump(mode="json"),
+                                      "moot": False})
+    if all(r["moot"] or r["steps"] == 0 for r in payload["recoveries"]):
+        payload["morale"] = morale_recovery(state, sheet, roller)
+    return NewEvent(type="implementation_checked", payload=payload)
+
+
+def _columns(state: TcsState, sheet: SheetState, given: dict[str, Column]) -> dict[str, Column]:
+    columns: dict[str, Column] = {}
+    for key in given:
+        if key not in sheet.companies:
+            raise MalformedInputError(f"column given for {key!r}, which is not on {sheet.id}",
+                                      fix="Give columns only for the sheet's companies.")
+    for company in sheet.companies:
+        fixed = state.oob.fixed_column(company)
+        if fixed is not None:
+            if company in given and given[company] is not fixed:
+                raise IllegalNowError(f"{company} rolls on the {fixed.value} column",
+                                      fix="Only a company with both Hwy and TO equipment chooses.")
+            columns[company] = fixed
+        elif given.get(company) in (Column.HWY, Column.TO):
+            columns[company] = given[company]
+        else:
+            raise IllegalNowError(
+                f"{company} has both Hwy and TO equipment: the player chooses its table",
+                fix=f"Give --column {company}=hwy or --column {company}=to.")
+    return columns
+
+
+def morale_recovery(state: TcsState, sheet: SheetState, roller: Roller) -> list[dict[str, Any]]:
+    """Battalion morale rolls for each complete battalion on an implemented sheet."""
+    results = []
+    on_sheet = set(sheet.companies)
+    battalions = []
+    for company in sheet.companies:
+        bn = state.oob.battalion_of(company)
+        if bn is not None and bn not in battalions:
+            battalions.append(bn)
+    for bn in battalions:
+        companies = set(state.oob.companies_under(bn))
+        complete = (companies <= on_sheet if state.rules.params.complete_battalion
+                    == "all_companies" else bool(companies & on_sheet))
+        before = state.morale[bn]
+        if not complete or (before == 0 and state.rules.params.skip_moot_rolls):
+            continue
+        node = rec.morale_node(state, bn)
+        r = roll(node, roller, reading=lambda v: f"{rec.morale_points(v)} points",
+                 odds=lambda n: rec.odds_text(n.outcomes(rec.morale_points), "point"))
+        points = rec.morale_points(r.total)
+        results.append({"formation": bn, "roll": r.model_dump(mode="json"), "points": points,
+                        "before": before, "after": max(0, before - points)})
+    return results
+
+
+def _decide_distribute(state: TcsState, cmd: Distribute, roller: Roller) -> NewEvent:
+    _company(state, cmd.company)
+    pending = [r for r in state.pending_recoveries() if r.company == cmd.company]
+    if not pending:
+        raise IllegalNowError(f"{cmd.company} has no recovered steps waiting",
+                              fix="Distribute after its Recovery Op Sheet implements.")
+    recovery = pending[0]
+    validate(state, recovery, cmd)
+    sheet = state.sheets[recovery.sheet]
+    steps = after_distribution(state, cmd)
+    for t in cmd.redistribute:
+        steps[t.source] -= t.steps
+        steps[t.target] += t.steps
+    counters: dict[str, dict[str, Any]] = {}
+    for ident, n in steps.items():
+        old = state.counters[ident]
+        placed = cmd.place.get(ident, sheet.centers.get(cmd.company)) if ident in cmd.resurrect \
+            else old.hex
+        if n:
+            counters[ident] = {"steps": n, "pile": "map", "hex": str(Hex.parse(placed))
+                               if placed else None}
+        else:
+            counters[ident] = {"steps": 0, "pile": "dead", "hex": None}
+    counters = {i: v for i, v in counters.items() if v != _cstate(state.counters[i])}
+    for ident in cmd.very_dead:
+        counters[ident] = {"steps": 0, "pile": "very_dead", "hex": None}
+    spent = sum(cmd.heal.values()) + sum(cmd.resurrect.values())
+    payload: dict[str, Any] = {
+        "sheet": recovery.sheet, "company": cmd.company, "steps": recovery.steps,
+        "heal": cmd.heal, "resurrect": cmd.resurrect, "very_dead": list(cmd.very_dead),
+        "redistribute": [t.model_dump() for t in cmd.redistribute],
+        "unspent": recovery.steps - spent, "counters": counters, "morale": []}
+    if len([r for r in state.pending_recoveries() if r.sheet == recovery.sheet]) == 1:
+        payload["morale"] = morale_recovery(state, sheet, roller)
+    return NewEvent(type="distributed", payload=payload)
+
+
+def _decide_fo(state: TcsState, cmd: RollFos, roller: Roller) -> NewEvent:
+    if state.clock.minute != 0:
+        raise IllegalNowError(f"FOs roll only on whole-hour turns; this turn is "
+                              f"{state.clock:%H:%M}", fix="Advance to a turn ending in :00.")
+    if state.fo_rolled_turn == state.turn:
+        raise IllegalNowError("the dead FOs were already rolled for this hour",
+                              fix="Roll again at the next whole hour.")
+    number = rec.fo_number(state)
+    if number is None:
+        raise IllegalNowError("the scenario sets no FO Recovery Number",
+                              fix="Add fo_recovery_number to [scenario] (AFH 12, GD'41 11, BW 9).")
+    dead = [i for i, c in state.counters.items() if c.pile is Pile.FO]
+    if not dead:
+        raise IllegalNowError("no FO is in the FO pile", fix="Nothing to roll this hour.")
+    for key in cmd.place:
+        if key not in dead:
+            raise MalformedInputError(f"{key!r} is not a dead FO", fix=f"Place one of: {dead}.")
+    rolls, counters = [], {}
+    p = rec.fo_node("").probability(lambda v: v >= number)
+    for ident in dead:
+        r = roll(rec.fo_node(state.oob.name(ident)), roller,
+                 reading=lambda v: "returns" if v >= number else "stays dead",
+                 odds=lambda _: f"needs {number}+: P(returns) = {fraction_text(p)}")
+        back = r.total >= number
+        rolls.append({"counter": ident, "roll": r.model_dump(mode="json"), "returned": back})
+        if back:
+            where = cmd.place.get(ident)
+            counters[ident] = {"steps": state.full(ident), "pile": "map",
+                               "hex": str(Hex.parse(where)) if where else None}
+    return NewEvent(type="fo_rolled", payload={"turn": state.turn, "number": number,
+                                               "rolls": rolls, "counters": counters})

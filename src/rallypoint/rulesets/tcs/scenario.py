@@ -1,0 +1,246 @@
+"""TCS scenario files: sides, formations, companies, counters, turn track and exceptions.
+
+A scenario gives the order of battle *and* its condition when the campaign starts (steps lost,
+which pile each counter is in, where it stands), so a worked example can begin exactly where the
+seed's text begins. See ``docs/scenarios.md`` for every field.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, time
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from rallypoint.core.errors import DataFileError
+from rallypoint.core.tomlfile import read_toml, validate_toml
+from rallypoint.dice import Modifier
+from rallypoint.rulesets.tcs.data import Column
+from rallypoint.rulesets.tcs.hexes import Hex
+
+
+class CounterType(StrEnum):
+    """Counter type, which picks the recovery column (seed: Inf/Hwy/TO/Tank Coy)."""
+
+    INF = "inf"
+    HWY = "hwy"
+    TO = "to"
+    TANK = "tank"
+
+
+class Pile(StrEnum):
+    """Where a counter is."""
+
+    MAP = "map"
+    DEAD = "dead"
+    VERY_DEAD = "very_dead"
+    FO = "fo"
+    """The Soviet FO pile (seed: 'put it aside in a pile of its own')."""
+
+
+class CompanyKind(StrEnum):
+    """Who rolls on the recovery table: companies, equivalents and independent platoons."""
+
+    COMPANY = "company"
+    BATTALION_TROOPS = "battalion_troops"
+    INDEPENDENT_PLATOON = "independent_platoon"
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class CounterSpec(_Frozen):
+    """A counter (or ``count`` identical counters) and its condition at the start."""
+
+    id: str
+    name: str = ""
+    type: CounterType
+    kind: str = "infantry"
+    steps: int = Field(ge=1, le=20, description="full-strength steps")
+    morale: int | None = Field(default=None, ge=0, le=9, description="raw morale; none = no morale")
+    target: str = Field(default="P", pattern="^[PV]$", description="P (area) or V (point) target")
+    count: int = Field(default=1, ge=1, le=50)
+    lost: int = Field(default=0, ge=0, description="steps lost at the start")
+    pile: Pile = Pile.MAP
+    hex: str | None = None
+
+    @field_validator("hex")
+    @classmethod
+    def _hex(cls, value: str | None) -> str | None:
+        if value is not None:
+            Hex.parse(value)
+        return value
+
+    @model_validator(mode="after")
+    def _lost(self) -> CounterSpec:
+        if self.lost >= self.steps:
+            raise ValueError(
+                f"lost={self.lost} would leave no steps; put the counter in a pile instead"
+            )
+        if self.pile is not Pile.MAP and self.lost:
+            raise ValueError("only counters on the map have step losses")
+        return self
+
+    def expanded_ids(self) -> list[str]:
+        """The counter ids this entry makes (``id`` or ``id-1`` … ``id-N``)."""
+        if self.count == 1:
+            return [self.id]
+        return [f"{self.id}-{n}" for n in range(1, self.count + 1)]
+
+
+class CompanySpec(_Frozen):
+    """A company, company-equivalent (battalion troops) or independent platoon."""
+
+    id: str
+    name: str = ""
+    kind: CompanyKind = CompanyKind.COMPANY
+    column: Column | None = None
+    modifiers: tuple[Modifier, ...] = ()
+    counters: tuple[CounterSpec, ...]
+
+
+class FormationSpec(_Frozen):
+    """A battalion or larger formation."""
+
+    id: str
+    name: str = ""
+    side: str
+    echelon: str = "battalion"
+    parent: str | None = None
+    nationality: str | None = None
+    command_prep: int | None = Field(default=None, ge=0, le=9)
+    morale: int | None = Field(
+        default=None, ge=0, description="battalion morale points; 0 = normal"
+    )
+    modifiers: tuple[Modifier, ...] = ()
+    companies: tuple[CompanySpec, ...] = ()
+
+
+class SideSpec(_Frozen):
+    """A side of the scenario."""
+
+    id: str
+    name: str = ""
+    nationality: str
+    fo_pile: bool = Field(default=False, description="this side's FOs use the Soviet FO rule")
+
+
+class TurnTrack(_Frozen):
+    """The turn track: start, turn length by day and night."""
+
+    start: datetime
+    turn_minutes: int = Field(default=20, ge=1)
+    night_turn_minutes: int = Field(default=60, ge=1)
+    night_begins: time = time(18, 0)
+    night_ends: time = time(6, 0)
+
+    def is_night(self, when: datetime) -> bool:
+        """Whether a turn starting at ``when`` is a night turn."""
+        t = when.time()
+        if self.night_begins > self.night_ends:
+            return t >= self.night_begins or t < self.night_ends
+        return self.night_begins <= t < self.night_ends
+
+
+class DeadPileException(_Frozen):
+    """A scenario exception to the pile rules (seed: 'every fifth sunk DD tank')."""
+
+    cause: str
+    description: str
+    every: int = Field(
+        ge=1, description="every Nth elimination with this cause goes to the Dead Pile"
+    )
+
+
+class ScenarioInfo(_Frozen):
+    """Title and provenance."""
+
+    title: str
+    game: str = ""
+    source: str = ""
+    notes: str = ""
+    fo_recovery_number: int | None = Field(default=None, ge=2, le=13)
+
+
+class Scenario(_Frozen):
+    """A whole TCS scenario file."""
+
+    ruleset: str = "tcs"
+    scenario: ScenarioInfo
+    turn_track: TurnTrack
+    parameters: dict[str, Any] = {}
+    sides: tuple[SideSpec, ...]
+    dead_pile_exceptions: tuple[DeadPileException, ...] = ()
+    formations: tuple[FormationSpec, ...]
+
+    @model_validator(mode="after")
+    def _references(self) -> Scenario:
+        problems = scenario_problems(self)
+        if problems:
+            raise ValueError(problems[0] + (f" ({len(problems) - 1} more)" if len(problems) > 1
+                                            else ""))
+        return self
+
+    def formation(self, formation_id: str) -> FormationSpec:
+        """The formation with this id."""
+        return next(f for f in self.formations if f.id == formation_id)
+
+
+def scenario_problems(s: Scenario) -> list[str]:
+    """Every cross-reference problem in a scenario (collected, not stopped at the first)."""
+    problems: list[str] = []
+    sides = {side.id for side in s.sides}
+    seen: set[str] = set()
+    formation_ids = {f.id for f in s.formations}
+    for f in s.formations:
+        if f.side not in sides:
+            problems.append(f"formation {f.id!r} names unknown side {f.side!r}")
+        if f.parent is not None and f.parent not in formation_ids:
+            problems.append(f"formation {f.id!r} names unknown parent {f.parent!r}")
+        for ident in [f.id, *(c.id for c in f.companies)]:
+            if ident in seen:
+                problems.append(f"id {ident!r} is used twice")
+            seen.add(ident)
+        for company in f.companies:
+            types = {c.type for c in company.counters}
+            if company.column is None and len(types) > 1 and types != {CounterType.HWY,
+                                                                       CounterType.TO}:
+                problems.append(
+                    f"company {company.id!r} mixes {sorted(types)}: set column = one of "
+                    "inf, hwy, to, tank"
+                )
+            for counter in company.counters:
+                for ident in counter.expanded_ids():
+                    if ident in seen:
+                        problems.append(f"id {ident!r} is used twice")
+                    seen.add(ident)
+    for f in s.formations:
+        chain, cursor = {f.id}, f.parent
+        while cursor is not None:
+            if cursor in chain:
+                problems.append(f"formation {f.id!r} is its own ancestor")
+                break
+            chain.add(cursor)
+            cursor = next((g.parent for g in s.formations if g.id == cursor), None)
+    return problems
+
+
+def load_scenario(path: Path) -> Scenario:
+    """Read a TCS scenario TOML file.
+
+    Raises:
+        DataFileError: Missing file, syntax error (with line), or invalid content (with the line
+            and field).
+    """
+    data, text = read_toml(path)
+    ruleset = data.get("ruleset", "tcs")
+    if ruleset != "tcs":
+        raise DataFileError(
+            f"scenario is for ruleset {ruleset!r}, not 'tcs'", where=f"{path} ruleset",
+            fix="Use the command of that ruleset, or set ruleset = \"tcs\".",
+        )
+    scenario: Scenario = validate_toml(Scenario, data, text, path)
+    return scenario

@@ -1,0 +1,30 @@
+"""Shared fixtures: in-memory TCS campaigns from the shipped example scenarios."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rallypoint.core.campaign import Campaign, created_event, start
+from rallypoint.core.ruleset import get_ruleset
+
+
+def tcs_campaign(path: Path | str, seed: str = "test-seed") -> Campaign:
+    """A fresh in-memory TCS campaign from a scenario path or a shipped example's file name."""
+    ruleset = get_ruleset("tcs")
+    if isinstance(path, str) and not Path(path).exists():
+        path = next(p for p in ruleset.example_scenarios() if p.name.startswith(path))
+    return start(created_event(ruleset, Path(path), "test", seed=seed))
+
+
+@pytest.fixture
+def example1() -> Campaign:
+    """Example #1 (ErP 112th at Tolvajärvi) at its starting position."""
+    return tcs_campaign("example1")
+
+
+@pytest.fixture
+def example2() -> Campaign:
+    """Example #2 (4th Tank Brigade at Lechanowka) at its starting position."""
+    return tcs_campaign("example2")
