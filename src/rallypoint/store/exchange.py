@@ -13,7 +13,7 @@ import re
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -21,8 +21,8 @@ from rallypoint.core.errors import DataFileError, IntegrityError
 from rallypoint.core.events import EventRecord, verify_chain
 from rallypoint.store.sqlite import CampaignInfo, EventStore
 
-FORMAT = "rallypoint-campaign"
-FORMAT_VERSION = 1
+FORMAT: Final = "rallypoint-campaign"
+FORMAT_VERSION: Final = 1
 
 
 class ExportedCampaignHeader(BaseModel):
@@ -41,8 +41,8 @@ class ExportedCampaign(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    format: str = FORMAT
-    format_version: int = FORMAT_VERSION
+    format: Literal["rallypoint-campaign"] = FORMAT
+    format_version: Literal[1] = FORMAT_VERSION
     campaign: ExportedCampaignHeader
     events: list[EventRecord]
 
@@ -157,8 +157,7 @@ def _check_format(path: Path, text: str, data: dict[str, Any]) -> None:
                             fix="pass a file made by rallypoint export")
     version = data.get("format_version")
     if version != FORMAT_VERSION:
-        newer = isinstance(version, int) and not isinstance(version, bool) \
-            and version > FORMAT_VERSION
+        newer = type(version) is int and version > FORMAT_VERSION
         raise DataFileError(
             f"export format_version {version!r} is not supported (this rallypoint reads "
             f"version {FORMAT_VERSION})", where=f"{path}:{_line_of(text, 'format_version')}",

@@ -96,12 +96,12 @@ class EventStore:
 
     def __init__(self, path: Path | str) -> None:
         self.path = str(path)
-        if self.path != ":memory:" and not self.path.startswith("file:"):
-            Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
         try:
+            if self.path != ":memory:" and not self.path.startswith("file:"):
+                Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
             # isolation_level=None: the sqlite3 module must not open transactions behind our back.
             self._conn = sqlite3.connect(self.path, isolation_level=None)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:
             raise StoreError(f"cannot open the database: {exc}", where=self.path,
                              fix=f"check the path and permissions, or set ${DB_ENV_VAR}") from exc
         try:

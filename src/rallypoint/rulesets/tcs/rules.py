@@ -343,7 +343,7 @@ def _decide_check(state: TcsState, cmd: CheckImplementation, roller: Roller) -> 
         node = rec.recovery_node(state, company, col)
         reading = rec.steps_reading(state.rules, col)
         dist = rec.recovery_odds(node, state.rules, col)
-        r = roll(node, roller, reading=lambda v, f=reading: f"{f(v)} steps",  # type: ignore[misc]
+        r = roll(node, roller, reading=lambda v, f=reading: _steps_text(f(v)),  # type: ignore[misc]
                  odds=lambda _, d=dist: rec.odds_text(d, "step"))  # type: ignore[misc]
         payload["recoveries"].append({"company": company, "column": col.value,
                                       "steps": reading(r.total), "roll": r.model_dump(mode="json"),
@@ -468,3 +468,7 @@ def _decide_fo(state: TcsState, cmd: RollFos, roller: Roller) -> NewEvent:
                                "hex": str(Hex.parse(where)) if where else None}
     return NewEvent(type="fo_rolled", payload={"turn": state.turn, "number": number,
                                                "rolls": rolls, "counters": counters})
+
+
+def _steps_text(n: int) -> str:
+    return f"{n} step" if n == 1 else f"{n} steps"

@@ -1,0 +1,227 @@
+"""``rallypoint``: the command line. Campaign verbs here; ruleset verbs under ``rallypoint tcs``."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from rallypoint.cli.session import (
+    SETTINGS,
+    console,
+    execute,
+    guarded,
+    load,
+    open_store,
+    print_json,
+)
+
+app = typer.Typer(
+    name="rallypoint",
+    help="Rules engine and campaign keeper for wargame recovery: rest, rally and replacements.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+RULESET_CLIS: dict[str, str] = {"tcs": "rallypoint.cli.tcs"}
+"""Ruleset name → the CLI module that adds its verbs and renders its state."""
+
+CampaignOpt = Annotated[str | None, typer.Option(
+    "--campaign", "-c", help="Campaign name or id (default: the most recently active).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+
+
+@app.callback()
+def main(
+    db: Annotated[Path | None, typer.Option(
+        "--db", envvar="RALLYPOINT_DB",
+        help="SQLite database file (default: RALLYPOINT_DB, else the user data dir).")] = None,
+) -> None:
+    """Rules engine and campaign keeper for wargame recovery."""
+    SETTINGS.db = db
+
+
+def _plugin(ruleset: str) -> Any:
+    return importlib.import_module(RULESET_CLIS[ruleset])
+
+
+@app.command()
+def new(
+    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
+    name: Annotated[str | None, typer.Option(help="Campaign name (default: file name).")] = None,
+    seed: Annotated[str | None, typer.Option(help="Dice seed (default: random).")] = None,
+) -> None:
+    """Create a campaign from a scenario file."""
+    import uuid
+
+    from rallypoint.core.campaign import created_event
+    from rallypoint.core.errors import DataFileError
+    from rallypoint.core.ruleset import get_ruleset
+    from rallypoint.core.tomlfile import read_toml
+
+    with guarded():
+        data, _ = read_toml(scenario)
+        if "ruleset" not in data:
+            raise DataFileError("the scenario does not say which ruleset it is for",
+                                where=f"{scenario}:1",
+                                fix='Add a top-level line like ruleset = "tcs".')
+        ruleset = get_ruleset(str(data["ruleset"]))
+        label = name or scenario.stem
+        event = created_event(ruleset, scenario, label, seed=seed)
+        with open_store() as store:
+            campaign_id = uuid.uuid4().hex
+            store.create_campaign(campaign_id, label, ruleset.name, event)
+    console.print(f"created campaign [bold]{label}[/] ({ruleset.name}, id {campaign_id[:8]})",
+                  highlight=False)
+
+
+@app.command("list")
+def list_(as_json: JsonOpt = False) -> None:
+    """List the campaigns in the database."""
+    from rich.table import Table
+
+    with guarded(), open_store() as store:
+        infos = store.campaigns()
+    if as_json:
+        print_json([i.model_dump(mode="json") for i in infos])
+        return
+    table = Table("name", "ruleset", "id", "version", "last active")
+    for i in infos:
+        table.add_row(i.name, i.ruleset, i.id[:8], str(i.version), i.last_recorded_at[:19])
+    console.print(table)
+
+
+@app.command()
+def show(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
+    """Show a campaign's current state."""
+    with guarded(), open_store() as store:
+        c = load(store, campaign)
+    if as_json:
+        print_json({"campaign": c.campaign_id, "name": c.name, "version": c.version,
+                    "state": c.ruleset.state_json(c.state),
+                    "pending": [d.model_dump() for d in c.ruleset.pending(c.state)]})
+        return
+    _plugin(c.ruleset.name).render(c)
+
+
+@app.command()
+def log(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
+    """The event log: every event, every roll with purpose, modifiers and odds."""
+    from rich.markup import escape
+
+    from rallypoint.core.events import CREATED, UNDONE
+
+    with guarded(), open_store() as store:
+        c = load(store, campaign)
+    rows = []
+    for e in c.events:
+        if e.type == CREATED:
+            text = f"campaign {e.payload['name']!r} created ({e.payload['ruleset']})"
+        elif e.type == UNDONE:
+            text = f"undo #{e.payload['target']}: {e.payload['summary'].splitlines()[0]}"
+        else:
+            text = c.ruleset.describe(e.type, e.payload)
+        rows.append((e, text))
+    if as_json:
+        rolls = getattr(c.ruleset, "rolls", lambda p: [])
+        print_json([{"seq": e.seq, "type": e.type, "recorded_at": e.recorded_at,
+                     "undone": e.seq in c.undone, "summary": text,
+                     "rolls": [r.model_dump(mode="json") for r in rolls(e.payload)]}
+                    for e, text in rows])
+        return
+    for e, text in rows:
+        style = "strike dim" if e.seq in c.undone else ""
+        console.print(f"[dim]#{e.seq:<3}[/] [{style}]{escape(text)}[/]" if style else
+                      f"[dim]#{e.seq:<3}[/] {escape(text)}", highlight=False)
+
+
+@app.command()
+def undo(campaign: CampaignOpt = None) -> None:
+    """Undo the latest command (appends an 'undone' event; history is kept)."""
+    with guarded(), open_store() as store:
+        c = load(store, campaign)
+        event = c.undo_event(c.version)
+        store.append(c.campaign_id, c.version + 1, event)
+    console.print(f"undone #{event.payload['target']}: "
+                  f"{event.payload['summary'].splitlines()[0]}", highlight=False)
+
+
+@app.command()
+def verify(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
+    """Check a campaign's hash chain; exit 1 if any event was edited or lost."""
+    with guarded(), open_store() as store:
+        c = store.find(campaign) if campaign else store.latest()
+        if c is None:
+            console.print("no campaigns")
+            raise typer.Exit(1)
+        report = store.verify(c.id)
+    if as_json:
+        print_json(report.model_dump(mode="json"))
+    elif report.ok:
+        console.print(f"[green]ok[/]: {report.events} events, hash chain intact", highlight=False)
+    else:
+        problem = report.problem
+        console.print(f"[red]BROKEN[/] at #{problem.seq if problem else '?'}: "
+                      f"{problem.reason if problem else ''}", highlight=False)
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+@app.command()
+def export(
+    file: Annotated[Path, typer.Argument(help="JSON file to write.")],
+    campaign: CampaignOpt = None,
+) -> None:
+    """Export a campaign to one JSON file (for play by e-mail)."""
+    from rallypoint.store import export_campaign
+
+    with guarded(), open_store() as store:
+        c = load(store, campaign)
+        count = export_campaign(store, c.campaign_id, file)
+    console.print(f"exported {count} events to {file}", highlight=False)
+
+
+@app.command("import")
+def import_(
+    file: Annotated[Path, typer.Argument(help="JSON file from `rallypoint export`.")],
+    name: Annotated[str | None, typer.Option(help="Name for a new campaign.")] = None,
+) -> None:
+    """Import a campaign (or the newer events of one you have) from an export file."""
+    from rallypoint.store import import_campaign, read_export
+
+    with guarded(), open_store() as store:
+        info = import_campaign(store, read_export(file), name)
+    console.print(f"imported {info.name} ({info.version} events)", highlight=False)
+
+
+@app.command()
+def scenarios() -> None:
+    """List the scenario files shipped with each ruleset."""
+    from rallypoint.core.ruleset import registered
+
+    for name, ruleset in registered().items():
+        for path in ruleset.example_scenarios():
+            console.print(f"{name}: {path}", highlight=False, soft_wrap=True)
+
+
+@app.command()
+def demo() -> None:
+    """Play the seed's Example #1 (ErP 112th at Tolvajärvi) with its own dice."""
+    from rallypoint.cli.demo import run_demo
+
+    run_demo()
+
+
+for _name, _module in RULESET_CLIS.items():
+    app.add_typer(importlib.import_module(_module).app, name=_name)
+
+
+def run() -> None:
+    """Console-script entry point."""
+    app()
+
+
+__all__ = ["app", "execute", "run"]

@@ -1,0 +1,156 @@
+"""What every CLI command shares: the store, the chosen campaign, rollers, and error output.
+
+The CLI is a thin shell: it builds a command, asks the library to decide it, appends the event to
+the store, and prints. Heavy modules are imported inside functions so ``rallypoint --help``
+starts fast.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+if TYPE_CHECKING:
+    from rallypoint.core.campaign import Campaign
+    from rallypoint.core.errors import RallypointError
+    from rallypoint.core.ruleset import Command
+    from rallypoint.dice import Roller
+    from rallypoint.store import EventStore
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+@dataclass
+class Settings:
+    """Options given before the subcommand (``rallypoint --db PATH ...``)."""
+
+    db: Path | None = None
+
+
+SETTINGS = Settings()
+
+
+def fail(error: RallypointError) -> NoReturn:
+    """Print one line for a refused command and exit with status 2 (nothing was written)."""
+    err_console.print(f"[bold red]error[/] [dim]({error.code})[/]: {escape(error.message)}",
+                      highlight=False, soft_wrap=True)
+    raise typer.Exit(2)
+
+
+@contextmanager
+def guarded() -> Iterator[None]:
+    """Turn every :class:`RallypointError` into one line and exit status 2."""
+    from rallypoint.core.errors import RallypointError
+
+    try:
+        yield
+    except RallypointError as error:
+        fail(error)
+
+
+@contextmanager
+def open_store() -> Iterator[EventStore]:
+    """Open the event store chosen by ``--db``, ``RALLYPOINT_DB`` or the user data dir."""
+    from rallypoint.store import EventStore, default_db_path
+
+    path = SETTINGS.db or default_db_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with EventStore(path) as store:
+        yield store
+
+
+def load(store: EventStore, ref: str | None) -> Campaign:
+    """The campaign named by ``ref`` (name, id or id prefix), else the most recently active."""
+    from rallypoint.core.campaign import Campaign
+    from rallypoint.core.errors import UnknownIdError
+
+    if ref is None:
+        info = store.latest()
+        if info is None:
+            raise UnknownIdError("there are no campaigns in this database",
+                                 fix="Create one with `rallypoint new SCENARIO.toml`.")
+    else:
+        info = store.find(ref)
+    return Campaign.from_events(store.events(info.id))
+
+
+def roller_for(campaign: Campaign, dice: str | None) -> Roller:
+    """A scripted roller for ``--dice``, else the campaign's seeded roller at this version."""
+    from rallypoint.dice import ScriptedRoller, SeededRoller
+
+    if dice is not None:
+        return ScriptedRoller.parse(dice)
+    return SeededRoller(campaign.seed, f"{campaign.campaign_id}/v{campaign.version}")
+
+
+def execute(ref: str | None, build: Callable[[Campaign], Command], dice: str | None,
+            as_json: bool = False) -> Campaign:
+    """Decide a command against the current campaign, append its event, print what happened."""
+    from rallypoint.core.errors import MalformedInputError
+    from rallypoint.dice import ScriptedRoller
+
+    with guarded(), open_store() as store:
+        campaign = load(store, ref)
+        command = build(campaign)
+        roller = roller_for(campaign, dice)
+        event = campaign.decide(command, roller)
+        if isinstance(roller, ScriptedRoller) and roller.remaining:
+            raise MalformedInputError(
+                f"--dice gave {roller.used + roller.remaining} value(s) but the command used "
+                f"{roller.used}", fix="Drop the extra values (nothing was recorded).")
+        record = store.append(campaign.campaign_id, campaign.version + 1, event)
+        after = campaign.with_event(record)
+    if as_json:
+        print_json({"seq": record.seq, "type": record.type, "payload": record.payload})
+    else:
+        console.print(f"[dim]#{record.seq}[/] "
+                      + escape(after.ruleset.describe(record.type, record.payload)),
+                      highlight=False)
+        pending = after.ruleset.pending(after.state)
+        if pending:
+            console.print(f"[yellow]{len(pending)} decision(s) pending[/]: "
+                          + escape("; ".join(d.prompt for d in pending)), highlight=False)
+    return after
+
+
+def print_json(value: Any) -> None:
+    """Write JSON to stdout (no colour, stable key order)."""
+    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def pairs(values: list[str] | None, option: str) -> dict[str, str]:
+    """Parse repeated ``KEY=VALUE`` options."""
+    from rallypoint.core.errors import MalformedInputError
+
+    result: dict[str, str] = {}
+    for item in values or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key or not value:
+            raise MalformedInputError(f"{option} {item!r} is not KEY=VALUE",
+                                      fix=f"Write it like {option} 1/ErP112=23.15.")
+        result[key.strip()] = value.strip()
+    return result
+
+
+def int_pairs(values: list[str] | None, option: str) -> dict[str, int]:
+    """Parse repeated ``ID=N`` options with whole-number values."""
+    from rallypoint.core.errors import MalformedInputError
+
+    result = {}
+    for key, value in pairs(values, option).items():
+        try:
+            result[key] = int(value)
+        except ValueError:
+            raise MalformedInputError(f"{option} {key}={value!r}: not a whole number",
+                                      fix=f"Write it like {option} {key}=3.") from None
+    return result
