@@ -9,19 +9,23 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.rule import Rule
+
+if TYPE_CHECKING:
+    from rallypoint.core.campaign import Campaign
+    from rallypoint.core.ruleset import Command
 
 from rallypoint.cli.session import SETTINGS, console, execute, guarded, load, open_store
 
 
 def run_demo() -> None:
     """Play Example #1 in a temporary database and print every step."""
+    from rallypoint.cli import tcs as tcs_cli
     from rallypoint.core.campaign import created_event
     from rallypoint.core.ruleset import get_ruleset
     from rallypoint.rulesets.tcs.commands import AdvanceTurn, SetMorale, WriteSheet
-
-    from rallypoint.cli import tcs as tcs_cli
 
     ruleset = get_ruleset("tcs")
     scenario = next(p for p in ruleset.example_scenarios() if p.name.startswith("example1"))
@@ -80,9 +84,6 @@ def _relative(path: Path) -> str:
         return str(path)
 
 
-def _policy(c: object) -> object:
-    from rallypoint.core.campaign import Campaign
-
-    assert isinstance(c, Campaign)
+def _policy(c: Campaign) -> Command:
     decision = c.ruleset.pending(c.state)[0]
     return c.ruleset.policies()[0].decide(c.state, decision, c.version)

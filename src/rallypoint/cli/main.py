@@ -126,10 +126,9 @@ def log(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
             text = c.ruleset.describe(e.type, e.payload)
         rows.append((e, text))
     if as_json:
-        rolls = getattr(c.ruleset, "rolls", lambda p: [])
         print_json([{"seq": e.seq, "type": e.type, "recorded_at": e.recorded_at,
                      "undone": e.seq in c.undone, "summary": text,
-                     "rolls": [r.model_dump(mode="json") for r in rolls(e.payload)]}
+                     "rolls": [r.model_dump(mode="json") for r in c.ruleset.rolls(e.payload)]}
                     for e, text in rows])
         return
     for e, text in rows:

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from rallypoint.core.errors import UnknownIdError
 from rallypoint.core.events import NewEvent
-from rallypoint.dice import Roller
+from rallypoint.dice import Roll, Roller
 
 S = TypeVar("S")
 
@@ -117,6 +117,10 @@ class Ruleset(Protocol, Generic[S]):
 
     def describe(self, event_type: str, payload: Mapping[str, Any]) -> str:
         """One line saying what an event did, for the log."""
+        ...
+
+    def rolls(self, payload: Mapping[str, Any]) -> list[Roll]:
+        """Every roll stored in one of this ruleset's event payloads (for ``log --json``)."""
         ...
 
     def example_scenarios(self) -> Sequence[Path]:

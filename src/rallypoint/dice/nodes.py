@@ -45,6 +45,11 @@ class DiceSpec:
                 f"dice spec {self.count}d{self.sides} is not a roll",
                 fix="Use at least one die with at least two sides.",
             )
+        if self.read is Read.TENS_UNITS and self.sides > 9:
+            raise MalformedInputError(
+                f"tens-and-units with d{self.sides} gives ambiguous readings",
+                fix="Read tens and units only with dice of at most 9 sides.",
+            )
         if self.read is Read.TENS_UNITS and self.count != 2:
             raise MalformedInputError(
                 f"tens-and-units needs exactly two dice, not {self.count}",
@@ -71,9 +76,10 @@ class DiceSpec:
 
     def distribution(self) -> dict[int, Fraction]:
         """Exact distribution of the natural value."""
+        # A copy: the adapter caches its results and a caller must not be able to corrupt them.
         if self.read is Read.TENS_UNITS:
-            return exact.tens_units_distribution(self.sides)
-        return exact.sum_distribution(self.count, self.sides)
+            return dict(exact.tens_units_distribution(self.sides))
+        return dict(exact.sum_distribution(self.count, self.sides))
 
 
 D6 = DiceSpec(1, 6)

@@ -392,7 +392,7 @@ def morale_recovery(state: TcsState, sheet: SheetState, roller: Roller) -> list[
         if not complete or (before == 0 and state.rules.params.skip_moot_rolls):
             continue
         node = rec.morale_node(state, bn)
-        r = roll(node, roller, reading=lambda v: f"{rec.morale_points(v)} points",
+        r = roll(node, roller, reading=lambda v: _plural(rec.morale_points(v), "point"),
                  odds=lambda n: rec.odds_text(n.outcomes(rec.morale_points), "point"))
         points = rec.morale_points(r.total)
         results.append({"formation": bn, "roll": r.model_dump(mode="json"), "points": points,
@@ -471,4 +471,8 @@ def _decide_fo(state: TcsState, cmd: RollFos, roller: Roller) -> NewEvent:
 
 
 def _steps_text(n: int) -> str:
-    return f"{n} step" if n == 1 else f"{n} steps"
+    return _plural(n, "step")
+
+
+def _plural(n: int, unit: str) -> str:
+    return f"{n} {unit}" if n == 1 else f"{n} {unit}s"

@@ -152,21 +152,12 @@ class TcsRuleset:
         return event_type
 
     def rolls(self, payload: Mapping[str, Any]) -> list[Roll]:
-        """Every roll stored in an event's payload."""
-        found: list[Roll] = []
-
-        def walk(value: Any) -> None:
-            if isinstance(value, dict):
-                if {"purpose", "faces", "total"} <= value.keys():
-                    found.append(Roll.model_validate(value))
-                    return
-                for v in value.values():
-                    walk(v)
-            elif isinstance(value, list):
-                for v in value:
-                    walk(v)
-        walk(dict(payload))
-        return found
+        """Every roll stored in an event's payload, in the order they were rolled."""
+        found: list[Any] = [payload.get("roll")]
+        found += [r.get("roll") for r in payload.get("recoveries", [])]
+        found += [r.get("roll") for r in payload.get("rolls", [])]
+        found += [m.get("roll") for m in payload.get("morale", [])]
+        return [Roll.model_validate(r) for r in found if r]
 
     def example_scenarios(self) -> Sequence[Path]:
         """The two worked examples' orders of battle."""
