@@ -197,13 +197,17 @@ def import_(
 
 
 @app.command()
-def scenarios() -> None:
+def scenarios(as_json: JsonOpt = False) -> None:
     """List the scenario files shipped with each ruleset."""
     from rallypoint.core.ruleset import registered
 
-    for name, ruleset in registered().items():
-        for path in ruleset.example_scenarios():
-            console.print(f"{name}: {path}", highlight=False, soft_wrap=True)
+    found = [(name, str(path)) for name, ruleset in registered().items()
+             for path in ruleset.example_scenarios()]
+    if as_json:
+        print_json([{"ruleset": name, "path": path} for name, path in found])
+        return
+    for name, path in found:
+        console.print(f"{name}: {path}", highlight=False, soft_wrap=True)
 
 
 @app.command()

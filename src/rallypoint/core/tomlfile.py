@@ -91,6 +91,16 @@ def line_of(text: str, loc: Sequence[str | int]) -> int | None:
     return found
 
 
+def _line_naming(text: str, message: str) -> int | None:
+    """The line defining the first id quoted in ``message`` (for cross-reference errors)."""
+    for ident in re.findall(r"'([^']+)'", message):
+        pattern = re.compile(rf"^\s*id\s*=\s*\"{re.escape(ident)}\"")
+        for n, line in enumerate(text.splitlines(), start=1):
+            if pattern.match(line):
+                return n
+    return None
+
+
 def validate_toml(model: type[BaseModel], data: dict[str, Any], text: str, path: Path) -> Any:
     """Validate ``data`` against ``model``; a failure names file:line, field, and a fix."""
     try:
@@ -102,10 +112,13 @@ def validate_toml(model: type[BaseModel], data: dict[str, Any], text: str, path:
         field = ".".join(
             f"[{p}]" if isinstance(p, int) else p for p in loc
         ).replace(".[", "[")
-        line = line_of(text, loc)
-        where = f"{path}:{line} {field}" if line else f"{path} {field}"
+        message = str(first["msg"]).removeprefix("Value error, ")
+        line = line_of(text, loc) if loc else _line_naming(text, message)
+        where = f"{path}:{line}" if line else str(path)
+        if field:
+            where += f" {field}"
         more = f" ({len(errors) - 1} more problem(s) after it)" if len(errors) > 1 else ""
         raise DataFileError(
-            f"{first['msg']}{more}", where=where,
+            f"{message}{more}", where=where,
             fix="Correct that field; docs/scenarios.md lists every field and its meaning.",
         ) from None
