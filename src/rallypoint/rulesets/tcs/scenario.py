@@ -20,14 +20,8 @@ from rallypoint.dice import Modifier
 from rallypoint.rulesets.tcs.data import Column
 from rallypoint.rulesets.tcs.hexes import Hex
 
-
-class CounterType(StrEnum):
-    """Counter type, which picks the recovery column (seed: Inf/Hwy/TO/Tank Coy)."""
-
-    INF = "inf"
-    HWY = "hwy"
-    TO = "to"
-    TANK = "tank"
+CounterType = Column
+"""A counter's type is the recovery column it rolls on (seed: Inf/Hwy/TO/Tank Coy)."""
 
 
 class Pile(StrEnum):
