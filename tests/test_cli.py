@@ -115,7 +115,7 @@ def _version(db: Path) -> int:
         (("tcs", "loss", "no-such-counter"), "no counter 'no-such-counter'"),
         (("tcs", "loss", "1/ErP112-1", "--steps", "4"), "has 3 step(s) left"),
         (("tcs", "loss", "1/ErP112-1", "--cause", "meteor"), "unknown elimination cause"),
-        (("tcs", "check", "rest", "--dice", "6,6"), "not a pending Recovery Op Sheet"),
+        (("tcs", "check", "rest", "--dice", "6,6"), "no Recovery Op Sheet 'rest'"),
         (("tcs", "sheet", "r", "--member", "ErP112", "--center", "ErP112=8.21", "--size", "1"),
          "attest"),
         (("tcs", "sheet", "r", "--member", "ErP112", "--center", "ErP112", "--size", "1"),

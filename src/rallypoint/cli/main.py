@@ -26,7 +26,10 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-RULESET_CLIS: dict[str, str] = {"tcs": "rallypoint.cli.tcs"}
+RULESET_CLIS: dict[str, str] = {
+    "tcs": "rallypoint.cli.tcs",
+    "platoon": "rallypoint.cli.platoon",
+}
 """Ruleset name → the CLI module that adds its verbs and renders its state."""
 
 CampaignOpt = Annotated[str | None, typer.Option(

@@ -94,15 +94,19 @@ def roller_for(campaign: Campaign, dice: str | None) -> Roller:
 
 
 def execute(ref: str | None, build: Callable[[Campaign], Command], dice: str | None,
-            as_json: bool = False) -> Campaign:
-    """Decide a command against the current campaign, append its event, print what happened."""
+            as_json: bool = False, roller: Roller | None = None, quiet: bool = False) -> Campaign:
+    """Decide a command against the current campaign, append its event, print what happened.
+
+    ``roller`` overrides the campaign's seeded roller (``simulate --seed``); ``quiet`` prints
+    nothing.
+    """
     from rallypoint.core.errors import MalformedInputError
     from rallypoint.dice import ScriptedRoller
 
     with guarded(), open_store() as store:
         campaign = load(store, ref)
         command = build(campaign)
-        roller = roller_for(campaign, dice)
+        roller = roller if roller is not None else roller_for(campaign, dice)
         event = campaign.decide(command, roller)
         if isinstance(roller, ScriptedRoller) and roller.remaining:
             raise MalformedInputError(
@@ -110,6 +114,8 @@ def execute(ref: str | None, build: Callable[[Campaign], Command], dice: str | N
                 f"{roller.used}", fix="Drop the extra values (nothing was recorded).")
         record = store.append(campaign.campaign_id, campaign.version + 1, event)
         after = campaign.with_event(record)
+    if quiet:
+        return after
     if as_json:
         print_json({"seq": record.seq, "type": record.type, "payload": record.payload})
     else:

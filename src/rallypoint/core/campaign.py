@@ -27,7 +27,13 @@ def created_event(
     The scenario and the ruleset's data (with scenario overrides) are stored in the event itself,
     so later edits to a data file never change how an existing campaign replays.
     """
-    scenario = ruleset.load_scenario(scenario_path)
+    return created_from_scenario(ruleset, ruleset.load_scenario(scenario_path), name, seed)
+
+
+def created_from_scenario(
+    ruleset: Ruleset[Any], scenario: dict[str, Any], name: str, seed: str | None = None
+) -> NewEvent:
+    """The ``created`` event from an already validated, JSON-ready scenario."""
     rules_data = ruleset.rules_data(scenario)
     # Build the initial state now so a scenario that validates but cannot start is refused
     # before anything is written.

@@ -1,0 +1,336 @@
+"""``rallypoint platoon …``: the tank platoon between battles."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from rallypoint.cli.session import console, execute, guarded, load, open_store, print_json
+
+if TYPE_CHECKING:
+    from rallypoint.core.campaign import Campaign
+    from rallypoint.core.ruleset import Command
+
+app = typer.Typer(help="Platoon: a WW2 tank platoon between battles (fatigue, wounds, cohesion, "
+                       "morale, replacements, the year).", no_args_is_help=True)
+
+CampaignOpt = Annotated[str | None, typer.Option(
+    "--campaign", "-c", help="Campaign name or id (default: the most recently active).")]
+DiceOpt = Annotated[str | None, typer.Option(
+    "--dice", help="Script the dice, one value per die in roll order.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+
+
+@app.command()
+def create(
+    name: Annotated[str, typer.Option(help="Campaign name.")] = "platoon",
+    seed: Annotated[str, typer.Option(help="Seed the generated roster is drawn from.")]
+    = "italy-1944",
+    roster: Annotated[Path | None, typer.Option(
+        help="A platoon scenario/roster TOML instead of a generated roster.")] = None,
+    days: Annotated[int, typer.Option(help="Campaign length in days (actions on days 1–3 of "
+                                           "each week).")] = 30,
+    veteran_percent: Annotated[int, typer.Option(
+        help="How far toward section 8's veteran column the generated men are drawn.")] = 30,
+) -> None:
+    """Create a platoon campaign: a generated roster from a seed, or a roster file."""
+    import uuid
+
+    from rallypoint.core.campaign import created_from_scenario
+    from rallypoint.core.ruleset import get_ruleset
+    from rallypoint.rulesets.platoon.scenario import PlatoonInfo, PlatoonScenario, expand
+
+    ruleset = get_ruleset("platoon")
+    with guarded():
+        if roster is not None:
+            scenario = ruleset.load_scenario(roster)
+        else:
+            info = PlatoonInfo(name=name, seed=seed, days=days, veteran_percent=veteran_percent)
+            scenario = expand(PlatoonScenario(platoon=info))
+        event = created_from_scenario(ruleset, scenario, name, seed=seed)
+        with open_store() as store:
+            campaign_id = uuid.uuid4().hex
+            store.create_campaign(campaign_id, name, ruleset.name, event)
+    console.print(f"created platoon campaign [bold]{name}[/] (id {campaign_id[:8]})",
+                  highlight=False)
+
+
+def _bar(value: int, width: int = 10) -> str:
+    filled = round(value * width / 100)
+    return "█" * filled + "·" * (width - filled) + f" {value:>3}"
+
+
+@app.command("roster")
+def roster_(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
+    """The roster: seat, man, skill, fatigue, steadiness, wound, cohesion; morale.
+
+    With --json, the roster handed to a battle (schema rallypoint.platoon.roster/1).
+    """
+    from rallypoint.rulesets.platoon.battle import roster
+
+    with guarded(), open_store() as store:
+        c = load(store, campaign)
+    if as_json:
+        print_json(roster(c.state, c.ruleset.hooks))  # type: ignore[attr-defined]
+        return
+    render(c)
+
+
+@app.command("roster-export")
+def roster_export(
+    file: Annotated[Path, typer.Argument(help="JSON file to write the battle roster to.")],
+    campaign: CampaignOpt = None,
+) -> None:
+    """Write the battle roster (schema rallypoint.platoon.roster/1) to a file."""
+    import json
+
+    from rallypoint.rulesets.platoon.battle import roster
+
+    with guarded(), open_store() as store:
+        c = load(store, campaign)
+    file.write_text(json.dumps(roster(c.state, c.ruleset.hooks),  # type: ignore[attr-defined]
+                               indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    console.print(f"wrote the day {c.state.day} roster to {file}", highlight=False)
+
+
+@app.command()
+def report(
+    file: Annotated[Path, typer.Argument(help="Battle report, JSON or TOML "
+                                              "(schema rallypoint.platoon.report/1).")],
+    dice: DiceOpt = None,
+    campaign: CampaignOpt = None,
+) -> None:
+    """Take a battle's report back; the day ends and the next morning begins."""
+    with guarded():
+        data = _read_report(file)
+    execute(campaign, lambda c: c.ruleset.parse_command(
+        {"kind": "report", "report": data, "expected_version": c.version}), dice)
+
+
+def _read_report(path: Path) -> dict[str, Any]:
+    import json
+
+    from rallypoint.core.errors import DataFileError
+    from rallypoint.core.tomlfile import read_toml
+
+    if path.suffix.lower() == ".toml":
+        data, _ = read_toml(path)
+        return data
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        raise DataFileError(f"cannot read {str(path)!r}", fix="Check the path.") from None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataFileError(f"bad JSON: {exc.msg}", where=f"{path}:{exc.lineno}",
+                            fix="Fix the JSON on that line.") from None
+    if not isinstance(value, dict):
+        raise DataFileError("a report is a JSON object", where=str(path),
+                            fix="See docs/platoon-battle.md for the schema.")
+    return value
+
+
+@app.command()
+def battle(
+    intensity: Annotated[int, typer.Option(help="Stand-in battle intensity, 0 (quiet) to 6.")]
+    = 1,
+    dice: DiceOpt = None,
+    campaign: CampaignOpt = None,
+) -> None:
+    """Fight today's action with the STAND-IN battle generator (not a rule of the seed)."""
+    from rallypoint.rulesets.platoon.commands import StandInBattle
+
+    execute(campaign, lambda c: StandInBattle(expected_version=c.version, intensity=intensity),
+            dice)
+
+
+@app.command()
+def rest(dice: DiceOpt = None, campaign: CampaignOpt = None) -> None:
+    """A day out of action (or withdrawn to refit): the day passes as rest."""
+    from rallypoint.rulesets.platoon.commands import RestDay
+
+    execute(campaign, lambda c: RestDay(expected_version=c.version), dice)
+
+
+@app.command()
+def decisions(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
+    """Pending decisions and their legal choices."""
+    from rich.markup import escape
+
+    with guarded(), open_store() as store:
+        c = load(store, campaign)
+    pending = c.ruleset.pending(c.state)
+    if as_json:
+        print_json([d.model_dump() for d in pending])
+        return
+    if not pending:
+        console.print("no decisions pending")
+    for d in pending:
+        console.print(escape(f"{d.key}: {d.prompt}"), highlight=False)
+        console.print(escape(f"  choices: {d.options}"), highlight=False, soft_wrap=True)
+
+
+@app.command()
+def place(
+    man: Annotated[str, typer.Argument(help="Man id.")],
+    crew: Annotated[str, typer.Argument(help="Crew id.")],
+    seat: Annotated[str, typer.Argument(help="commander, gunner, loader, driver, "
+                                             "assistant_driver.")],
+    campaign: CampaignOpt = None,
+) -> None:
+    """Place an unassigned man in an empty seat (a stranger: the crew loses cohesion)."""
+    execute(campaign, lambda c: c.ruleset.parse_command(
+        {"kind": "place", "man": man, "crew": crew, "seat": seat, "expected_version": c.version}),
+        None)
+
+
+@app.command()
+def commander(
+    crew: Annotated[str, typer.Argument(help="Crew whose commander seat is empty.")],
+    man: Annotated[str | None, typer.Option(help="The man who takes the seat.")] = None,
+    wait: Annotated[bool, typer.Option(help="Let the seat wait (for today).")] = False,
+    campaign: CampaignOpt = None,
+) -> None:
+    """Fill a commander seat (14.8): the crew's own man, another crew's non-commander, or wait."""
+    from rallypoint.core.errors import MalformedInputError
+
+    def build(c: Campaign) -> Command:
+        if wait == (man is not None):
+            raise MalformedInputError("give exactly one of --man or --wait",
+                                      fix="e.g. `platoon commander 2 --man m007`.")
+        data: dict[str, Any] = ({"kind": "wait", "crew": crew} if wait else
+                                {"kind": "commander", "crew": crew, "man": man})
+        return c.ruleset.parse_command({**data, "expected_version": c.version})
+    execute(campaign, build, None)
+
+
+@app.command()
+def tank(
+    tank_id: Annotated[str, typer.Argument(metavar="TANK", help="Tank id (in the park).")],
+    crew: Annotated[str, typer.Argument(help="Crew without a tank.")],
+    campaign: CampaignOpt = None,
+) -> None:
+    """Give a tank waiting in the park to a crew without one."""
+    execute(campaign, lambda c: c.ruleset.parse_command(
+        {"kind": "tank", "tank": tank_id, "crew": crew, "expected_version": c.version}), None)
+
+
+@app.command()
+def resolve(
+    policy: Annotated[str | None, typer.Option(help="Named policy (default: ask, or by_trade "
+                                                    "when not interactive).")] = None,
+    all_: Annotated[bool, typer.Option("--all", help="Resolve every pending decision.")] = False,
+    campaign: CampaignOpt = None,
+) -> None:
+    """Answer pending decisions with a named policy."""
+    from rallypoint.core.errors import IllegalNowError, UnknownIdError
+
+    def build(c: Campaign) -> Command:
+        pending = c.ruleset.pending(c.state)
+        if not pending:
+            raise IllegalNowError("no decisions pending", fix="Nothing to resolve.")
+        names = {p.name: p for p in c.ruleset.policies()}
+        chosen = policy
+        if chosen is None and typer.get_text_stream("stdin").isatty():
+            console.print(pending[0].prompt, highlight=False)
+            chosen = typer.prompt("policy", default=next(iter(names)))
+        chosen = chosen or next(iter(names))
+        if chosen not in names:
+            raise UnknownIdError(f"no policy {chosen!r}", fix=f"Use one of: {', '.join(names)}.")
+        return names[chosen].decide(c.state, pending[0], c.version)
+
+    while True:
+        after = execute(campaign, build, None)
+        if not all_ or not after.ruleset.pending(after.state):
+            return
+
+
+@app.command("year-end")
+def year_end(dice: DiceOpt = None, campaign: CampaignOpt = None) -> None:
+    """14.9 The year: every step, in order, as one event."""
+    from rallypoint.rulesets.platoon.commands import YearEnd
+
+    execute(campaign, lambda c: YearEnd(expected_version=c.version), dice)
+
+
+@app.command()
+def simulate(
+    days: Annotated[int, typer.Option(help="Days to play.")] = 7,
+    seed: Annotated[str, typer.Option(help="Seed for the stand-in battles and arrivals.")] = "sim",
+    intensity: Annotated[int, typer.Option(help="Stand-in battle intensity.")] = 1,
+    policy: Annotated[str, typer.Option(help="Policy for every decision.")] = "by_trade",
+    campaign: CampaignOpt = None,
+) -> None:
+    """Play days unattended: decisions by policy, STAND-IN battles, rest days; all logged."""
+    from rallypoint.dice import SeededRoller
+    from rallypoint.rulesets.platoon.commands import RestDay, StandInBattle
+
+    def build(c: Campaign) -> Command:
+        pending = c.ruleset.pending(c.state)
+        if pending:
+            chosen = {p.name: p for p in c.ruleset.policies()}[policy]
+            return chosen.decide(c.state, pending[0], c.version)
+        if c.state.action_today and not c.state.withdrawn():
+            return StandInBattle(expected_version=c.version, intensity=intensity)
+        return RestDay(expected_version=c.version)
+
+    with guarded(), open_store() as store:
+        c = load(store, campaign)
+        ref = c.campaign_id
+        if policy not in {p.name for p in c.ruleset.policies()}:
+            from rallypoint.core.errors import UnknownIdError
+
+            raise UnknownIdError(f"no policy {policy!r}", fix="Use by_trade or wait_for_depot.")
+    end = c.state.day + days
+    while c.state.day < end:
+        c = execute(ref, build, None, roller=SeededRoller(seed, f"{ref}/v{c.version}"),
+                    quiet=True)
+    render(c)
+
+
+def render(c: Campaign) -> None:
+    """The roster as a Rich table, for ``rallypoint show`` and ``platoon roster``."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    data: dict[str, Any] = c.ruleset.state_json(c.state)
+    acts = data["actions"]
+    day_kind = ("withdrawn to refit" if data["withdrawn"] else
+                "action" if data["action_today"] else "out of action")
+    console.print(f"[bold]{escape(data['name'])}[/] · year {data['year']}, day {data['day']} "
+                  f"({day_kind}) · actions {acts['fought']}/{acts['total']} · morale "
+                  f"{data['morale']} · fit tanks {len(data['fit_tanks'])}", highlight=False)
+    table = Table("crew", "seat", "man", "skill", "fatigue", "steady", "wound", "cohesion")
+    for crew_id, crew in data["crews"].items():
+        tank = data["tanks"].get(crew["tank"]) if crew["tank"] else None
+        label = f"{crew_id} {tank['name'] if tank else '(no tank)'}"
+        for n, (seat, man_id) in enumerate(crew["seats"].items()):
+            m = data["men"].get(man_id) if man_id else None
+            table.add_row(escape(label) if n == 0 else "", seat.replace("_", " "),
+                          escape(f"{m['name']} ({man_id})" + (" Lt" if m["lieutenant"] else ""))
+                          if m else "[dim]empty[/]",
+                          str(m["skill"]) if m else "", _bar(m["fatigue"]) if m else "",
+                          str(m["steadiness"]) if m else "",
+                          (f"light (fit day {m['fit_day']})" if m and m["wound"] == "light"
+                           else ""), str(crew["cohesion"]) if n == 0 else "")
+    console.print(table)
+    if data["unassigned"]:
+        console.print("unassigned: " + ", ".join(
+            f"{data['men'][m]['name']} ({m}, {data['men'][m]['trade']})"
+            for m in data["unassigned"]), highlight=False)
+    park = [f"{t['name']} ({i})" for i, t in data["tanks"].items() if t["status"] == "park"]
+    ordnance = [f"{t['name']} (day {t['return_day']})" for t in data["tanks"].values()
+                if t["status"] == "ordnance"]
+    if park:
+        console.print("park: " + ", ".join(park), highlight=False)
+    if ordnance:
+        console.print("at ordnance: " + ", ".join(ordnance), highlight=False)
+    if data["requests"]:
+        console.print("requests: " + ", ".join(
+            f"{r['trade'] or 'tank'} day {r['arrival_day']}" for r in data["requests"]),
+            highlight=False)
+    for d in c.ruleset.pending(c.state):
+        console.print(f"[yellow]pending[/]: {escape(d.prompt)}", highlight=False)

@@ -1,0 +1,200 @@
+"""The platoon ruleset ("Between battles", seed 002) as the core sees it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from rallypoint.core.errors import IllegalNowError, MalformedInputError
+from rallypoint.core.events import NewEvent
+from rallypoint.core.ruleset import Command, Decision, PolicyInfo
+from rallypoint.dice import Roll, Roller
+from rallypoint.rulesets.platoon import days, people, policies, views
+from rallypoint.rulesets.platoon import dice as pd
+from rallypoint.rulesets.platoon.battle import standin_battle
+from rallypoint.rulesets.platoon.commands import (
+    AssignTank,
+    FillCommander,
+    IngestReport,
+    PlaceMan,
+    PlatoonCommand,
+    RestDay,
+    StandInBattle,
+    WaitCommander,
+    YearEnd,
+)
+from rallypoint.rulesets.platoon.data import load_data, resolve_data
+from rallypoint.rulesets.platoon.model import (
+    Crew,
+    Man,
+    PlatoonState,
+    Seat,
+    Status,
+    Tank,
+    TankStatus,
+)
+from rallypoint.rulesets.platoon.scenario import PlatoonScenario, load_scenario
+from rallypoint.rulesets.platoon.section9 import DEFAULT_HOOKS, Hooks
+from rallypoint.rulesets.platoon.year import year_end
+
+_COMMANDS: TypeAdapter[Any] = TypeAdapter(PlatoonCommand)
+
+
+def initial_state(scenario: Mapping[str, Any], rules_data: Mapping[str, Any]) -> PlatoonState:
+    """The platoon when the campaign starts, from the stored (expanded) scenario."""
+    spec = PlatoonScenario.model_validate(scenario)
+    rules = load_data(rules_data)
+    men = {m.id: Man(id=m.id, name=m.name, age=m.age, trade=m.trade, skill=m.skill,
+                     traits=dict(m.traits), fatigue=m.fatigue, steadiness=m.steadiness,
+                     trust=m.trust, years_with_crew=m.years_with_crew,
+                     status=Status.SERVING if m.crew else Status.UNASSIGNED, crew=m.crew,
+                     seat=m.seat, lieutenant=m.lieutenant) for m in spec.men}
+    crew_ids = sorted({m.crew for m in spec.men if m.crew} | {t.crew for t in spec.tanks},
+                      key=lambda c: (len(c), c))
+    crews = {}
+    for cid in crew_ids:
+        seats: dict[Seat, str | None] = dict.fromkeys(Seat)
+        for m in spec.men:
+            if m.crew == cid and m.seat is not None:
+                seats[m.seat] = m.id
+        tank = next((t.id for t in spec.tanks if t.crew == cid), None)
+        crews[cid] = Crew(id=cid, seats=seats, tank=tank,
+                          cohesion=rules.n("cohesion", "start"))
+    tanks = {t.id: Tank(id=t.id, name=t.name, status=TankStatus.WITH_CREW, crew=t.crew)
+             for t in spec.tanks}
+    return PlatoonState(rules=rules, name=spec.platoon.name, day=1, year=1,
+                        morale=rules.n("morale", "start"), action_days=spec.platoon.calendar(),
+                        fought=0, men=men, crews=crews, tanks=tanks,
+                        serial=len(men) + len(tanks) + 1, names_used=len(men))
+
+
+def transition(state: PlatoonState, command: Command, dice: pd.Recorder,
+               hooks: Hooks) -> PlatoonState:
+    """The one implementation of every command, used by decide (rolling) and apply (replaying)."""
+    if isinstance(command, IngestReport):
+        return days.fight(state, command.report, dice, hooks)
+    if isinstance(command, StandInBattle):
+        if state.action_today and not state.withdrawn():
+            return days.fight(state, standin_battle(state, command.intensity, dice), dice, hooks)
+        raise IllegalNowError(
+            f"no battle today (day {state.day}: "
+            + ("withdrawn to refit)" if state.withdrawn() else "no action)"),
+            fix="Use `rallypoint platoon rest`.")
+    if isinstance(command, RestDay):
+        if state.action_today and not state.withdrawn():
+            raise IllegalNowError(
+                f"day {state.day} holds an action and the platoon has "
+                f"{len(state.fit_crews())} fit tanks: it fights",
+                fix="Ingest the battle's report (`platoon report`) or fight a stand-in battle.")
+        return days.rest(state, dice, hooks)
+    if isinstance(command, PlaceMan):
+        return people.place(state, command.man, command.crew, command.seat, hooks)
+    if isinstance(command, FillCommander):
+        return people.fill_commander(state, command.crew, command.man, hooks)
+    if isinstance(command, WaitCommander):
+        if command.crew not in state.crews or state.crews[command.crew].seats[Seat.COMMANDER]:
+            raise IllegalNowError(f"crew {command.crew!r} has no empty commander seat",
+                                  fix="Wait only on an empty commander seat.")
+        from dataclasses import replace
+
+        return replace(state, deferred=state.deferred | {f"commander:{command.crew}"})
+    if isinstance(command, AssignTank):
+        return people.assign_tank(state, command.tank, command.crew)
+    if isinstance(command, YearEnd):
+        return year_end(state, dice, hooks)
+    raise MalformedInputError(f"{type(command).__name__} is not a platoon command",
+                              fix="Use one of the `rallypoint platoon` commands.")
+
+
+class PlatoonRuleset:
+    """Between battles: fatigue, steadiness, wounds, cohesion, morale, replacements, the year."""
+
+    name = "platoon"
+    title = "Platoon: between battles (a WW2 tank platoon's campaign layer)"
+
+    def __init__(self, hooks: Hooks = DEFAULT_HOOKS) -> None:
+        self.hooks = hooks
+
+    def load_scenario(self, path: Path) -> dict[str, Any]:
+        """Validate a scenario and expand a generated roster."""
+        return load_scenario(path)
+
+    def rules_data(self, scenario: Mapping[str, Any]) -> dict[str, Any]:
+        """The shipped data with the scenario's ``[parameters]`` applied."""
+        return resolve_data(scenario.get("parameters") or {})
+
+    def initial_state(self, scenario: Mapping[str, Any],
+                      rules_data: Mapping[str, Any]) -> PlatoonState:
+        """The platoon at the start."""
+        return initial_state(scenario, rules_data)
+
+    def parse_command(self, data: Mapping[str, Any]) -> Command:
+        """A platoon command from JSON."""
+        try:
+            command: Command = _COMMANDS.validate_python(dict(data))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            raise MalformedInputError(
+                f"bad platoon command: {first['msg']}",
+                where=".".join(str(p) for p in first["loc"]),
+                fix="See `rallypoint platoon --help`.") from None
+        return command
+
+    def decide(self, state: PlatoonState, command: Command, roller: Roller) -> NewEvent:
+        """Run the command's transition with real dice; store the command and its rolls."""
+        dice = pd.Recorder(roller)
+        after = transition(state, command, dice, self.hooks)
+        data = command.model_dump(mode="json", by_alias=True, exclude={"expected_version"})
+        return NewEvent(type=str(data["kind"]), payload={
+            "command": data, "rolls": [r.model_dump(mode="json") for r in dice.rolls],
+            "summary": views.summary(state, after)})
+
+    def apply(self, state: PlatoonState, event_type: str,
+              payload: Mapping[str, Any]) -> PlatoonState:
+        """Replay the command's transition over its recorded rolls (pure: never re-rolls)."""
+        command = self.parse_command({**payload["command"], "expected_version": 0})
+        rolls = [Roll.model_validate(r) for r in payload["rolls"]]
+        return transition(state, command, pd.Recorder.replaying(rolls), self.hooks)
+
+    def pending(self, state: PlatoonState) -> list[Decision]:
+        """Men to place, commander seats to fill, park tanks to give."""
+        return policies.pending(state)
+
+    def policies(self) -> Sequence[PolicyInfo]:
+        """``by_trade`` (default) and ``wait_for_depot``."""
+        return policies.POLICIES
+
+    def state_json(self, state: PlatoonState) -> dict[str, Any]:
+        """JSON view of the platoon."""
+        return views.state_json(state)
+
+    def describe(self, event_type: str, payload: Mapping[str, Any]) -> str:
+        """The stored summary lines."""
+        return views.describe(event_type, payload)
+
+    def rolls(self, payload: Mapping[str, Any]) -> list[Roll]:
+        """Every roll of an event, in order."""
+        return [Roll.model_validate(r) for r in payload.get("rolls", [])]
+
+    def example_scenarios(self) -> Sequence[Path]:
+        """The default Sherman platoon in Italy."""
+        root = resources.files("rallypoint.rulesets.platoon").joinpath("scenarios")
+        return [Path(str(root.joinpath("italy_1944.toml")))]
+
+    def conformance_commands(self, state: PlatoonState, version: int) -> Command | None:
+        """A week with stand-in battles, rest days and default-policy decisions."""
+        decisions = self.pending(state)
+        if decisions:
+            return policies.POLICIES[0].decide(state, decisions[0], version)
+        if state.day > 8:
+            return None
+        if state.action_today and not state.withdrawn():
+            return StandInBattle(expected_version=version, intensity=3)
+        return RestDay(expected_version=version)
+
+
+RULESET = PlatoonRuleset()

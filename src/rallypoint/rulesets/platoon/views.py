@@ -1,0 +1,94 @@
+"""What a platoon looks like from outside: JSON state, event summaries, log lines."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rallypoint.rulesets.platoon.model import SEATS, PlatoonState, Status, TankStatus, Wound
+
+
+def _man_json(state: PlatoonState, man_id: str) -> dict[str, Any]:
+    m = state.men[man_id]
+    return {"id": m.id, "name": m.name, "age": m.age, "trade": m.trade.value, "skill": m.skill,
+            "traits": dict(m.traits), "fatigue": m.fatigue, "steadiness": m.steadiness,
+            "wound": m.wound.value, "fit_day": m.fit_day, "years_with_crew": m.years_with_crew,
+            "trust": m.trust, "status": m.status.value, "crew": m.crew,
+            "seat": m.seat.value if m.seat else None, "lieutenant": m.lieutenant,
+            "transfer": m.transfer}
+
+
+def state_json(state: PlatoonState) -> dict[str, Any]:
+    """The platoon as JSON: calendar, morale, crews and seats, men, tanks, requests."""
+    total = len(state.action_days)
+    return {
+        "ruleset": "platoon", "name": state.name, "day": state.day, "year": state.year,
+        "action_today": state.action_today, "withdrawn": state.withdrawn(),
+        "actions": {"fought": state.fought, "total": total,
+                    "progress": f"{state.progress.numerator}/{state.progress.denominator}"},
+        "morale": state.morale, "fit_tanks": state.fit_crews(),
+        "crews": {c.id: {"tank": c.tank, "cohesion": c.cohesion,
+                         "seats": {s.value: c.seats[s] for s in SEATS}}
+                  for c in state.crews.values()},
+        "men": {m: _man_json(state, m) for m in state.men},
+        "unassigned": [m.id for m in state.unassigned()],
+        "tanks": {t.id: {"name": t.name, "status": t.status.value, "crew": t.crew,
+                         "return_day": t.return_day} for t in state.tanks.values()},
+        "requests": [{"id": r.id, "kind": r.kind, "trade": r.trade.value if r.trade else None,
+                      "filed_day": r.filed_day, "arrival_day": r.arrival_day,
+                      "reason": r.reason} for r in state.requests],
+    }
+
+
+def summary(before: PlatoonState, after: PlatoonState) -> list[str]:
+    """Lines saying what changed between two states (stored in the event for the log)."""
+    lines = []
+    if after.day != before.day:
+        lines.append(f"day {before.day} → {after.day}")
+    for man_id, m in after.men.items():
+        old = before.men.get(man_id)
+        if old is None:
+            where = "from another unit" if m.transfer else "from the depot"
+            lines.append(f"{m.name} ({m.trade.value}, skill {m.skill}) arrives {where}")
+            continue
+        if m.status is not old.status and m.status in (Status.KILLED, Status.EVACUATED):
+            lines.append(f"{m.name} {m.status.value}")
+        elif m.wound is Wound.LIGHT and old.wound is Wound.NONE:
+            lines.append(f"{m.name} lightly wounded, fit on day {m.fit_day}")
+        elif m.wound is Wound.NONE and old.wound is Wound.LIGHT:
+            lines.append(f"{m.name} fit again")
+        if (m.crew, m.seat) != (old.crew, old.seat) and m.crew is not None and m.seat:
+            lines.append(f"{m.name} takes crew {m.crew}'s {m.seat.value} seat")
+    for tank_id, t in after.tanks.items():
+        old_t = before.tanks.get(tank_id)
+        if old_t is None:
+            where = f"joins crew {t.crew}" if t.crew else "arrives in the park"
+            lines.append(f"tank {t.name} ({t.id}) {where}")
+        elif t.status is not old_t.status:
+            extra = f" until day {t.return_day}" if t.status is TankStatus.ORDNANCE else ""
+            lines.append(f"tank {t.name} {t.status.value.replace('_', ' ')}{extra}"
+                         + (f" (crew {t.crew})" if t.crew else ""))
+    new_requests = [r for r in after.requests if r not in before.requests]
+    for r in new_requests:
+        what = r.trade.value if r.trade else "tank"
+        lines.append(f"request: {what.replace('_', ' ')} ({r.reason}), due day {r.arrival_day}")
+    if after.morale != before.morale:
+        lines.append(f"morale {before.morale} → {after.morale}")
+    if after.year != before.year:
+        lines.append(f"year {before.year} → {after.year}")
+    return lines
+
+
+def describe(event_type: str, payload: Mapping[str, Any]) -> str:
+    """The log line of an event: the command, then what changed."""
+    command = dict(payload["command"])
+    kind = command.pop("kind")
+    if kind == "report":
+        head = f"battle report for day {command['report']['day']}"
+    else:
+        args = ", ".join(f"{k}={v}" for k, v in command.items())
+        head = f"{kind}{' ' + args if args else ''}"
+    rolls = len(payload.get("rolls", []))
+    lines = [head + (f" ({rolls} roll{'s' if rolls != 1 else ''})" if rolls else "")]
+    lines += ["  " + line for line in payload.get("summary", [])]
+    return "\n".join(lines)
