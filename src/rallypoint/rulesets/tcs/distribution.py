@@ -179,9 +179,12 @@ def _validate_transfers(state: TcsState, recovery: Recovery, cmd: Distribute) ->
             if state.oob.company_of.get(ident) != c or steps.get(ident, 0) <= 0:
                 raise _refuse(f"{ident} is not a living counter of {c}",
                               "Redistribute only between the company's counters on the map.", c)
-        a, b = state.counters[t.source], state.counters[t.target]
+        # A counter just brought back stands where it is placed (or on the center).
+        center = state.sheets[recovery.sheet].centers.get(c)
+        hex_a, hex_b = (cmd.place.get(i, center) if i in cmd.resurrect else state.counters[i].hex
+                        for i in (t.source, t.target))
         spec_a, spec_b = state.oob.counter_specs[t.source], state.oob.counter_specs[t.target]
-        if a.hex is None or a.hex != b.hex or spec_a.type is not spec_b.type:
+        if hex_a is None or hex_a != hex_b or spec_a.type is not spec_b.type:
             raise _refuse(f"{t.source} and {t.target} must share a hex and a type to pool steps",
                           "Move them into one hex first, or leave them as they are.", c)
         if steps[t.source] < t.steps or steps[t.target] + t.steps > state.full(t.target):

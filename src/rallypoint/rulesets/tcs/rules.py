@@ -111,6 +111,10 @@ def _decide_loss(state: TcsState, cmd: RecordLoss) -> NewEvent:
     if c.pile is not Pile.MAP:
         raise IllegalNowError(f"{cmd.counter} is not on the map (it is in the {c.pile.value} pile)",
                               fix="Record losses only for counters in play.")
+    causes = (*BASE_CAUSES, *(e.cause for e in state.oob.scenario.dead_pile_exceptions))
+    if cmd.cause not in causes:
+        raise MalformedInputError(f"unknown elimination cause {cmd.cause!r}",
+                                  fix=f"Use one of: {', '.join(causes)}.")
     steps = cmd.steps if cmd.steps is not None else c.steps
     if steps > c.steps:
         raise IllegalNowError(f"{cmd.counter} has {c.steps} step(s) left, cannot lose {steps}",
@@ -195,7 +199,11 @@ def _sheet_companies(state: TcsState, cmd: WriteSheet) -> tuple[str, ...]:
     if len(sides) > 1:
         raise IllegalNowError("a Recovery Op Sheet cannot mix sides",
                               fix="Write one sheet per side.")
+    waiting = {r.company for r in state.pending_recoveries()}
     for company in companies:
+        if company in waiting:
+            raise IllegalNowError(f"{company} still has recovered steps to distribute",
+                                  fix="Resolve its distribution first (`rallypoint tcs resolve`).")
         if state.sheet_of(company) is not None:
             raise IllegalNowError(f"{company} is already on a pending Recovery Op Sheet",
                                   fix="Leave it off this sheet.")
@@ -241,7 +249,11 @@ def _decide_sheet(state: TcsState, cmd: WriteSheet) -> NewEvent:
                     f"{ident} at {where} is more than 2 hexes from {company}'s center "
                     f"{centers[company]}",
                     fix="Move it within 2 hexes first, or pick another center.")
-    other = [c for m in cmd.other_sheet for c in state.oob.companies_under(m) if m in covered]
+    for key in cmd.other_sheet:
+        if key not in covered:
+            raise MalformedInputError(f"other_sheet names {key!r}, which is not on the sheet",
+                                      fix="Name the sheet's members or companies.")
+    other = [c for m in cmd.other_sheet for c in state.oob.companies_under(m)]
     preps = [p for c in companies if (p := state.oob.command_prep(c)) is not None]
     if not preps:
         raise IllegalNowError("the scenario gives no command prep rating for these formations",
@@ -303,7 +315,10 @@ def _moot(state: TcsState, company: str) -> bool:
 
 def _decide_check(state: TcsState, cmd: CheckImplementation, roller: Roller) -> NewEvent:
     sheet = state.sheets.get(cmd.sheet)
-    if sheet is None or sheet.status is not SheetStatus.PENDING:
+    if sheet is None:
+        raise UnknownIdError(f"no Recovery Op Sheet {cmd.sheet!r}",
+                             fix=f"Use one of: {', '.join(state.sheets) or 'none'}.")
+    if sheet.status is not SheetStatus.PENDING:
         raise IllegalNowError(f"{cmd.sheet!r} is not a pending Recovery Op Sheet",
                               fix="Check a sheet listed as pending by `rallypoint show`.")
     if sheet.last_check_turn == state.turn:
@@ -361,6 +376,10 @@ def _columns(state: TcsState, sheet: SheetState, given: dict[str, Column]) -> di
                                       fix="Give columns only for the sheet's companies.")
     for company in sheet.companies:
         fixed = state.oob.fixed_column(company)
+        if fixed is None and company not in given and _moot(state, company) \
+                and state.rules.params.skip_moot_rolls:
+            # Nothing to recover, no roll: the Hwy/TO choice would change nothing.
+            fixed = Column.HWY
         if fixed is not None:
             if company in given and given[company] is not fixed:
                 raise IllegalNowError(f"{company} rolls on the {fixed.value} column",
