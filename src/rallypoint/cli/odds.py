@@ -1,0 +1,123 @@
+"""``rallypoint odds …``: exact odds of every roll, from the rules' own chance nodes."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Annotated, Any
+
+import typer
+
+from rallypoint.cli.session import console, guarded, print_json
+
+app = typer.Typer(help="Exact odds of every roll (fractions, from the rules' own chance nodes).",
+                  no_args_is_help=True)
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+
+
+def _pct(text: str) -> str:
+    p = Fraction(text)
+    return f"{float(p) * 100:.2f}%"
+
+
+def _table(title: str, rows: dict[str, str], key: str = "outcome") -> None:
+    from rich.table import Table
+
+    table = Table(key, "p", "%", title=title)
+    for k, p in rows.items():
+        table.add_row(k, p, _pct(p))
+    console.print(table)
+
+
+@app.command("tcs-recovery")
+def tcs_recovery(
+    modifier: Annotated[int, typer.Option(help="Everything added to the die (morale, "
+                                               "battalion morale, nationality, scenario).")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Steps recovered on each column of the recovery table for one die + MODIFIER."""
+    from rich.table import Table
+
+    from rallypoint.lab import odds
+
+    result = odds.tcs_recovery(modifier)
+    if as_json:
+        print_json(result)
+        return
+    table = Table("column", "steps: p", title=f"recovery roll, 1d6 {modifier:+d}")
+    for column, dist in result["columns"].items():
+        table.add_row(column, ", ".join(f"{k}: {p} ({_pct(p)})" for k, p in dist.items()))
+    console.print(table)
+
+
+@app.command("tcs-implementation")
+def tcs_implementation(
+    row: Annotated[int, typer.Option(help="Command prep + Op Sheet size.")],
+    weighted_turns: Annotated[int, typer.Option(help="Weighted turns accrued.")],
+    per_turn: Annotated[int | None, typer.Option(
+        help="Weighted turns added each later turn: show the turns until implementation.")]
+    = None,
+    horizon: Annotated[int, typer.Option(help="Turns to show with --per-turn.")] = 24,
+    as_json: JsonOpt = False,
+) -> None:
+    """Chance a Recovery Op Sheet implements (Prep. Defense line)."""
+    from rallypoint.lab import odds
+
+    with guarded():
+        result = odds.tcs_implementation(row, weighted_turns, per_turn, horizon)
+    if as_json:
+        print_json(result)
+        return
+    console.print(f"row {row}, {weighted_turns} weighted turns → column {result['column']}, "
+                  f"needs {result['needed'] or '–'}: P = {result['p']} ({_pct(result['p'])})",
+                  highlight=False)
+    if per_turn is not None:
+        _table(f"turns until implementation (+{per_turn} per turn)", result["turns"], "turn")
+        console.print(f"not within {horizon} turns: {result['later']}", highlight=False)
+
+
+@app.command("tcs-fo")
+def tcs_fo(
+    number: Annotated[int, typer.Option(help="FO Recovery Number (AFH 12, GD'41 11, BW 9).")],
+    horizon: Annotated[int, typer.Option(help="Hours to show.")] = 24,
+    as_json: JsonOpt = False,
+) -> None:
+    """A dead Soviet FO's chance to return each whole hour, and hours until he does."""
+    from rallypoint.lab import odds
+
+    result = odds.tcs_fo(number, horizon)
+    if as_json:
+        print_json(result)
+        return
+    console.print(f"2d6 ≥ {number}: {result['per_hour']} per hour ({_pct(result['per_hour'])})",
+                  highlight=False)
+    _table("hours until the FO returns", result["hours"], "hour")
+
+
+@app.command("tcs-morale")
+def tcs_morale(as_json: JsonOpt = False) -> None:
+    """Battalion morale points recovered (one die halved, rounded up)."""
+    from rallypoint.lab import odds
+
+    result = odds.tcs_morale()
+    if as_json:
+        print_json(result)
+        return
+    _table("battalion morale recovery", result["points"], "points")
+
+
+@app.command("platoon")
+def platoon(as_json: JsonOpt = False) -> None:
+    """The platoon's rolls: arrival delays, transfers, wound healing, section 8 draws."""
+    from rallypoint.lab import odds
+
+    result: dict[str, Any] = odds.platoon()
+    if as_json:
+        print_json(result)
+        return
+    for key in ("man_arrival_days", "tank_arrival_days", "light_wound_days"):
+        _table(key.replace("_", " "), result[key], "days")
+    console.print(f"an arriving man is a transfer: {result['transfer']}", highlight=False)
+    for attribute, by_progress in result["section8_by_progress"].items():
+        for progress, dist in by_progress.items():
+            console.print(f"{attribute} at progress {progress}: " + ", ".join(
+                f"{k}: {p}" for k, p in dist.items()), highlight=False, soft_wrap=True)

@@ -1,0 +1,111 @@
+"""Exact odds of every roll, computed from the very chance nodes the rules roll.
+
+Nothing here re-implements a table: each function builds the ruleset's own node and reading and
+asks it for exact :class:`~fractions.Fraction` distributions. Probabilities print as fraction
+strings (``"1/3"``); outcomes with zero probability are left out.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from rallypoint.dice import ChanceNode, Modifier, fraction_text
+
+
+def _text(dist: dict[Any, Fraction]) -> dict[str, str]:
+    return {str(k): fraction_text(p) for k, p in sorted(dist.items()) if p}
+
+
+def _tcs_rules() -> Any:
+    from rallypoint.rulesets.tcs.data import load_data, resolve_data
+
+    return load_data(resolve_data({}))
+
+
+def tcs_recovery(modifier: int) -> dict[str, Any]:
+    """Steps recovered per column for one die plus ``modifier`` (seed's recovery table)."""
+    from rallypoint.dice import D6
+    from rallypoint.rulesets.tcs.recovery import steps_reading
+
+    rules = _tcs_rules()
+    node = ChanceNode("recovery roll", D6, (Modifier(name="modifier", value=modifier),))
+    return {"modifier": modifier, "columns": {
+        column.value: _text(node.outcomes(steps_reading(rules, column)))
+        for column in rules.recovery_table.columns}}
+
+
+def tcs_implementation(row: int, weighted_turns: int, per_turn: int | None = None,
+                       horizon: int = 24) -> dict[str, Any]:
+    """Chance a sheet implements on one check, and with ``per_turn``, turns until it does.
+
+    With ``per_turn`` = K the sheet accrues K weighted turns at each of the next turns and is
+    checked once each turn (turn 1 is the next turn); ``later`` is the chance it has not implemented
+    within ``horizon`` turns.
+    """
+    from rallypoint.rulesets.tcs.recovery import implementation_chance
+
+    table = _tcs_rules().implementation
+    column = table.column(weighted_turns)
+    needed = table.needed(row, column) if column is not None else None
+    result: dict[str, Any] = {"row": row, "weighted_turns": weighted_turns, "column": column,
+                              "needed": str(needed) if needed is not None else None,
+                              "p": fraction_text(implementation_chance(needed))}
+    if per_turn is not None:
+        waiting, turns = Fraction(1), {}
+        for t in range(1, horizon + 1):
+            wt = weighted_turns + per_turn * t
+            col = table.column(wt)
+            p = implementation_chance(table.needed(row, col) if col is not None else None)
+            if waiting * p:
+                turns[str(t)] = fraction_text(waiting * p)
+            waiting *= 1 - p
+        result.update({"per_turn": per_turn, "turns": turns, "later": fraction_text(waiting)})
+    return result
+
+
+def tcs_fo(number: int, horizon: int = 24) -> dict[str, Any]:
+    """A dead FO's chance to return at each whole hour, and the hours until it does."""
+    from rallypoint.rulesets.tcs.recovery import fo_node
+
+    p = fo_node("").probability(lambda v: v >= number)
+    waiting, hours = Fraction(1), {}
+    for h in range(1, horizon + 1):
+        if waiting * p:
+            hours[str(h)] = fraction_text(waiting * p)
+        waiting *= 1 - p
+    return {"number": number, "per_hour": fraction_text(p), "hours": hours,
+            "later": fraction_text(waiting)}
+
+
+def tcs_morale() -> dict[str, Any]:
+    """Points of battalion morale recovered: one die halved, rounded up."""
+    from rallypoint.dice import D6
+    from rallypoint.rulesets.tcs.recovery import morale_points
+
+    return {"points": _text(ChanceNode("battalion morale", D6).outcomes(morale_points))}
+
+
+def platoon() -> dict[str, Any]:
+    """The platoon's rolls at the shipped defaults: delays, transfers, section 8 draws."""
+    from rallypoint.rulesets.platoon import dice as pd
+    from rallypoint.rulesets.platoon.data import ATTRIBUTES, load_data, resolve_data
+
+    rules = load_data(resolve_data({}))
+    n = rules.n
+    on = n("replacements", "transfer_on")
+    draws = {
+        a: {p: _text(pd.attribute_odds(rules.section8[a], Fraction(p), a != "age"))
+            for p in ("0", "1/2", "1")}
+        for a in ATTRIBUTES
+    }
+    return {
+        "man_arrival_days": _text(pd.delay_odds(n("replacements", "man_days_base"),
+                                                n("replacements", "man_days_die"))),
+        "tank_arrival_days": _text(pd.delay_odds(n("replacements", "tank_days_base"),
+                                                 n("replacements", "tank_days_die"))),
+        "light_wound_days": _text(pd.delay_odds(n("wounds", "light_days_base"),
+                                                n("wounds", "light_days_die"))),
+        "transfer": fraction_text(pd.transfer_node("").probability(lambda v: v >= on)),
+        "section8_by_progress": draws,
+    }
