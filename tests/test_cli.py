@@ -204,3 +204,11 @@ def test_demo_plays_example_one(db: Path) -> None:
                      "P(implements) = 2/9"]:
         assert fragment in text
     assert not db.exists(), "the demo uses a throwaway database"
+
+
+def test_a_value_the_command_model_refuses_is_one_line(db: Path) -> None:
+    rp("new", EX1, "--name", "t")
+    result = runner.invoke(app, ["tcs", "loss", "1/ErP112-1", "--steps", "0"])
+    assert result.exit_code == 2
+    assert "steps: Input should be greater than or equal to 1" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from rallypoint.core.campaign import Campaign
     from rallypoint.core.ruleset import Command
 
+from rallypoint.cli.demo_squares import run_squares_scene
 from rallypoint.cli.session import SETTINGS, console, execute, guarded, load, open_store
 
 
@@ -73,6 +74,7 @@ def run_demo() -> None:
             console.print("Next: [bold]uv run rallypoint new "
                           f"{_relative(scenario)}[/] to play it yourself.", highlight=False,
                           soft_wrap=True)
+            run_squares_scene()
         finally:
             SETTINGS.db = previous
 

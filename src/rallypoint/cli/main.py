@@ -29,6 +29,7 @@ app = typer.Typer(
 RULESET_CLIS: dict[str, str] = {
     "tcs": "rallypoint.cli.tcs",
     "platoon": "rallypoint.cli.platoon",
+    "squares": "rallypoint.cli.squares",
 }
 """Ruleset name → the CLI module that adds its verbs and renders its state."""
 
@@ -223,6 +224,7 @@ def demo() -> None:
 
 for _name, _module in RULESET_CLIS.items():
     app.add_typer(importlib.import_module(_module).app, name=_name)
+app.add_typer(importlib.import_module("rallypoint.cli.odds").app, name="odds")
 
 
 def run() -> None:

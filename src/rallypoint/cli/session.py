@@ -50,12 +50,20 @@ def fail(error: RallypointError) -> NoReturn:
 @contextmanager
 def guarded() -> Iterator[None]:
     """Turn every :class:`RallypointError` into one line and exit status 2."""
-    from rallypoint.core.errors import RallypointError
+    from pydantic import ValidationError
+
+    from rallypoint.core.errors import MalformedInputError, RallypointError
 
     try:
         yield
     except RallypointError as error:
         fail(error)
+    except ValidationError as exc:
+        # A command model refused a value (``--steps 0``): one line, like every other refusal.
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or exc.title
+        fail(MalformedInputError(f"{field}: {first['msg']}", where=exc.title,
+                                 fix="See the command's --help for the values it takes."))
 
 
 @contextmanager

@@ -1,0 +1,123 @@
+"""The grid: square names, adjacency (the ``adjacency`` parameter) and line of sight.
+
+Line of sight is the issue's 'Enemy visible to the testing unit ... computed from line of sight on
+the grid (blocking terrain as data) and can be overridden by the player'. The seed itself only says
+'There are no enemy units visible to testing unit: +1'.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rallypoint.core.errors import IllegalNowError, MalformedInputError
+from rallypoint.dice import ScriptedRoller
+from rallypoint.rulesets.squares.commands import Move, SetSight
+from rallypoint.rulesets.squares.grid import (
+    Square,
+    adjacent,
+    near,
+    sight_blocker,
+    squares_between,
+)
+from squares_kit import battle, run, unit
+
+S = Square.parse
+
+
+def test_square_names_round_trip() -> None:
+    assert S("c4") == Square(3, 4) and str(Square(3, 4)) == "C4"
+    assert str(S(" H12 ")) == "H12"
+    for bad in ["", "4C", "C0", "CC4", "C-1", "C123"]:
+        with pytest.raises(MalformedInputError, match="is not a square"):
+            S(bad)
+
+
+def test_off_grid_squares_are_refused() -> None:
+    c = battle([unit("t", "D4")], columns=6, rows=5, leaders={"rbrig": "F5", "rcmdr": "F5"})
+    with pytest.raises(IllegalNowError, match="square 'G1' is off the 6x5 grid"):
+        c.decide(Move(expected_version=c.version, who="t", square="G1"), ScriptedRoller(()))
+
+
+@pytest.mark.parametrize(("b", "eight", "four"), [
+    ("D5", True, True), ("E4", True, True), ("E5", True, False), ("C3", True, False),
+    ("D6", False, False), ("F5", False, False), ("D4", False, False),
+])
+def test_adjacency_parameter(b: str, eight: bool, four: bool) -> None:
+    assert adjacent(S("D4"), S(b), "eight") is eight
+    assert adjacent(S("D4"), S(b), "four") is four
+    assert near(S("D4"), S(b), "eight") is (eight or b == "D4")
+
+
+@pytest.mark.parametrize(("a", "b", "expected"), [
+    ("A1", "A2", []),                                  # adjacent: nothing between
+    ("A1", "A4", [["A2"], ["A3"]]),
+    ("A1", "D4", [["B2"], ["C3"]]),                    # an exact diagonal
+    ("A1", "D2", [["B1"], ["C2"]]),                    # Bresenham: 1/3 and 2/3 of a row
+    ("A1", "C2", [["B1", "B2"]]),                      # exactly between two squares: grazes both
+    ("C2", "G4", [["D2", "D3"], ["E3"], ["F3", "F4"]]),
+])
+def test_squares_between(a: str, b: str, expected: list[list[str]]) -> None:
+    assert [[str(s) for s in step] for step in squares_between(S(a), S(b))] == expected
+
+
+coords = st.builds(Square, st.integers(1, 12), st.integers(1, 12))
+
+
+@given(coords, coords)
+def test_sight_is_the_same_from_either_end(a: Square, b: Square) -> None:
+    forward = [set(step) for step in squares_between(a, b)]
+    backward = [set(step) for step in reversed(squares_between(b, a))]
+    assert forward == backward
+    assert all(a not in step and b not in step for step in forward)
+
+
+def test_a_grazing_line_is_blocked_only_when_both_squares_block() -> None:
+    one = {S("B1")}
+    both = {S("B1"), S("B2")}
+    assert sight_blocker(S("A1"), S("C2"), lambda s: s in one) is None
+    assert sight_blocker(S("A1"), S("C2"), lambda s: s in both) == S("B1")
+
+
+def test_terrain_blocks_only_between_the_ends() -> None:
+    c = battle([unit("t", "D4")], terrain=[{"kind": "woods", "squares": ["D4", "D6", "D8"]}])
+    assert c.state.sees(S("D4"), S("D5")) == (True, "clear")
+    assert c.state.sees(S("D4"), S("D8")) == (False, "blocked at D6 (woods)")
+    assert c.state.sees(S("D6"), S("D7")) == (True, "clear"), "ends never block"
+
+
+def test_open_and_fortification_do_not_block_but_a_walled_farm_does() -> None:
+    c = battle([unit("t", "A1")], terrain=[{"kind": "fortification", "squares": ["A2"]},
+                                           {"kind": "walled_farm", "squares": ["B2"]}])
+    assert c.state.sees(S("A1"), S("A3"))[0]
+    assert not c.state.sees(S("A1"), S("C3"))[0]
+
+
+def test_scenario_terrain_kinds_are_data() -> None:
+    c = battle([unit("t", "A1")], terrain=[{"kind": "cornfield", "squares": ["A2"]}],
+               terrain_kinds={"cornfield": {"blocks_sight": True}})
+    assert c.state.sees(S("A1"), S("A3")) == (False, "blocked at A2 (cornfield)")
+
+
+def test_units_block_sight_only_with_the_parameter() -> None:
+    units = [unit("t", "A1"), unit("u", "A2")]
+    assert battle(units).state.sees(S("A1"), S("A3"))[0]
+    blocked = battle(units, parameters={"units_block_sight": True})
+    assert blocked.state.sees(S("A1"), S("A3")) == (False, "blocked at A2 (units)")
+
+
+def test_player_ruling_overrides_and_auto_removes_it() -> None:
+    c = battle([unit("t", "D4")], terrain=[{"kind": "woods", "squares": ["D6"]}])
+    c = run(c, SetSight(expected_version=c.version, a="D8", b="D4", ruling="clear"))
+    assert c.state.sees(S("D4"), S("D8")) == (True, "player's ruling")
+    assert c.state.sight == {"D4|D8": True}
+    assert c.events[-1].payload["computed"] is False
+    c = run(c, SetSight(expected_version=c.version, a="D4", b="D8", ruling="auto"))
+    assert c.state.sees(S("D4"), S("D8")) == (False, "blocked at D6 (woods)")
+    with pytest.raises(IllegalNowError, match="no ruling on sight between D4 and D8"):
+        c.decide(SetSight(expected_version=c.version, a="D4", b="D8", ruling="auto"),
+                 ScriptedRoller(()))
+    with pytest.raises(IllegalNowError, match="the same square"):
+        c.decide(SetSight(expected_version=c.version, a="D4", b="d4", ruling="clear"),
+                 ScriptedRoller(()))
