@@ -1286,7 +1286,7 @@ def test_commands_parse_from_json(example1: Campaign) -> None:
         example1.ruleset.parse_command({"kind": "teleport", "expected_version": 1})
 
 
-# -- fixes after review ------------------------------------------------------------------------------
+# -- fixes after review ----------------------------------------------------------------------------
 
 
 def test_redistribution_may_use_a_counter_just_brought_back(tmp_path: Path) -> None:
