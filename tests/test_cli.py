@@ -201,7 +201,8 @@ def test_demo_plays_example_one(db: Path) -> None:
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
     for fragment in ["= 8 → 3 steps", "= 4 → 4 steps", "= 7 → 4 steps", "(morale 2→0)",
-                     "P(implements) = 2/9"]:
+                     "P(implements) = 2/9", "a week in Italy (stand-in battles)",
+                     "day 3 (action): battle-start stress, mean 40; shaken at 35"]:
         assert fragment in text
     assert not db.exists(), "the demo uses a throwaway database"
 

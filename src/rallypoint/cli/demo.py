@@ -1,4 +1,4 @@
-"""``rallypoint demo``: the seed's Example #1, played through the real CLI path.
+"""``rallypoint demo``: Example #1, a rally scene and a platoon week, through the CLI path.
 
 A throwaway database in a temporary folder; the dice are the ones printed in the example
 (recovery 5, 1, 4 → modified 8, 4, 7; battalion morale 3). The text does not give the
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from rallypoint.core.campaign import Campaign
     from rallypoint.core.ruleset import Command
 
+from rallypoint.cli.demo_platoon import run_platoon_week
 from rallypoint.cli.demo_squares import run_squares_scene
 from rallypoint.cli.session import SETTINGS, console, execute, guarded, load, open_store
 
@@ -75,6 +76,7 @@ def run_demo() -> None:
                           f"{_relative(scenario)}[/] to play it yourself.", highlight=False,
                           soft_wrap=True)
             run_squares_scene()
+            run_platoon_week()
         finally:
             SETTINGS.db = previous
 

@@ -1,0 +1,66 @@
+"""The platoon part of ``rallypoint demo``: a short week of a Sherman platoon in Italy.
+
+Runs in the demo's throwaway database: a generated platoon, three action days running with the
+STAND-IN battle (a stand-in, not a rule of the seed), the lieutenant's decisions by the default
+policy, then rest days — showing fatigue piling up, the third day starting shaken, and a day out
+of action giving most of it back.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.rule import Rule
+
+from rallypoint.cli.session import console, execute, load, open_store
+
+if TYPE_CHECKING:
+    from rallypoint.core.campaign import Campaign
+    from rallypoint.core.ruleset import Command
+
+
+def run_platoon_week() -> None:
+    """Create a platoon and play seven days; print each day and the roster at the end."""
+    from rallypoint.cli import platoon as platoon_cli
+    from rallypoint.core.campaign import created_event
+    from rallypoint.core.ruleset import get_ruleset
+    from rallypoint.dice import SeededRoller
+
+    ruleset = get_ruleset("platoon")
+    scenario = ruleset.example_scenarios()[0]
+    console.print(Rule("Platoon, between battles: a week in Italy (stand-in battles)"))
+    with open_store() as store:
+        store.create_campaign("demo-platoon", "italy", ruleset.name,
+                              created_event(ruleset, scenario, "italy", seed="demo"))
+    for _ in range(7):
+        with open_store() as store:
+            c = load(store, "demo-platoon")
+        stress = _start_stress(c)
+        kind = ("withdrawn to refit" if c.state.withdrawn() else
+                "action" if c.state.action_today else "out of action")
+        console.print(f"[bold]day {c.state.day}[/] ({kind}): battle-start stress, mean "
+                      f"{stress:.0f}; shaken at {c.state.rules.n('fatigue', 'shaken_stress')}",
+                      highlight=False)
+        while True:
+            c = execute("demo-platoon", _next, None,
+                        roller=SeededRoller("demo-week", f"v{c.version}"))
+            if c.events[-1].type not in ("place", "commander", "wait", "tank"):
+                break
+    with open_store() as store:
+        platoon_cli.render(load(store, "demo-platoon"))
+
+
+def _start_stress(c: Campaign) -> float:
+    men = [c.state.men[m] for crew in c.state.crews.values() for m in crew.seats.values() if m]
+    return sum(m.fatigue for m in men) / len(men) if men else 0.0
+
+
+def _next(c: Campaign) -> Command:
+    from rallypoint.rulesets.platoon.commands import RestDay, StandInBattle
+
+    pending = c.ruleset.pending(c.state)
+    if pending:
+        return c.ruleset.policies()[0].decide(c.state, pending[0], c.version)
+    if c.state.action_today and not c.state.withdrawn():
+        return StandInBattle(expected_version=c.version, intensity=1)
+    return RestDay(expected_version=c.version)
