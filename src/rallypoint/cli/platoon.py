@@ -286,7 +286,9 @@ def simulate(
             raise UnknownIdError(f"no policy {policy!r}", fix="Use by_trade or wait_for_depot.")
     end = c.state.day + days
     while c.state.day < end:
-        c = execute(ref, build, None, roller=SeededRoller(seed, f"{ref}/v{c.version}"),
+        # The stream names the version, not the campaign's random id: the same --seed on the
+        # same platoon plays the same days.
+        c = execute(ref, build, None, roller=SeededRoller(seed, f"simulate/v{c.version}"),
                     quiet=True)
     render(c)
 

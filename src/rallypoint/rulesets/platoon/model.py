@@ -136,6 +136,8 @@ class PlatoonState:
     requests: tuple[Request, ...] = ()
     serial: int = 1
     names_used: int = 0
+    filed: int = 0
+    """Requests filed so far: each request's id is its serial (``r001``), never reused."""
     deferred: frozenset[str] = field(default_factory=frozenset)
 
     @property

@@ -38,6 +38,20 @@ def fresh_id(state: PlatoonState, prefix: str) -> tuple[PlatoonState, str]:
     return replace(state, serial=serial + 1), f"{prefix}{serial:03d}"
 
 
+def tank_name(state: PlatoonState) -> str:
+    """The first name on the list that no tank of the platoon bears or has borne (numbered once
+    every name has been used), so two tanks never answer to one name."""
+    taken = {t.name for t in state.tanks.values()}
+    names = state.rules.names.tanks
+    round_ = 1
+    while True:
+        for name in names:
+            candidate = name if round_ == 1 else f"{name} {round_}"
+            if candidate not in taken:
+                return candidate
+        round_ += 1
+
+
 def new_man(state: PlatoonState, trade: Seat, progress: Fraction, dice: pd.Recorder,
             why: str) -> tuple[PlatoonState, Man]:
     """A man drawn from section 8's columns at ``progress`` (0: a green man from the depot)."""
@@ -70,10 +84,11 @@ def file_request(state: PlatoonState, kind: str, trade: Seat | None, reason: str
                                 if kind == "man" else f"replacement tank ({reason}): days", sides),
                   reading=lambda v: f"{base + v} days",
                   odds=lambda _: ", ".join(f"{d}d {fraction_text(p)}" for d, p in odds.items()))
-    request = Request(id=f"r{len(state.requests) + 1:03d}", kind=kind, trade=trade,
+    # The serial, not the number pending: a landed request's id must never be handed out again.
+    request = Request(id=f"r{state.filed + 1:03d}", kind=kind, trade=trade,
                       filed_day=state.day, arrival_day=state.day + base + r.natural,
                       reason=reason, lieutenant=lieutenant)
-    return replace(state, requests=(*state.requests, request))
+    return replace(state, requests=(*state.requests, request), filed=state.filed + 1)
 
 
 def land_arrivals(state: PlatoonState, dice: pd.Recorder, every: bool = False) -> PlatoonState:
@@ -85,10 +100,8 @@ def land_arrivals(state: PlatoonState, dice: pd.Recorder, every: bool = False) -
     state = replace(state, requests=tuple(r for r in state.requests if r not in due))
     for request in due:
         if request.kind == "tank":
-            names = state.rules.names.tanks
             state, tank_id = fresh_id(state, "t")
-            tank = Tank(id=tank_id, name=names[int(tank_id[1:]) % len(names)],
-                        status=TankStatus.PARK)
+            tank = Tank(id=tank_id, name=tank_name(state), status=TankStatus.PARK)
             state = state.with_tank(tank)
             continue
         assert request.trade is not None

@@ -20,6 +20,7 @@ from rallypoint.rulesets.platoon.people import (
     land_arrivals,
     new_man,
     seat_man,
+    tank_name,
     vacate,
 )
 from rallypoint.rulesets.platoon.section9 import Hooks
@@ -88,7 +89,6 @@ def _other_seats(state: PlatoonState, dice: pd.Recorder, hooks: Hooks) -> Platoo
 
 
 def _new_tanks(state: PlatoonState) -> PlatoonState:
-    names = state.rules.names.tanks
     tanks = {t.id: replace(t, status=TankStatus.RETIRED, crew=None, return_day=None)
              if t.status is not TankStatus.WRITTEN_OFF else t for t in state.tanks.values()}
     old_tanks = state.tanks
@@ -98,7 +98,7 @@ def _new_tanks(state: PlatoonState) -> PlatoonState:
         state, tank_id = fresh_id(state, "t")
         # 14.9: the old name is kept where the old tank was fit (with its crew, not at ordnance).
         fit = old is not None and old.status is TankStatus.WITH_CREW
-        name = old.name if old is not None and fit else names[int(tank_id[1:]) % len(names)]
+        name = old.name if old is not None and fit else tank_name(state)
         state = state.with_tank(Tank(id=tank_id, name=name, status=TankStatus.WITH_CREW,
                                      crew=crew.id))
         state = state.with_crew(replace(crew, tank=tank_id))
