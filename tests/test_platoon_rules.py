@@ -148,6 +148,13 @@ def test_the_night_after_an_action_gives_back_little() -> None:
     assert fatigue(c, "1C", "1G") == [52 - 5, 22 - 2]  # night_recovery 10%, rounded down
 
 
+def test_men_who_sat_the_action_out_had_a_day_out_of_action() -> None:
+    # 14.1 per man: crew 3 has no tank and does not fight; its men rest while the others fight.
+    c = campaign(tankless=("3",), edit={"3L": {"fatigue": 40}, "1L": {"fatigue": 40}})
+    c = quiet_day(c)
+    assert fatigue(c, "1L", "3L") == [62 - 6, 40 - 30]
+
+
 def test_third_day_running_starts_shaken_from_accumulated_fatigue() -> None:
     c = campaign(action_days=(1, 2, 3))
     shaken = battle_roster(c)["shaken_stress"]
@@ -680,6 +687,13 @@ def test_an_evening_in_camp_raises_a_commanders_trust_stand_in() -> None:
                                        "2C": {"trust": 100}})
     c = rest(c)
     assert [c.state.men[i].trust for i in ("1C", "1G", "2C")] == [51, 50, 100]
+
+
+def test_the_lieutenants_trust_in_himself_does_not_grow() -> None:
+    c = campaign(action_days=(), edit={"1C": {"trust": 50, "lieutenant": True},
+                                       "2C": {"trust": 50}})
+    c = rest(c)
+    assert [c.state.men[i].trust for i in ("1C", "2C")] == [50, 51]
 
 
 # -- 14.9 The year ---------------------------------------------------------------------------------

@@ -160,9 +160,8 @@ def check_report(state: PlatoonState, report: BattleReport) -> None:
 
 MAN_TABLES: dict[TankResult, dict[int, ManResult]] = {
     TankResult.HIT: {6: ManResult.LIGHT},
-    TankResult.KNOCKED_OUT: {4: ManResult.LIGHT, 5: ManResult.SERIOUS, 6: ManResult.KILLED},
-    TankResult.WRITTEN_OFF: {3: ManResult.LIGHT, 4: ManResult.SERIOUS, 5: ManResult.SERIOUS,
-                             6: ManResult.KILLED},
+    TankResult.KNOCKED_OUT: {5: ManResult.LIGHT, 6: ManResult.SERIOUS},
+    TankResult.WRITTEN_OFF: {4: ManResult.LIGHT, 5: ManResult.SERIOUS, 6: ManResult.KILLED},
 }
 """STAND-IN: 1d6 face → what happens to each man aboard a tank with that result (else unhurt)."""
 

@@ -70,7 +70,8 @@ def fight(state: PlatoonState, report: BattleReport, dice: pd.Recorder,
         morale += rules.n("morale", "enemy_withdrawn")
     state = replace(state, morale=_clamp(morale, rules.n("morale", "cap")),
                     fought=state.fought + 1)
-    return morning(evening(state, hooks, rest=False), dice)
+    fought = {m for c in by_crew for m in state.crews[c].seats.values() if m}
+    return morning(evening(state, hooks, rest=False, fought=fought), dice)
 
 
 def _wound(state: PlatoonState, man: Man, result: ManResult, dice: pd.Recorder) -> PlatoonState:
@@ -106,18 +107,27 @@ def rest(state: PlatoonState, dice: pd.Recorder, hooks: Hooks) -> PlatoonState:
     return morning(evening(state, hooks, rest=True), dice)
 
 
-def evening(state: PlatoonState, hooks: Hooks, rest: bool) -> PlatoonState:
-    """The day's end: fatigue recovery (most on a rest day, little after an action), cohesion up
-    a little for each crew together (14.4), an evening's effect on trust (9.9)."""
+def evening(state: PlatoonState, hooks: Hooks, rest: bool,
+            fought: frozenset[str] | set[str] = frozenset()) -> PlatoonState:
+    """The day's end: fatigue recovery, cohesion up a little for each crew together (14.4), an
+    evening's effect on a commander's trust in the lieutenant (9.9).
+
+    14.1 reads per man: a man who fought today gets back only the night's little; every other
+    man (a rest day, or a crew that sat the action out) had a day out of action and gets most of
+    it back.
+    """
     rules = state.rules
-    pct = rules.n("fatigue", "rest_recovery" if rest else "night_recovery")
     men = {}
     for man_id, man in state.men.items():
         if man.status in (Status.KILLED, Status.EVACUATED):
             men[man_id] = man
             continue
+        pct = rules.n("fatigue", "night_recovery" if man_id in fought and not rest
+                      else "rest_recovery")
         fatigue = man.fatigue - man.fatigue * pct // 100
-        trust = hooks.evening_trust(man.trust, rules) if man.seat is Seat.COMMANDER else man.trust
+        # The lieutenant's trust in himself does not grow: 9.9 is about the other commanders.
+        commander = man.seat is Seat.COMMANDER and not man.lieutenant
+        trust = hooks.evening_trust(man.trust, rules) if commander else man.trust
         men[man_id] = replace(man, fatigue=fatigue, trust=trust)
     cap = rules.n("cohesion", "cap")
     crews = {

@@ -53,7 +53,7 @@ def tank_name(state: PlatoonState) -> str:
 
 
 def new_man(state: PlatoonState, trade: Seat, progress: Fraction, dice: pd.Recorder,
-            why: str) -> tuple[PlatoonState, Man]:
+            why: str, transfer: bool = False) -> tuple[PlatoonState, Man]:
     """A man drawn from section 8's columns at ``progress`` (0: a green man from the depot)."""
     state, name = next_name(state)
     values: dict[str, int] = {}
@@ -67,7 +67,7 @@ def new_man(state: PlatoonState, trade: Seat, progress: Fraction, dice: pd.Recor
     man = Man(id=man_id, name=name, age=values["age"], trade=trade,
               skill=values["skill"], traits={"nerve": values["nerve"],
                                               "initiative": values["initiative"]},
-              steadiness=values["steadiness"], transfer=progress > 0)
+              steadiness=values["steadiness"], transfer=transfer)
     return state.with_man(man), man
 
 
@@ -110,7 +110,8 @@ def land_arrivals(state: PlatoonState, dice: pd.Recorder, every: bool = False) -
                       odds=lambda _: f"P(transfer) = {chance}")
         progress = state.progress if r.outcome == "transfer" else Fraction(0)
         state, man = new_man(state, request.trade, progress, dice,
-                             "transfer" if progress else "depot replacement")
+                             "transfer" if r.outcome == "transfer" else "depot replacement",
+                             transfer=r.outcome == "transfer")
         state = state.with_man(replace(man, lieutenant=request.lieutenant))
     return state
 

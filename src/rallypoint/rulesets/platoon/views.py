@@ -66,7 +66,9 @@ def summary(before: PlatoonState, after: PlatoonState) -> list[str]:
             lines.append(f"tank {t.name} ({t.id}) {where}")
         elif t.status is not old_t.status:
             extra = f" until day {t.return_day}" if t.status is TankStatus.ORDNANCE else ""
-            lines.append(f"tank {t.name} {t.status.value.replace('_', ' ')}{extra}"
+            label = {"park": "back in the park", "with_crew": "with crew"}.get(
+                t.status.value, t.status.value.replace("_", " "))
+            lines.append(f"tank {t.name} {label}{extra}"
                          + (f" (crew {t.crew})" if t.crew else ""))
     new_requests = [r for r in after.requests if r not in before.requests]
     for r in new_requests:
