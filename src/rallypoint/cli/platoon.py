@@ -57,7 +57,7 @@ def create(
                   highlight=False)
 
 
-def _bar(value: int, width: int = 10) -> str:
+def _bar(value: int, width: int = 5) -> str:
     filled = round(value * width / 100)
     return "█" * filled + "·" * (width - filled) + f" {value:>3}"
 
@@ -305,18 +305,21 @@ def render(c: Campaign) -> None:
     console.print(f"[bold]{escape(data['name'])}[/] · year {data['year']}, day {data['day']} "
                   f"({day_kind}) · actions {acts['fought']}/{acts['total']} · morale "
                   f"{data['morale']} · fit tanks {len(data['fit_tanks'])}", highlight=False)
-    table = Table("crew", "seat", "man", "skill", "fatigue", "steady", "wound", "cohesion")
+    table = Table()
+    for heading in ("crew", "seat", "man", "skill", "fatigue", "steady", "wound", "cohesion"):
+        table.add_column(heading, no_wrap=heading != "wound", min_width=9 if heading == "wound"
+                         else None)
     for crew_id, crew in data["crews"].items():
         tank = data["tanks"].get(crew["tank"]) if crew["tank"] else None
         label = f"{crew_id} {tank['name'] if tank else '(no tank)'}"
         for n, (seat, man_id) in enumerate(crew["seats"].items()):
             m = data["men"].get(man_id) if man_id else None
-            table.add_row(escape(label) if n == 0 else "", seat.replace("_", " "),
+            table.add_row(escape(label) if n == 0 else "", seat.replace("assistant_", "asst "),
                           escape(f"{m['name']} ({man_id})" + (" Lt" if m["lieutenant"] else ""))
                           if m else "[dim]empty[/]",
                           str(m["skill"]) if m else "", _bar(m["fatigue"]) if m else "",
                           str(m["steadiness"]) if m else "",
-                          (f"light (fit day {m['fit_day']})" if m and m["wound"] == "light"
+                          (f"light, fit day {m['fit_day']}" if m and m["wound"] == "light"
                            else ""), str(crew["cohesion"]) if n == 0 else "")
     console.print(table)
     if data["unassigned"]:
