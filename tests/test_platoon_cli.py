@@ -291,3 +291,20 @@ def test_create_from_a_missing_or_broken_roster_file(db: Path, tmp_path: Path) -
     assert result.exit_code == 2, result.output
     assert "two men in crew 1's gunner seat" in result.stderr
     assert not db.exists() or _events(db) == 0
+
+
+def test_report_at_the_prompts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RALLYPOINT_DB", str(tmp_path / "prompt.sqlite3"))
+    assert runner.invoke(app, ["platoon", "create", "--name", "p"]).exit_code == 0
+    # Crew 1 is hit and bails out, its gunner lightly wounded; every other answer is the default.
+    answers = ["hit", "y", "55", "", "light", "", "", ""]
+    for _ in range(4):
+        answers += ["", ""] + [""] * 5
+    answers += ["y", "n"]
+    result = runner.invoke(app, ["platoon", "report", "--dice", "2"],
+                           input="\n".join(answers) + "\n")
+    assert result.exit_code == 0, result.output
+    assert "Baker lightly wounded, fit on day 5" in result.output
+    state = json.loads(runner.invoke(app, ["show", "--json"]).output)["state"]
+    assert state["crews"]["1"]["cohesion"] == 57  # 55 from the report, +2 for the evening
+    assert state["morale"] == 70

@@ -97,16 +97,63 @@ def roster_export(
 
 @app.command()
 def report(
-    file: Annotated[Path, typer.Argument(help="Battle report, JSON or TOML "
-                                              "(schema rallypoint.platoon.report/1).")],
+    file: Annotated[Path | None, typer.Argument(
+        help="Battle report, JSON or TOML (schema rallypoint.platoon.report/1); leave out to be "
+             "asked at prompts.")] = None,
     dice: DiceOpt = None,
     campaign: CampaignOpt = None,
 ) -> None:
     """Take a battle's report back; the day ends and the next morning begins."""
     with guarded():
-        data = _read_report(file)
+        if file is not None:
+            data = _read_report(file)
+        else:
+            with open_store() as store:
+                data = _prompt_report(load(store, campaign))
     execute(campaign, lambda c: c.ruleset.parse_command(
         {"kind": "report", "report": data, "expected_version": c.version}), dice)
+
+
+def _ask(text: str, choices: list[str]) -> str:
+    """Prompt until the answer is one of ``choices`` (Enter takes the first)."""
+    while True:
+        answer = str(typer.prompt(text, default=choices[0])).strip()
+        if answer in choices:
+            return answer
+        console.print(f"one of: {', '.join(choices)}", highlight=False)
+
+
+def _prompt_report(c: Campaign) -> dict[str, Any]:
+    """Ask for the report tank by tank and man by man (Enter keeps the default)."""
+    from rallypoint.core.errors import IllegalNowError
+
+    state = c.state
+    if not state.action_today or state.withdrawn():
+        raise IllegalNowError(f"day {state.day} has no action for the platoon to report",
+                              fix="Use `rallypoint platoon rest`.")
+    results = ["unhit", "hit", "knocked_out", "written_off"]
+    tanks, men = [], []
+    for crew_id in state.fit_crews():
+        crew = state.crews[crew_id]
+        name = state.tanks[crew.tank].name if crew.tank else crew_id
+        result = _ask(f"crew {crew_id} ({name}): {'/'.join(results)}", results)
+        entry: dict[str, Any] = {"crew": crew_id, "result": result}
+        if result == "knocked_out":
+            entry["ordnance_days"] = typer.prompt("  days at ordnance", type=int, default=3)
+        if result != "unhit":
+            entry["bailed_out"] = typer.confirm("  crew bailed out?",
+                                                default=result != "hit")
+        entry["cohesion"] = typer.prompt("  cohesion at the end", type=int,
+                                         default=crew.cohesion)
+        tanks.append(entry)
+        for man_id in (m for m in crew.seats.values() if m):
+            hurt = _ask(f"  {state.men[man_id].name} ({man_id}): unhurt/light/serious/killed",
+                        ["unhurt", "light", "serious", "killed"])
+            if hurt != "unhurt":
+                men.append({"man": man_id, "result": hurt})
+    return {"day": state.day, "tanks": tanks, "men": men,
+            "objective": typer.confirm("objective taken or held?", default=False),
+            "enemy_withdrawn": typer.confirm("enemy withdrawn?", default=False)}
 
 
 def _read_report(path: Path) -> dict[str, Any]:
