@@ -10,6 +10,8 @@ import typer
 
 from rallypoint.cli.session import (
     SETTINGS,
+    CampaignOpt,
+    JsonOpt,
     console,
     execute,
     guarded,
@@ -33,9 +35,6 @@ RULESET_CLIS: dict[str, str] = {
 }
 """Ruleset name → the CLI module that adds its verbs and renders its state."""
 
-CampaignOpt = Annotated[str | None, typer.Option(
-    "--campaign", "-c", help="Campaign name or id (default: the most recently active).")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 
 
 @app.callback()

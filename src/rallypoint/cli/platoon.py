@@ -7,7 +7,17 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from rallypoint.cli.session import console, execute, guarded, load, open_store, print_json
+from rallypoint.cli.session import (
+    CampaignOpt,
+    DiceOpt,
+    JsonOpt,
+    console,
+    execute,
+    guarded,
+    load,
+    open_store,
+    print_json,
+)
 
 if TYPE_CHECKING:
     from rallypoint.core.campaign import Campaign
@@ -16,11 +26,6 @@ if TYPE_CHECKING:
 app = typer.Typer(help="Platoon: a WW2 tank platoon between battles (fatigue, wounds, cohesion, "
                        "morale, replacements, the year).", no_args_is_help=True)
 
-CampaignOpt = Annotated[str | None, typer.Option(
-    "--campaign", "-c", help="Campaign name or id (default: the most recently active).")]
-DiceOpt = Annotated[str | None, typer.Option(
-    "--dice", help="Script the dice, one value per die in roll order.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
 @app.command()

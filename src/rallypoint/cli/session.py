@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -25,6 +25,15 @@ if TYPE_CHECKING:
     from rallypoint.core.ruleset import Command
     from rallypoint.dice import Roller
     from rallypoint.store import EventStore
+
+CampaignOpt = Annotated[str | None, typer.Option(
+    "--campaign", "-c", help="Campaign name or id (default: the most recently active).")]
+"""The ``--campaign`` option every campaign command takes."""
+DiceOpt = Annotated[str | None, typer.Option(
+    "--dice", help="Script the dice, one value per die in roll order, e.g. 6,6,5,1,4.")]
+"""The ``--dice`` option every rolling command takes."""
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+"""The ``--json`` option every read command takes."""
 
 console = Console()
 err_console = Console(stderr=True)

@@ -6,7 +6,16 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
-from rallypoint.cli.session import console, execute, guarded, load, open_store, print_json
+from rallypoint.cli.session import (
+    CampaignOpt,
+    JsonOpt,
+    console,
+    execute,
+    guarded,
+    load,
+    open_store,
+    print_json,
+)
 
 if TYPE_CHECKING:
     from rallypoint.core.campaign import Campaign
@@ -16,11 +25,8 @@ if TYPE_CHECKING:
 app = typer.Typer(help="Squares: disorder recovery and leader rally on a square grid (Hail Caesar "
                        "/ Black Powder family).", no_args_is_help=True)
 
-CampaignOpt = Annotated[str | None, typer.Option(
-    "--campaign", "-c", help="Campaign name or id (default: the most recently active).")]
 DiceOpt = Annotated[str | None, typer.Option(
     "--dice", help="Script the die of the rally test, e.g. --dice 5.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 VisibleOpt = Annotated[bool | None, typer.Option(
     "--enemy-visible/--no-enemy-visible",
     help="Your ruling on whether an enemy is visible to the unit (default: line of sight on the "

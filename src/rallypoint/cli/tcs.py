@@ -7,6 +7,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from rallypoint.cli.session import (
+    CampaignOpt,
+    DiceOpt,
+    JsonOpt,
     console,
     execute,
     guarded,
@@ -24,11 +27,6 @@ if TYPE_CHECKING:
 app = typer.Typer(help="TCS R&R: losses, Recovery Op Sheets, implementation, distribution, FOs.",
                   no_args_is_help=True)
 
-CampaignOpt = Annotated[str | None, typer.Option(
-    "--campaign", "-c", help="Campaign name or id (default: the most recently active).")]
-DiceOpt = Annotated[str | None, typer.Option(
-    "--dice", help="Script the dice, one value per die in roll order, e.g. 6,6,5,1,4.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
 def _run(campaign: str | None, build: Any, dice: str | None = None, as_json: bool = False) -> None:

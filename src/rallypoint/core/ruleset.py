@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
-from rallypoint.core.errors import UnknownIdError
+from rallypoint.core.errors import MalformedInputError, UnknownIdError
 from rallypoint.core.events import NewEvent
 from rallypoint.dice import Roll, Roller
 
@@ -52,6 +52,23 @@ class Decision(BaseModel):
     subject: str
     prompt: str
     options: dict[str, Any] = {}
+
+
+def parse_with(adapter: TypeAdapter[Any], data: Mapping[str, Any], ruleset: str) -> Command:
+    """Validate JSON into one of a ruleset's commands (a discriminated union on ``kind``).
+
+    Raises:
+        MalformedInputError: The JSON is not a command of this ruleset, naming the field.
+    """
+    try:
+        command: Command = adapter.validate_python(dict(data))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise MalformedInputError(
+            f"bad {ruleset} command: {first['msg']}",
+            where=".".join(str(p) for p in first["loc"]),
+            fix=f"See `rallypoint {ruleset} --help` for each command's fields.") from None
+    return command
 
 
 Policy = Callable[[Any, Decision, int], Command]

@@ -122,3 +122,20 @@ def validate_toml(model: type[BaseModel], data: dict[str, Any], text: str, path:
             f"{message}{more}", where=where,
             fix="Correct that field; docs/scenarios.md lists every field and its meaning.",
         ) from None
+
+
+def load_ruleset_file(path: Path, ruleset: str, model: type[BaseModel]) -> Any:
+    """Read a scenario file for ``ruleset`` and validate it against ``model``.
+
+    Raises:
+        DataFileError: Missing file, TOML syntax error (with line), a scenario for another
+            ruleset, or invalid content (with the line and field).
+    """
+    data, text = read_toml(path)
+    named = data.get("ruleset", ruleset)
+    if named != ruleset:
+        raise DataFileError(
+            f"scenario is for ruleset {named!r}, not {ruleset!r}", where=f"{path} ruleset",
+            fix=f'Use the command of that ruleset, or set ruleset = "{ruleset}".',
+        )
+    return validate_toml(model, data, text, path)

@@ -7,11 +7,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import TypeAdapter
 
 from rallypoint.core.errors import IllegalNowError, MalformedInputError
 from rallypoint.core.events import NewEvent
-from rallypoint.core.ruleset import Command, Decision, PolicyInfo
+from rallypoint.core.ruleset import Command, Decision, PolicyInfo, parse_with
 from rallypoint.dice import Roll, Roller
 from rallypoint.rulesets.platoon import days, people, policies, views
 from rallypoint.rulesets.platoon import dice as pd
@@ -134,15 +134,7 @@ class PlatoonRuleset:
 
     def parse_command(self, data: Mapping[str, Any]) -> Command:
         """A platoon command from JSON."""
-        try:
-            command: Command = _COMMANDS.validate_python(dict(data))
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            raise MalformedInputError(
-                f"bad platoon command: {first['msg']}",
-                where=".".join(str(p) for p in first["loc"]),
-                fix="See `rallypoint platoon --help`.") from None
-        return command
+        return parse_with(_COMMANDS, data, "platoon")
 
     def decide(self, state: PlatoonState, command: Command, roller: Roller) -> NewEvent:
         """Run the command's transition with real dice; store the command and its rolls."""

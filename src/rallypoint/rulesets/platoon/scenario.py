@@ -12,8 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from rallypoint.core.errors import DataFileError
-from rallypoint.core.tomlfile import read_toml, validate_toml
+from rallypoint.core.tomlfile import load_ruleset_file
 from rallypoint.dice import SeededRoller
 from rallypoint.rulesets.platoon import dice as pd
 from rallypoint.rulesets.platoon.data import load_data, resolve_data
@@ -97,11 +96,7 @@ class PlatoonScenario(_Frozen):
 
 def load_scenario(path: Path) -> dict[str, Any]:
     """Read a platoon scenario and return it with its roster expanded (JSON-ready)."""
-    data, text = read_toml(path)
-    if data.get("ruleset", "platoon") != "platoon":
-        raise DataFileError(f"scenario is for ruleset {data.get('ruleset')!r}, not 'platoon'",
-                            where=f"{path} ruleset", fix='Set ruleset = "platoon".')
-    scenario: PlatoonScenario = validate_toml(PlatoonScenario, data, text, path)
+    scenario: PlatoonScenario = load_ruleset_file(path, "platoon", PlatoonScenario)
     return expand(scenario)
 
 

@@ -7,11 +7,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import TypeAdapter
 
-from rallypoint.core.errors import IllegalNowError, MalformedInputError
+from rallypoint.core.errors import IllegalNowError
 from rallypoint.core.events import NewEvent
-from rallypoint.core.ruleset import Command, Decision, PolicyInfo
+from rallypoint.core.ruleset import Command, Decision, PolicyInfo, parse_with
 from rallypoint.dice import Roll, Roller, fraction_text
 from rallypoint.rulesets.squares import fold, rules
 from rallypoint.rulesets.squares.commands import (
@@ -87,15 +87,7 @@ class SquaresRuleset:
 
     def parse_command(self, data: Mapping[str, Any]) -> Command:
         """A squares command from JSON (``{"kind": "rally", ...}``)."""
-        try:
-            command: Command = _COMMANDS.validate_python(dict(data))
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            raise MalformedInputError(
-                f"bad squares command: {first['msg']}",
-                where=".".join(str(p) for p in first["loc"]),
-                fix="See `rallypoint squares --help` for each command's fields.") from None
-        return command
+        return parse_with(_COMMANDS, data, "squares")
 
     def decide(self, state: SquaresState, command: Command, roller: Roller) -> NewEvent:
         """Validate and resolve a command into its event."""

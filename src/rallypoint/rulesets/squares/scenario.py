@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from rallypoint.core.errors import DataFileError, MalformedInputError
-from rallypoint.core.tomlfile import read_toml, validate_toml
+from rallypoint.core.errors import MalformedInputError
+from rallypoint.core.tomlfile import load_ruleset_file
 from rallypoint.rulesets.squares.grid import MAX_COLUMNS, MAX_ROWS, Square
 
 
@@ -235,12 +235,5 @@ def load_scenario(path: Path) -> Scenario:
         DataFileError: Missing file, syntax error (with line), or invalid content (with the line
             and field).
     """
-    data, text = read_toml(path)
-    ruleset = data.get("ruleset", "squares")
-    if ruleset != "squares":
-        raise DataFileError(
-            f"scenario is for ruleset {ruleset!r}, not 'squares'", where=f"{path} ruleset",
-            fix="Use the command of that ruleset, or set ruleset = \"squares\".",
-        )
-    scenario: Scenario = validate_toml(Scenario, data, text, path)
+    scenario: Scenario = load_ruleset_file(path, "squares", Scenario)
     return scenario

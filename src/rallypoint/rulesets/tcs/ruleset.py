@@ -7,11 +7,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import TypeAdapter
 
-from rallypoint.core.errors import MalformedInputError
 from rallypoint.core.events import NewEvent
-from rallypoint.core.ruleset import Command, Decision, PolicyInfo
+from rallypoint.core.ruleset import Command, Decision, PolicyInfo, parse_with
 from rallypoint.dice import Roll, Roller
 from rallypoint.rulesets.tcs import fold, rules
 from rallypoint.rulesets.tcs.commands import (
@@ -52,15 +51,7 @@ class TcsRuleset:
 
     def parse_command(self, data: Mapping[str, Any]) -> Command:
         """A TCS command from JSON (``{"kind": "loss", ...}``)."""
-        try:
-            command: Command = _COMMANDS.validate_python(dict(data))
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            raise MalformedInputError(
-                f"bad TCS command: {first['msg']}",
-                where=".".join(str(p) for p in first["loc"]),
-                fix="See `rallypoint tcs --help` for each command's fields.") from None
-        return command
+        return parse_with(_COMMANDS, data, "tcs")
 
     def decide(self, state: TcsState, command: Command, roller: Roller) -> NewEvent:
         """Validate and resolve a command into its event."""

@@ -14,8 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from rallypoint.core.errors import DataFileError
-from rallypoint.core.tomlfile import read_toml, validate_toml
+from rallypoint.core.tomlfile import load_ruleset_file
 from rallypoint.dice import Modifier
 from rallypoint.rulesets.tcs.data import Column
 from rallypoint.rulesets.tcs.hexes import Hex
@@ -229,12 +228,5 @@ def load_scenario(path: Path) -> Scenario:
         DataFileError: Missing file, syntax error (with line), or invalid content (with the line
             and field).
     """
-    data, text = read_toml(path)
-    ruleset = data.get("ruleset", "tcs")
-    if ruleset != "tcs":
-        raise DataFileError(
-            f"scenario is for ruleset {ruleset!r}, not 'tcs'", where=f"{path} ruleset",
-            fix="Use the command of that ruleset, or set ruleset = \"tcs\".",
-        )
-    scenario: Scenario = validate_toml(Scenario, data, text, path)
+    scenario: Scenario = load_ruleset_file(path, "tcs", Scenario)
     return scenario
