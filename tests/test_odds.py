@@ -145,3 +145,47 @@ def test_odds_cli_json_shapes() -> None:
                  ["odds", "tcs-implementation", "--row", "3", "--weighted-turns", "18",
                   "--per-turn", "3"]):
         assert runner.invoke(app, args).exit_code == 0
+
+
+def _brute_rally(modifier: int) -> dict[str, object]:
+    # Seed 003: 'If the result is 6 or more ... passed'; 'If the result is 0 or less, the unit
+    # breaks'. Typed in here, not read from the squares data file.
+    counts = {"pass": 0, "no_effect": 0, "break": 0}
+    for die in range(1, 7):
+        total = die + modifier
+        counts["pass" if total >= 6 else "break" if total <= 0 else "no_effect"] += 1
+    return {"modifier": modifier,
+            **{k: _f(Fraction(n, 6)) for k, n in counts.items() if n}}
+
+
+@pytest.mark.parametrize("modifier", range(-8, 9))
+def test_squares_rally_matches_enumeration(modifier: int) -> None:
+    assert odds.squares_rally(modifier) == _brute_rally(modifier)
+
+
+def test_squares_rally_cli_json_shape() -> None:
+    out = runner.invoke(app, ["odds", "squares-rally", "--modifier", "1", "--json"])
+    assert json.loads(out.output) == {"modifier": 1, "pass": "1/3", "no_effect": "2/3"}
+    out = runner.invoke(app, ["odds", "squares-rally", "--modifier", "-2", "--json"])
+    assert json.loads(out.output) == {"modifier": -2, "no_effect": "2/3", "break": "1/3"}
+    assert runner.invoke(app, ["odds", "squares-rally", "--modifier", "0"]).exit_code == 0
+    out = runner.invoke(app, ["odds", "squares-rally"])
+    assert out.exit_code == 2
+
+
+def test_squares_rally_by_situation_names_each_modifier() -> None:
+    from rallypoint.core.ruleset import get_ruleset
+
+    farm = str(get_ruleset("squares").example_scenarios()[0])
+    out = runner.invoke(app, ["odds", "squares-rally", "--scenario", farm, "--json"])
+    rows = json.loads(out.output)
+    row = next(r for r in rows if (r["leader"], r["unit"], r["rally"]) ==
+               ("kempt", "28th", "disorder"))
+    assert [m["value"] for m in row["modifiers"]] == [2, -3, 1, 1]
+    assert row["modifier"] == 1
+    for r in rows:
+        brute = _brute_rally(r["modifier"])
+        assert {k: r[k] for k in ("pass", "no_effect", "break") if k in r} == {
+            k: v for k, v in brute.items() if k != "modifier"}
+        assert sum(m["value"] for m in r["modifiers"]) == r["modifier"]
+    assert runner.invoke(app, ["odds", "squares-rally", "--scenario", farm]).exit_code == 0

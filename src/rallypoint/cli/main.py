@@ -224,6 +224,7 @@ def demo() -> None:
 for _name, _module in RULESET_CLIS.items():
     app.add_typer(importlib.import_module(_module).app, name=_name)
 app.add_typer(importlib.import_module("rallypoint.cli.odds").app, name="odds")
+app.add_typer(importlib.import_module("rallypoint.cli.simulate").app, name="simulate")
 
 
 def run() -> None:

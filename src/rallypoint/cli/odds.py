@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -121,3 +122,45 @@ def platoon(as_json: JsonOpt = False) -> None:
         for progress, dist in by_progress.items():
             console.print(f"{attribute} at progress {progress}: " + ", ".join(
                 f"{k}: {p}" for k, p in dist.items()), highlight=False, soft_wrap=True)
+
+
+@app.command("squares-rally")
+def squares_rally(
+    modifier: Annotated[int | None, typer.Option(
+        help="Total modifier of the rally test (one die + M: pass on 6+, break on 0 or less).")]
+    = None,
+    scenario: Annotated[Path | None, typer.Option(
+        help="A squares battle: the odds of every rally allowed at its start, each modifier "
+             "named.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """A rally test's chance to pass, do nothing or break: by modifier, or by situation."""
+    from rallypoint.core.errors import MalformedInputError
+    from rallypoint.lab import odds
+
+    with guarded():
+        if (modifier is None) == (scenario is None):
+            raise MalformedInputError("give --modifier or --scenario (one of them)",
+                                      fix="e.g. --modifier 1, or --scenario farm.toml.")
+        if modifier is not None:
+            result: Any = odds.squares_rally(modifier)
+        else:
+            assert scenario is not None
+            result = odds.squares_situations(scenario)
+    if as_json:
+        print_json(result)
+        return
+    if modifier is not None:
+        _table(f"rally test, 1d6 {modifier:+d}",
+               {k: result[k] for k in ("pass", "no_effect", "break") if k in result})
+        return
+    from rich.table import Table
+
+    table = Table("leader", "unit", "rally", "modifiers", "M", "pass", "no effect", "break",
+                  title=f"rallies allowed at the start of {scenario}")
+    for row in result:
+        named = "\n".join(f"{m['value']:+d} {m['name']}" for m in row["modifiers"])
+        table.add_row(row["leader"], row["unit"], row["rally"], named or "none",
+                      f"{row['modifier']:+d}",
+                      *(row.get(k, "0") for k in ("pass", "no_effect", "break")))
+    console.print(table)

@@ -8,6 +8,8 @@ strings (``"1/3"``); outcomes with zero probability are left out.
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 from rallypoint.dice import ChanceNode, Modifier, fraction_text
@@ -17,7 +19,10 @@ def _text(dist: dict[Any, Fraction]) -> dict[str, str]:
     return {str(k): fraction_text(p) for k, p in sorted(dist.items()) if p}
 
 
+@cache
 def _tcs_rules() -> Any:
+    # Cached: the rules data is frozen, and validating it for every cell of a table would cost
+    # more than the odds themselves.
     from rallypoint.rulesets.tcs.data import load_data, resolve_data
 
     return load_data(resolve_data({}))
@@ -109,3 +114,38 @@ def platoon() -> dict[str, Any]:
         "transfer": fraction_text(pd.transfer_node("").probability(lambda v: v >= on)),
         "section8_by_progress": draws,
     }
+
+
+@cache
+def _squares_rules() -> Any:
+    from rallypoint.rulesets.squares.data import load_data, resolve_data
+
+    return load_data(resolve_data({}))
+
+
+def _rally_text(node: ChanceNode, rules: Any) -> dict[str, str]:
+    from rallypoint.rulesets.squares.rally import RallyResult, reading
+
+    found = node.outcomes(reading(rules.thresholds))
+    return {r.value: fraction_text(found[r]) for r in RallyResult if found.get(r)}
+
+
+def squares_rally(modifier: int) -> dict[str, Any]:
+    """A rally test, one die + ``modifier``: pass (6+), no effect, break (0 or less)."""
+    from rallypoint.rulesets.squares.rally import modifier_node
+
+    return {"modifier": modifier, **_rally_text(modifier_node(modifier), _squares_rules())}
+
+
+def squares_situations(scenario: Path) -> list[dict[str, Any]]:
+    """Every rally allowed in a squares battle's starting state, each modifier named."""
+    from rallypoint.core.ruleset import get_ruleset
+    from rallypoint.rulesets.squares.rally import opportunities
+
+    ruleset = get_ruleset("squares")
+    data = ruleset.load_scenario(scenario)
+    state = ruleset.initial_state(data, ruleset.rules_data(data))
+    return [{"leader": plan.leader, "unit": plan.unit, "rally": plan.kind.value,
+             "modifiers": [{"name": m.name, "value": m.value} for m in plan.node.modifiers],
+             "modifier": plan.node.modifier_total, **_rally_text(plan.node, state.rules)}
+            for plan in opportunities(state)]

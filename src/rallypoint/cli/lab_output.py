@@ -1,0 +1,206 @@
+"""What every ``rallypoint simulate`` command shares: seeds, backends, progress, and output
+(Rich tables, JSON, CSV files, plots). Heavy modules are imported inside the functions."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from rallypoint.cli.session import console, err_console, print_json
+
+if TYPE_CHECKING:
+    from rallypoint.lab.backend import Backend
+    from rallypoint.lab.results import Comparison, SimResult
+
+RunsOpt = Annotated[int, typer.Option(help="How many runs (campaigns, companies, chains).")]
+SeedOpt = Annotated[int | None, typer.Option(
+    help="Entropy of the root numpy SeedSequence (default: fresh, printed so it can be "
+         "repeated).")]
+ChunksOpt = Annotated[int, typer.Option(
+    help="Chunks the runs are split into, each with its own spawned seed. Results depend on "
+         "this, never on the worker count.")]
+WorkersOpt = Annotated[int | None, typer.Option(
+    help="Local worker processes (1 runs in this process; unset: one per core).")]
+SchedulerOpt = Annotated[str | None, typer.Option(
+    help="Dask scheduler address (e.g. tcp://10.0.0.5:8786): run the chunks on that cluster.")]
+CsvOpt = Annotated[Path | None, typer.Option(
+    help="Write the per-run values to this CSV file (seed and parameters in '#' lines).")]
+PlotOpt = Annotated[Path | None, typer.Option(help="Write a plot to this .png or .svg file.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+
+
+@dataclass(frozen=True)
+class Common:
+    """The options every simulate command takes."""
+
+    runs: int
+    seed: int | None
+    chunks: int
+    workers: int | None
+    scheduler: str | None
+    csv: Path | None
+    plot: Path | None
+    as_json: bool
+
+    def backend(self) -> Backend:
+        """Where the chunks run."""
+        from rallypoint.lab.backend import Backend
+
+        return Backend(workers=self.workers, scheduler=self.scheduler)
+
+    def entropy(self) -> int:
+        """The root entropy: ``--seed``, else fresh entropy from the OS."""
+        from rallypoint.lab.rollers import entropy_of, root_sequence
+
+        return entropy_of(root_sequence(self.seed))
+
+
+Job = Callable[["Backend", int, Callable[[int], None]], "SimResult"]
+"""A simulation waiting for its backend, entropy and progress callback."""
+
+
+@contextmanager
+def _progress(title: str, total: int, enabled: bool) -> Iterator[Callable[[int], None]]:
+    if not enabled:
+        yield lambda _: None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    # On stderr and transient: stdout stays clean for tables, JSON and pipes.
+    with Progress("[progress.description]{task.description}", BarColumn(),
+                  MofNCompleteColumn(), TimeElapsedColumn(), console=err_console,
+                  transient=True) as bar:
+        task = bar.add_task(title, total=total)
+        yield lambda done: bar.update(task, completed=done)
+
+
+def run_jobs(common: Common, jobs: Sequence[tuple[str, Job]]) -> tuple[list[SimResult], float]:
+    """Run each job (one per variant) on the chosen backend, with a progress bar of chunks."""
+    from rallypoint.lab.backend import split_runs
+
+    backend, entropy = common.backend(), common.entropy()
+    backend.resolved_workers()
+    chunks = len(split_runs(common.runs, common.chunks))
+    began = time.perf_counter()
+    results = []
+    for label, job in jobs:
+        with _progress(f"{label} ({backend.describe()})", chunks, not common.as_json) as tick:
+            results.append(job(backend, entropy, tick))
+    return results, time.perf_counter() - began
+
+
+def _num(value: Any) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def print_result(result: SimResult, elapsed: float, backend: str, title: str) -> None:
+    """The summary table, what the run was, its seed, and its notes."""
+    from rich.table import Column, Table
+
+    seed = result.seed_info()
+    console.print(f"[bold]{escape(title)}[/]: {result.runs} runs in {elapsed:.2f} s on {backend}"
+                  f" · seed entropy {seed['entropy']} · {seed['chunks']} chunks · "
+                  f"{seed['bit_generator']} · numpy {seed['numpy']}", highlight=False,
+                  soft_wrap=True)
+    rows = result.summary()
+    table = Table("n", "mean", "se", "sd", "p10", "median", "p90")
+    # Metric names in full (folded on a narrow terminal, never cut short).
+    table.columns.insert(0, Column("metric", overflow="fold", min_width=16))
+    for row in rows:
+        table.add_row(row["metric"], str(row["n"]), *(_num(row[k]) for k in (
+            "mean", "se", "sd", "p10", "median", "p90")))
+    console.print(table)
+    for note in result.notes:
+        console.print(f"[dim]note: {escape(note)}[/]", highlight=False)
+
+
+def print_comparison(comparison: Comparison) -> None:
+    """The variants side by side: means, B − A, its standard error and 95 % interval."""
+    from rich.table import Column, Table
+
+    paired = comparison.rows and comparison.rows[0].paired
+    table = Table(Column(comparison.label_a, overflow="fold"),
+                  Column(comparison.label_b, overflow="fold"), "B − A", "se", "95 % interval",
+                  title="variant comparison (" + ("paired run by run: same seed and chunks"
+                                                  if paired else "independent runs") + ")")
+    table.columns.insert(0, Column("metric", overflow="fold", min_width=16))
+    for r in comparison.rows:
+        table.add_row(r.metric, _num(r.mean_a), _num(r.mean_b), _num(r.diff), _num(r.se),
+                      f"{_num(r.low)} … {_num(r.high)}")
+    console.print(table)
+
+
+def emit(common: Common, results: list[SimResult], labels: list[str], elapsed: float,
+         title: str, extra: Callable[[SimResult], None] | None = None) -> Comparison | None:
+    """Print (table or JSON) one result, or two variants and their comparison; write the CSV."""
+    from rallypoint.lab.results import compare
+
+    comparison = compare(results[0], results[1], labels[0], labels[1]) if len(results) > 1 \
+        else None
+    if common.as_json:
+        print_json(comparison.to_json() if comparison else results[0].to_json())
+    else:
+        backend = common.backend().describe()
+        for label, result in zip(labels, results, strict=True):
+            print_result(result, elapsed / len(results),
+                         backend, f"{title} [{label}]" if comparison else title)
+            if extra:
+                extra(result)
+        if comparison:
+            print_comparison(comparison)
+    if common.csv:
+        paths = list(results[0].write_csv(common.csv))
+        if comparison:
+            from rallypoint.lab.plots import companion
+
+            paths += results[1].write_csv(companion(common.csv, "b"))
+        note(common, "wrote " + ", ".join(str(p) for p in paths))
+    return comparison
+
+
+def note(common: Common, text: str) -> None:
+    """A line about files written: stdout normally, stderr under ``--json``."""
+    (err_console if common.as_json else console).print(escape(text), highlight=False,
+                                                       soft_wrap=True)
+
+
+def parse_overrides(values: list[str] | None, option: str) -> dict[str, Any]:
+    """``--param name=value`` → ``{name: value}`` with ``true``/``false`` and numbers typed."""
+    from rallypoint.cli.session import pairs
+
+    typed: dict[str, Any] = {}
+    for key, text in pairs(values, option).items():
+        value: Any = text
+        if text.lower() in ("true", "false"):
+            value = text.lower() == "true"
+        else:
+            try:
+                value = int(text)
+            except ValueError:
+                try:
+                    value = float(text)
+                except ValueError:
+                    value = text
+        typed[key] = value
+    return typed
+
+
+def variant_labels(base: dict[str, Any], other: dict[str, Any] | None) -> list[str]:
+    """Labels of the variants: A's overrides (or ``defaults``) and B's."""
+    from rallypoint.lab.results import label
+
+    labels = [label(base)]
+    if other is not None:
+        labels.append(label({**base, **other}))
+    return labels

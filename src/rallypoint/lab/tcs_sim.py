@@ -1,0 +1,251 @@
+"""TCS simulations: a battalion's whole rest through the scalar engine, and the vectorised runs.
+
+The scalar engine plays the real rules: a shipped (or given) scenario becomes an in-memory
+:class:`~rallypoint.core.campaign.Campaign`; a Recovery Op Sheet is written for the side's
+formations; each turn the campaign advances and, once the Prepared Defense line allows, checks
+implementation; when the sheet implements, every distribution is answered by a named policy
+(``rebuild`` or ``heal_first``). Every roll goes through the rules' chance nodes with a
+:class:`~rallypoint.lab.rollers.NumpyRoller`. Parameter variants go in through the scenario's
+``[parameters]`` table, exactly as a player's scenario file would set them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rallypoint.core.campaign import Campaign, created_from_scenario, start
+from rallypoint.core.errors import MalformedInputError
+from rallypoint.core.ruleset import Ruleset, get_ruleset
+from rallypoint.dice import ScriptedRoller
+from rallypoint.lab.backend import Backend, Chunk, concat, make_chunks, run_chunks
+from rallypoint.lab.results import FloatArray, SimResult, as_float
+from rallypoint.lab.rollers import NumpyRoller, generator
+from rallypoint.lab.tcs_kernel import (
+    FoSpec,
+    RecoveryArrays,
+    RecoverySpec,
+    default_rules,
+    exact_fo,
+    fo_chance_ok,
+    fo_chunk,
+    recovery_chunk,
+)
+from rallypoint.rulesets.tcs.commands import AdvanceTurn, CheckImplementation, WriteSheet
+from rallypoint.rulesets.tcs.data import Column
+from rallypoint.rulesets.tcs.scenario import Pile
+from rallypoint.rulesets.tcs.state import SheetStatus, TcsState
+
+SHEET = "rest"
+FALLBACK_CENTER = "10.10"
+"""Center for a company with nothing on the map and no sibling to share a center with."""
+
+METRICS = ("implemented", "turns_to_implementation", "steps_rolled", "steps_back",
+           "counters_back", "very_dead", "battalion_morale")
+"""Per-run metrics of a battalion's rest (see :func:`rest_once`)."""
+
+Progress = Callable[[int], None] | None
+
+
+def tcs() -> Ruleset[Any]:
+    """The registered TCS ruleset."""
+    return get_ruleset("tcs")
+
+
+def scenario_path(name: str) -> Path:
+    """A scenario file: a path, or the start of a shipped example's file name (``example1``)."""
+    path = Path(name)
+    if path.is_file():
+        return path
+    for shipped in tcs().example_scenarios():
+        if shipped.stem.startswith(name):
+            return shipped
+    names = ", ".join(p.stem for p in tcs().example_scenarios())
+    raise MalformedInputError(f"no scenario file {name!r}",
+                              fix=f"Give a TCS scenario path or one of: {names}.")
+
+
+@dataclass(frozen=True)
+class RestSpec:
+    """One battalion rest, as simulated (picklable: it travels to worker processes).
+
+    Attributes:
+        scenario: Path of the TCS scenario file.
+        policy: Distribution policy name (``rebuild``, ``heal_first``).
+        turns: Turns of rest; the sheet is checked each turn the table allows.
+        size: Op Sheet size (row = command prep + size).
+        parameters: ``[parameters]`` overrides (``odd_pile_limit = "ceil"``).
+    """
+
+    scenario: str
+    policy: str = "rebuild"
+    turns: int = 24
+    size: int = 1
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+
+def created(spec: RestSpec, seed: str = "lab") -> Campaign:
+    """The campaign at its start, with the spec's parameter overrides in its scenario."""
+    ruleset = tcs()
+    scenario = ruleset.load_scenario(Path(spec.scenario))
+    scenario["parameters"] = {**(scenario.get("parameters") or {}), **spec.parameters}
+    return start(created_from_scenario(ruleset, scenario, "simulation", seed=seed))
+
+
+def sheet_command(state: TcsState, size: int, version: int) -> WriteSheet:
+    """A sheet for every top-level formation of the first side, each company centered on its
+    first counter on the map (else on a sibling's center, else a fallback hex)."""
+    oob = state.oob
+    side = oob.scenario.formations[0].side
+    members = tuple(f.id for f in oob.scenario.formations if f.side == side and f.parent is None)
+    centers: dict[str, str] = {}
+    for member in members:
+        companies = oob.companies_under(member)
+        for company in companies:
+            hexes = [h for i in state.in_pile(company, Pile.MAP) if (h := state.counters[i].hex)]
+            if hexes:
+                centers[company] = hexes[0]
+        shared = next(iter(centers.values()), FALLBACK_CENTER)
+        for company in companies:
+            centers.setdefault(company, shared)
+    return WriteSheet(expected_version=version, sheet=SHEET, members=members, centers=centers,
+                      size=size, attest=True)
+
+
+def prepared(spec: RestSpec) -> Campaign:
+    """The campaign with the sheet written: every run of a chunk starts from here."""
+    if spec.policy not in {p.name for p in tcs().policies()}:
+        names = ", ".join(p.name for p in tcs().policies())
+        raise MalformedInputError(f"no TCS policy {spec.policy!r}", fix=f"Use one of: {names}.")
+    if spec.turns < 1:
+        raise MalformedInputError(f"--turns {spec.turns}: rest for at least one turn",
+                                  fix="Give --turns 1 or more.")
+    c = created(spec)
+    # Writing a sheet rolls nothing: an empty script would refuse any roll.
+    return c.execute(sheet_command(c.state, spec.size, c.version), ScriptedRoller([]))
+
+
+def _checkable(state: TcsState) -> bool:
+    sheet = state.sheets[SHEET]
+    table = state.rules.implementation
+    column = table.column(sheet.weighted_turns)
+    return column is not None and table.needed(sheet.row, column) is not None
+
+
+def _living_steps(state: TcsState, companies: tuple[str, ...]) -> int:
+    return sum(state.counters[i].steps for c in companies for i in state.in_pile(c, Pile.MAP))
+
+
+def rest_once(start_: Campaign, spec: RestSpec, roller: NumpyRoller) -> dict[str, float]:
+    """One battalion rest from ``start_`` (sheet written): turns, checks, distributions.
+
+    Returns:
+        ``implemented`` (1/0); ``turns_to_implementation`` (NaN if not within the turns);
+        ``steps_rolled`` (recovery table results); ``steps_back`` (living steps gained);
+        ``counters_back`` (Dead → map); ``very_dead`` (counters newly Very Dead);
+        ``battalion_morale`` (summed over the scenario's battalions, after the rest).
+    """
+    ruleset = start_.ruleset
+    policy = next(p for p in ruleset.policies() if p.name == spec.policy)
+    c = start_
+    implemented_at = math.nan
+    for turn in range(1, spec.turns + 1):
+        c = c.execute(AdvanceTurn(expected_version=c.version), roller)
+        if not _checkable(c.state):
+            continue
+        sheet = c.state.sheets[SHEET]
+        columns = {k: Column.HWY for k in sheet.companies
+                   if c.state.oob.fixed_column(k) is None}
+        c = c.execute(CheckImplementation(expected_version=c.version, sheet=SHEET,
+                                          columns=columns), roller)
+        if c.state.sheets[SHEET].status is SheetStatus.IMPLEMENTED:
+            implemented_at = turn
+            break
+    while decisions := ruleset.pending(c.state):
+        c = c.execute(policy.decide(c.state, decisions[0], c.version), roller)
+    before, after = start_.state, c.state
+    companies = before.sheets[SHEET].companies
+    ids = [i for k in companies for i in before.oob.counters_of[k]]
+    return {
+        "implemented": float(not math.isnan(implemented_at)),
+        "turns_to_implementation": implemented_at,
+        "steps_rolled": float(sum(r.steps for r in after.recoveries)),
+        "steps_back": float(_living_steps(after, companies) - _living_steps(before, companies)),
+        "counters_back": float(sum(before.counters[i].pile is Pile.DEAD
+                                   and after.counters[i].pile is Pile.MAP for i in ids)),
+        "very_dead": float(sum(before.counters[i].pile is not Pile.VERY_DEAD
+                               and after.counters[i].pile is Pile.VERY_DEAD for i in ids)),
+        "battalion_morale": float(sum(after.morale.values())),
+    }
+
+
+def rest_chunk(chunk: Chunk) -> dict[str, FloatArray]:
+    """Worker: ``chunk.runs`` battalion rests with the chunk's own generator."""
+    spec: RestSpec = chunk.spec
+    begin = prepared(spec)
+    roller = NumpyRoller(generator(chunk.seed))
+    rows = [rest_once(begin, spec, roller) for _ in range(chunk.runs)]
+    return {m: as_float([r[m] for r in rows]) for m in METRICS}
+
+
+def simulate_rest(spec: RestSpec, runs: int, entropy: int, chunks: int, backend: Backend,
+                  progress: Progress = None) -> SimResult:
+    """Many battalion rests under one parameter set."""
+    begin = prepared(spec)  # validate everything here, before any worker starts
+    row = begin.state.sheets[SHEET].row
+    parts = run_chunks(rest_chunk, make_chunks(spec, runs, entropy, chunks), backend, progress)
+    return SimResult(
+        simulation="tcs",
+        parameters={"scenario": Path(spec.scenario).name, "policy": spec.policy,
+                    "turns": spec.turns, "size": spec.size, "row": row,
+                    "overrides": dict(spec.parameters)},
+        entropy=entropy, chunks=chunks, metrics=concat(parts),
+        notes=["scalar engine: the real TCS rules and campaign, dice from NumpyRoller",
+               "battalion_morale is summed over the scenario's battalions"])
+
+
+def simulate_recovery(spec: RecoverySpec, runs: int, entropy: int, chunks: int, backend: Backend,
+                      progress: Progress = None) -> SimResult:
+    """Vectorised company recovery rolls (and turns to implementation), beside the exact odds."""
+    from rallypoint.lab import odds
+
+    arrays = RecoveryArrays.from_rules(default_rules())
+    for column in spec.columns:
+        arrays.column_index(column)  # refuse an unknown column before any work
+    parts = run_chunks(recovery_chunk, make_chunks(spec, runs, entropy, chunks), backend,
+                       progress)
+    exact: dict[str, Any] = {"steps": {c: odds.tcs_recovery(spec.modifier)["columns"][c]
+                                       for c in spec.columns}}
+    if spec.row is not None:
+        exact["implementation"] = odds.tcs_implementation(spec.row, 0, spec.per_turn, spec.turns)
+    params: dict[str, Any] = {"modifier": spec.modifier, "columns": list(spec.columns)}
+    if spec.row is not None:
+        params.update(row=spec.row, per_turn=spec.per_turn, turns=spec.turns)
+    return SimResult(simulation="tcs-recovery", parameters=params, entropy=entropy,
+                     chunks=chunks, metrics=concat(parts), exact=exact,
+                     notes=["vectorised numpy kernel over the data file's recovery table"])
+
+
+def simulate_fo(number: int, runs: int, entropy: int, chunks: int, backend: Backend,
+                progress: Progress = None) -> SimResult:
+    """Vectorised hours until a dead Soviet FO returns."""
+    fo_chance_ok(number)
+    parts = run_chunks(fo_chunk, make_chunks(FoSpec(number), runs, entropy, chunks), backend,
+                       progress)
+    return SimResult(simulation="tcs-fo", parameters={"number": number}, entropy=entropy,
+                     chunks=chunks, metrics=concat(parts), exact=exact_fo(number),
+                     notes=["vectorised numpy kernel: 2d6 each whole hour until the FO returns"])
+
+
+def check_parameters(overrides: Mapping[str, Any]) -> None:
+    """Refuse unknown TCS parameters or values before any simulation starts."""
+    from rallypoint.rulesets.tcs.data import resolve_data
+
+    resolve_data(overrides)
+
+
+__all__ = ["METRICS", "RecoverySpec", "RestSpec", "default_rules", "fo_chance_ok", "rest_once",
+           "simulate_fo", "simulate_recovery", "simulate_rest"]
