@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from fractions import Fraction
 from typing import Protocol, TypeVar
 
 from rallypoint.core.errors import MalformedInputError
@@ -137,6 +138,7 @@ def roll(
     roller: Roller,
     reading: Callable[[int], str] | None = None,
     odds: Callable[[ChanceNode], str] | None = None,
+    law: Mapping[str, Fraction] | None = None,
 ) -> Roll:
     """Roll ``node`` with ``roller`` and record everything needed to explain it.
 
@@ -145,6 +147,8 @@ def roll(
         roller: Picks the faces.
         reading: Turns the modified total into the rules' outcome (``"3 steps"``).
         odds: Describes the exact odds; by default, the probability of the outcome read.
+        law: The exact distribution of ``reading``'s outcomes, when the caller already has it
+            (saves enumerating the node again for every roll).
 
     Returns:
         The stored :class:`Roll`.
@@ -155,7 +159,8 @@ def roll(
     if odds is not None:
         odds_text = odds(node)
     elif reading is not None:
-        p = node.probability(lambda v: reading(v) == outcome)
+        p = law.get(outcome, Fraction(0)) if law is not None else node.probability(
+            lambda v: reading(v) == outcome)
         odds_text = f"P({outcome}) = {fraction_text(p)}"
     else:
         odds_text = ""

@@ -176,13 +176,20 @@ def standin_battle(state: PlatoonState, intensity: int, dice: pd.Recorder) -> Ba
     rules = state.rules
     hit, ko, wo = (rules.n("standin", k) for k in ("tank_hit", "tank_knocked_out",
                                                    "tank_written_off"))
+    def tank_reading(v: int) -> str:
+        return (TankResult.WRITTEN_OFF if v >= wo else TankResult.KNOCKED_OUT if v >= ko else
+                TankResult.HIT if v >= hit else TankResult.UNHIT).value
+
+    # The laws are worked out once per battle, not once per roll.
+    tank_law = pd.standin_tank_node("", intensity).outcomes(tank_reading)
+    man_laws = {result: ChanceNode("", D6).outcomes(
+        lambda v, t=table: t.get(v, ManResult.UNHURT).value)  # type: ignore[misc]
+        for result, table in MAN_TABLES.items()}
     tanks, men = [], []
     for crew_id in state.fit_crews():
         crew = state.crews[crew_id]
         r = dice.roll(pd.standin_tank_node(f"stand-in battle: crew {crew_id}'s tank", intensity),
-                      reading=lambda v: (TankResult.WRITTEN_OFF if v >= wo else
-                                         TankResult.KNOCKED_OUT if v >= ko else
-                                         TankResult.HIT if v >= hit else TankResult.UNHIT).value)
+                      reading=tank_reading, law=tank_law)
         result = TankResult(r.outcome)
         days = None
         if result is TankResult.KNOCKED_OUT:
@@ -192,7 +199,8 @@ def standin_battle(state: PlatoonState, intensity: int, dice: pd.Recorder) -> Ba
             table = MAN_TABLES[result]
             for man_id in (m for m in crew.seats.values() if m):
                 mr = dice.roll(ChanceNode(f"stand-in: {state.men[man_id].name}", D6),
-                               reading=lambda v, t=table: t.get(v, ManResult.UNHURT).value)  # type: ignore[misc]
+                               reading=lambda v, t=table: t.get(  # type: ignore[misc]
+                                   v, ManResult.UNHURT).value, law=man_laws[result])
                 if mr.outcome != ManResult.UNHURT.value:
                     men.append(ManReport(man=man_id, result=ManResult(mr.outcome)))
                     lost += mr.outcome in (ManResult.SERIOUS.value, ManResult.KILLED.value)

@@ -37,15 +37,23 @@ def fight(state: PlatoonState, report: BattleReport, dice: pd.Recorder,
     by_crew = {t.crew: t for t in report.tanks}
     results = {m.man: m.result for m in report.men}
     morale = state.morale
+    # Fatigue for every man who fought, and steadiness for each one who survives (14.2), in one
+    # pass: a battle touches every man, so the men are rebuilt once rather than one by one.
+    per_battle = rules.n("steadiness", "per_battle")
+    tired = {}
     for crew_id, t in by_crew.items():
-        crew = state.crews[crew_id]
         hit = t.result is not TankResult.UNHIT
         out = t.bailed_out or t.result in (TankResult.KNOCKED_OUT, TankResult.WRITTEN_OFF)
         gain = rules.n("fatigue", "fight") + (rules.n("fatigue", "tank_hit") if hit else 0) + (
             rules.n("fatigue", "knocked_out") if out else 0)
-        for man_id in (m for m in crew.seats.values() if m):
+        for man_id in (m for m in state.crews[crew_id].seats.values() if m):
             man = state.men[man_id]
-            state = state.with_man(replace(man, fatigue=_clamp(man.fatigue + gain)))
+            survives = results.get(man_id, ManResult.UNHURT) in (ManResult.UNHURT, ManResult.LIGHT)
+            tired[man_id] = replace(man, fatigue=_clamp(man.fatigue + gain), steadiness=min(
+                100, man.steadiness + per_battle) if survives else man.steadiness)
+    state = replace(state, men={**state.men, **tired})
+    for crew_id, t in by_crew.items():
+        crew = state.crews[crew_id]
         state = state.with_crew(replace(state.crews[crew_id], cohesion=_clamp(t.cohesion)))
         if crew.tank is not None and t.result in (TankResult.KNOCKED_OUT, TankResult.WRITTEN_OFF):
             morale -= rules.n("morale", "tank_lost")
@@ -61,8 +69,10 @@ def fight(state: PlatoonState, report: BattleReport, dice: pd.Recorder,
             state = state.with_crew(replace(state.crews[crew_id], tank=None))
     for crew_id in by_crew:
         for man_id in [m for m in state.crews[crew_id].seats.values() if m]:
-            state = _wound(state, state.men[man_id], results.get(man_id, ManResult.UNHURT), dice)
-            if results.get(man_id) is ManResult.KILLED:
+            result = results.get(man_id, ManResult.UNHURT)
+            if result is not ManResult.UNHURT:
+                state = _wound(state, state.men[man_id], result, dice)
+            if result is ManResult.KILLED:
                 morale -= rules.n("morale", "man_killed")
     if report.objective:
         morale += rules.n("morale", "objective")
@@ -84,8 +94,6 @@ def _wound(state: PlatoonState, man: Man, result: ManResult, dice: pd.Recorder) 
         trade = man.seat or man.trade
         why = f"{man.name} {'killed' if status is Status.KILLED else 'evacuated'}"
         return file_request(state, "man", trade, why, dice, lieutenant=man.lieutenant)
-    steadiness = min(100, man.steadiness + rules.n("steadiness", "per_battle"))
-    man = replace(man, steadiness=steadiness)
     if result is ManResult.LIGHT:
         base, sides = rules.n("wounds", "light_days_base"), rules.n("wounds", "light_days_die")
         odds = pd.delay_odds(base, sides)
@@ -128,7 +136,8 @@ def evening(state: PlatoonState, hooks: Hooks, rest: bool,
         # The lieutenant's trust in himself does not grow: 9.9 is about the other commanders.
         commander = man.seat is Seat.COMMANDER and not man.lieutenant
         trust = hooks.evening_trust(man.trust, rules) if commander else man.trust
-        men[man_id] = replace(man, fatigue=fatigue, trust=trust)
+        changed = fatigue != man.fatigue or trust != man.trust
+        men[man_id] = replace(man, fatigue=fatigue, trust=trust) if changed else man
     cap = rules.n("cohesion", "cap")
     crews = {
         c.id: replace(c, cohesion=max(c.cohesion, min(cap, c.cohesion + rules.n(

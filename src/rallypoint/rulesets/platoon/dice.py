@@ -7,8 +7,9 @@ never re-rolls, and decide and apply share one implementation.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from fractions import Fraction
+from functools import cache
 
 from rallypoint.dice import D6, TWO_D6, ChanceNode, DiceSpec, Roll, Roller, ScriptedRoller, roll
 from rallypoint.rulesets.platoon.data import Column
@@ -27,9 +28,10 @@ class Recorder:
         return cls(ScriptedRoller(f for r in rolls for f in r.faces))
 
     def roll(self, node: ChanceNode, reading: Callable[[int], str] | None = None,
-             odds: Callable[[ChanceNode], str] | None = None) -> Roll:
+             odds: Callable[[ChanceNode], str] | None = None,
+             law: Mapping[str, Fraction] | None = None) -> Roll:
         """Roll ``node`` and record it."""
-        result = roll(node, self.roller, reading=reading, odds=odds)
+        result = roll(node, self.roller, reading=reading, odds=odds, law=law)
         self.rolls.append(result)
         return result
 
@@ -67,7 +69,13 @@ def attribute_value(column: Column, progress: Fraction, total: int, clamp: bool 
 
 
 def attribute_odds(column: Column, progress: Fraction, clamp: bool = True) -> dict[int, Fraction]:
-    """Exact distribution of an attribute draw at ``progress``."""
+    """Exact distribution of an attribute draw at ``progress`` (a copy: callers may change it)."""
+    return dict(_attribute_odds(column, progress, clamp))
+
+
+@cache
+def _attribute_odds(column: Column, progress: Fraction, clamp: bool) -> dict[int, Fraction]:
+    # Cached: every arriving man draws five attributes, and the odds of each are stored with it.
     return attribute_node("").outcomes(lambda t: attribute_value(column, progress, t, clamp))
 
 

@@ -59,9 +59,11 @@ def new_man(state: PlatoonState, trade: Seat, progress: Fraction, dice: pd.Recor
     values: dict[str, int] = {}
     for attribute in ATTRIBUTES:
         column = state.rules.section8[attribute]
+        clamp = attribute != "age"
+        law = {str(v): p for v, p in pd.attribute_odds(column, progress, clamp).items()}
         r = dice.roll(pd.attribute_node(f"{why}: {name}'s {attribute}"),
-                      reading=lambda t, c=column, a=attribute: str(  # type: ignore[misc]
-                          pd.attribute_value(c, progress, t, a != "age")))
+                      reading=lambda t, c=column, k=clamp: str(  # type: ignore[misc]
+                          pd.attribute_value(c, progress, t, k)), law=law)
         values[attribute] = int(r.outcome)
     state, man_id = fresh_id(state, "m")
     man = Man(id=man_id, name=name, age=values["age"], trade=trade,
