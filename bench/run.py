@@ -163,11 +163,12 @@ def bench_platoon(quick: bool) -> list[Figure]:
     many = many_runs / (time.perf_counter() - began)
     goal = 1000
     why = (f"each campaign-year is ~{1000 / one:.0f} ms of pure Python: ~50 commands whose "
-           "transitions rebuild frozen dataclasses (dataclasses.replace) and draw section 8 "
-           "attributes with exact Fractions. Reaching 1 000/s needs ~"
+           "transitions rebuild frozen dataclasses (dataclasses.replace is now about a third "
+           "of it, after the battle's per-man updates were batched and the section 8 and "
+           "stand-in laws cached). Reaching 1 000/s needs ~"
            f"{goal / one:.0f} cores at this speed, or a vectorised platoon kernel (numpy "
-           "arrays of men and crews across many platoons), or caching the Fraction-heavy "
-           "section 8 draws per campaign progress; a Dask cluster (--scheduler) scales "
+           "arrays of men and crews across many platoons: a second implementation of the "
+           "rules, which this project avoids); a Dask cluster (--scheduler) scales "
            "linearly meanwhile") if many < goal else ""
     return [Figure(f"platoon campaign-years ({cores} cores)", f"{many:.0f} /s", "1 000 /s",
                    many >= goal,
