@@ -213,3 +213,17 @@ def test_a_value_the_command_model_refuses_is_one_line(db: Path) -> None:
     assert result.exit_code == 2
     assert "steps: Input should be greater than or equal to 1" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_the_same_seed_rolls_the_same_dice(db: Path) -> None:
+    rolls = []
+    for name in ("a", "b"):
+        rp("new", EX1, "--name", name, "--seed", "same")
+        rp("tcs", "sheet", "rest", "--member", "ErP112", "--center", "ErP112=8.21", "--center",
+           "1/ErP112=23.15", "--center", "2/ErP112=17.21", "--size", "1", "--attest",
+           "-c", name)
+        rp("tcs", "turn", "--count", "6", "-c", name)
+        assert rp("tcs", "check", "rest", "-c", name).exit_code == 0
+        log = json.loads(rp("log", "--json", "-c", name).output)
+        rolls.append([r["faces"] for e in log for r in e["rolls"]])
+    assert rolls[0] == rolls[1] and rolls[0]

@@ -107,7 +107,9 @@ def roller_for(campaign: Campaign, dice: str | None) -> Roller:
 
     if dice is not None:
         return ScriptedRoller.parse(dice)
-    return SeededRoller(campaign.seed, f"{campaign.campaign_id}/v{campaign.version}")
+    # Keyed by the campaign's seed and version only (not its random store id): a campaign made
+    # with `new --seed S` rolls the same dice wherever it is created.
+    return SeededRoller(campaign.seed, f"v{campaign.version}")
 
 
 def execute(ref: str | None, build: Callable[[Campaign], Command], dice: str | None,
