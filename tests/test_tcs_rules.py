@@ -1312,3 +1312,29 @@ def test_company_with_steps_to_distribute_cannot_go_on_a_new_sheet(example1: Cam
     refuse(c, WriteSheet(expected_version=c.version, sheet="again", members=("1/ErP112",),
                          centers={"1/ErP112": "23.15"}, size=0, attest=True),
            IllegalNowError, "still has recovered steps")
+
+
+def test_a_company_that_recovered_no_steps_may_still_pool_in_one_hex(tmp_path: Path) -> None:
+    # "when a reorganization Op Sheet implements, units in the same hex and of the same type and
+    # from the same company may redistribute": P has two damaged MGs in 10.10 and rolls 0 steps.
+    c = make(tmp_path, coy("P", ctr("P-1", type="hwy", kind="machine_gun", steps=2, lost=1),
+                           ctr("P-2", type="hwy", kind="machine_gun", steps=2, lost=1),
+                           modifiers=[{"name": "test", "value": 9}]))
+    c = ready(c, (2,))  # 2 + 1 + 9 = 12: the hwy column gives nothing
+    assert last(c)["recoveries"][0]["steps"] == 0
+    assert last(c)["recoveries"][0]["pooling"] is True
+    [decision] = c.ruleset.pending(c.state)
+    assert "may pool their steps" in decision.prompt
+    c = dist(c, "P", redistribute=(Transfer(source="P-2", target="P-1", steps=1),))
+    assert (c.state.counters["P-1"].steps, c.state.counters["P-2"].pile) == (2, Pile.DEAD)
+    assert not c.ruleset.pending(c.state)
+
+
+def test_no_pooling_decision_when_nothing_can_pool(tmp_path: Path) -> None:
+    c = make(tmp_path, coy("P", ctr("P-1", type="hwy", kind="machine_gun", steps=2, lost=1),
+                           ctr("P-2", type="hwy", kind="machine_gun", steps=2, lost=1,
+                               hex="10.12"),
+                           modifiers=[{"name": "test", "value": 9}]))
+    c = ready(c, (2,))
+    assert last(c)["recoveries"][0]["pooling"] is False
+    assert not c.ruleset.pending(c.state)

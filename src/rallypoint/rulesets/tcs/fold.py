@@ -114,7 +114,8 @@ def _implementation(state: TcsState, payload: Mapping[str, Any]) -> TcsState:
         Recovery(sheet=sheet.id, company=r["company"], column=Column(r["column"]),
                  steps=int(r["steps"]),
                  roll=Roll.model_validate(r["roll"]) if r["roll"] else None,
-                 resolved=bool(r["moot"]) or int(r["steps"]) == 0)
+                 resolved=bool(r["moot"]) or (int(r["steps"]) == 0
+                                              and not r.get("pooling", False)))
         for r in payload["recoveries"])
     state = replace(state, sheets={**state.sheets, sheet.id: sheet},
                     recoveries=(*state.recoveries, *new))

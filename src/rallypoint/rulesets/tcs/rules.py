@@ -28,6 +28,7 @@ from rallypoint.rulesets.tcs.commands import (
 )
 from rallypoint.rulesets.tcs.data import Column
 from rallypoint.rulesets.tcs.distribution import after_distribution, validate
+from rallypoint.rulesets.tcs.fo import decide_fo
 from rallypoint.rulesets.tcs.hexes import Hex, distance
 from rallypoint.rulesets.tcs.scenario import Pile
 from rallypoint.rulesets.tcs.state import CounterState, SheetState, SheetStatus, TcsState
@@ -73,7 +74,7 @@ def decide(state: TcsState, command: Command, roller: Roller) -> NewEvent:
     if isinstance(command, Distribute):
         return _decide_distribute(state, command, roller)
     if isinstance(command, RollFos):
-        return _decide_fo(state, command, roller)
+        return decide_fo(state, command, roller)
     raise MalformedInputError(f"{type(command).__name__} is not a TCS command",
                               fix="Use one of the `rallypoint tcs` commands.")
 
@@ -360,12 +361,32 @@ def _decide_check(state: TcsState, cmd: CheckImplementation, roller: Roller) -> 
         dist = rec.recovery_odds(node, state.rules, col)
         r = roll(node, roller, reading=lambda v, f=reading: _steps_text(f(v)),  # type: ignore[misc]
                  odds=lambda _, d=dist: rec.odds_text(d, "step"))  # type: ignore[misc]
+        steps = reading(r.total)
         payload["recoveries"].append({"company": company, "column": col.value,
-                                      "steps": reading(r.total), "roll": r.model_dump(mode="json"),
-                                      "moot": False})
-    if all(r["moot"] or r["steps"] == 0 for r in payload["recoveries"]):
+                                      "steps": steps, "roll": r.model_dump(mode="json"),
+                                      "moot": False,
+                                      "pooling": steps == 0 and can_pool(state, company)})
+    if all(r["moot"] or (r["steps"] == 0 and not r["pooling"]) for r in payload["recoveries"]):
         payload["morale"] = morale_recovery(state, sheet, roller)
     return NewEvent(type="implementation_checked", payload=payload)
+
+
+def can_pool(state: TcsState, company: str) -> bool:
+    """Whether a company's living counters could pool steps (same hex and type, one not full).
+
+    The seed lets them redistribute "when a reorganization Op Sheet implements", so a company
+    that recovered no steps still gets its distribution decision when this is true.
+    """
+    if not state.rules.params.allow_redistribution:
+        return False
+    groups: dict[tuple[str, str], list[str]] = {}
+    for ident in state.in_pile(company, Pile.MAP):
+        where = state.counters[ident].hex
+        if where is not None:
+            kind = state.oob.counter_specs[ident].type.value
+            groups.setdefault((where, kind), []).append(ident)
+    return any(len(ids) > 1 and any(state.counters[i].steps < state.full(i) for i in ids)
+               for ids in groups.values())
 
 
 def _columns(state: TcsState, sheet: SheetState, given: dict[str, Column]) -> dict[str, Column]:
@@ -454,39 +475,6 @@ def _decide_distribute(state: TcsState, cmd: Distribute, roller: Roller) -> NewE
     if len([r for r in state.pending_recoveries() if r.sheet == recovery.sheet]) == 1:
         payload["morale"] = morale_recovery(state, sheet, roller)
     return NewEvent(type="distributed", payload=payload)
-
-
-def _decide_fo(state: TcsState, cmd: RollFos, roller: Roller) -> NewEvent:
-    if state.clock.minute != 0:
-        raise IllegalNowError(f"FOs roll only on whole-hour turns; this turn is "
-                              f"{state.clock:%H:%M}", fix="Advance to a turn ending in :00.")
-    if state.fo_rolled_turn == state.turn:
-        raise IllegalNowError("the dead FOs were already rolled for this hour",
-                              fix="Roll again at the next whole hour.")
-    number = rec.fo_number(state)
-    if number is None:
-        raise IllegalNowError("the scenario sets no FO Recovery Number",
-                              fix="Add fo_recovery_number to [scenario] (AFH 12, GD'41 11, BW 9).")
-    dead = [i for i, c in state.counters.items() if c.pile is Pile.FO]
-    if not dead:
-        raise IllegalNowError("no FO is in the FO pile", fix="Nothing to roll this hour.")
-    for key in cmd.place:
-        if key not in dead:
-            raise MalformedInputError(f"{key!r} is not a dead FO", fix=f"Place one of: {dead}.")
-    rolls, counters = [], {}
-    p = rec.fo_node("").probability(lambda v: v >= number)
-    for ident in dead:
-        r = roll(rec.fo_node(state.oob.name(ident)), roller,
-                 reading=lambda v: "returns" if v >= number else "stays dead",
-                 odds=lambda _: f"needs {number}+: P(returns) = {fraction_text(p)}")
-        back = r.total >= number
-        rolls.append({"counter": ident, "roll": r.model_dump(mode="json"), "returned": back})
-        if back:
-            where = cmd.place.get(ident)
-            counters[ident] = {"steps": state.full(ident), "pile": "map",
-                               "hex": str(Hex.parse(where)) if where else None}
-    return NewEvent(type="fo_rolled", payload={"turn": state.turn, "number": number,
-                                               "rolls": rolls, "counters": counters})
 
 
 def _steps_text(n: int) -> str:

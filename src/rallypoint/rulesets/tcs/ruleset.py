@@ -66,11 +66,14 @@ class TcsRuleset:
         decisions = []
         for recovery in state.pending_recoveries():
             opt = options(state, recovery)
+            name = state.oob.name(recovery.company)
             decisions.append(Decision(
                 key=f"distribute:{recovery.company}", kind="distribute",
                 subject=recovery.company,
-                prompt=f"{state.oob.name(recovery.company)} recovered {recovery.steps} step(s): "
-                       "distribute them", options=opt.to_json()))
+                prompt=f"{name} recovered {recovery.steps} step(s): distribute them"
+                if recovery.steps else
+                f"{name} recovered no steps: its counters in one hex may pool their steps",
+                options=opt.to_json()))
         return decisions
 
     def policies(self) -> Sequence[PolicyInfo]:

@@ -1,0 +1,46 @@
+"""Soviet FO recovery (seed: 'Soviet FOs are an exception to this system')."""
+
+from __future__ import annotations
+
+from rallypoint.core.errors import IllegalNowError, MalformedInputError
+from rallypoint.core.events import NewEvent
+from rallypoint.dice import Roller, fraction_text, roll
+from rallypoint.rulesets.tcs import recovery as rec
+from rallypoint.rulesets.tcs.commands import RollFos
+from rallypoint.rulesets.tcs.hexes import Hex
+from rallypoint.rulesets.tcs.scenario import Pile
+from rallypoint.rulesets.tcs.state import TcsState
+
+
+def decide_fo(state: TcsState, cmd: RollFos, roller: Roller) -> NewEvent:
+    """On a whole-hour turn, roll 2d6 for each dead FO; back on the FO Recovery Number or more."""
+    if state.clock.minute != 0:
+        raise IllegalNowError(f"FOs roll only on whole-hour turns; this turn is "
+                              f"{state.clock:%H:%M}", fix="Advance to a turn ending in :00.")
+    if state.fo_rolled_turn == state.turn:
+        raise IllegalNowError("the dead FOs were already rolled for this hour",
+                              fix="Roll again at the next whole hour.")
+    number = rec.fo_number(state)
+    if number is None:
+        raise IllegalNowError("the scenario sets no FO Recovery Number",
+                              fix="Add fo_recovery_number to [scenario] (AFH 12, GD'41 11, BW 9).")
+    dead = [i for i, c in state.counters.items() if c.pile is Pile.FO]
+    if not dead:
+        raise IllegalNowError("no FO is in the FO pile", fix="Nothing to roll this hour.")
+    for key in cmd.place:
+        if key not in dead:
+            raise MalformedInputError(f"{key!r} is not a dead FO", fix=f"Place one of: {dead}.")
+    rolls, counters = [], {}
+    p = rec.fo_node("").probability(lambda v: v >= number)
+    for ident in dead:
+        r = roll(rec.fo_node(state.oob.name(ident)), roller,
+                 reading=lambda v: "returns" if v >= number else "stays dead",
+                 odds=lambda _: f"needs {number}+: P(returns) = {fraction_text(p)}")
+        back = r.total >= number
+        rolls.append({"counter": ident, "roll": r.model_dump(mode="json"), "returned": back})
+        if back:
+            where = cmd.place.get(ident)
+            counters[ident] = {"steps": state.full(ident), "pile": "map",
+                               "hex": str(Hex.parse(where)) if where else None}
+    return NewEvent(type="fo_rolled", payload={"turn": state.turn, "number": number,
+                                               "rolls": rolls, "counters": counters})
