@@ -215,7 +215,7 @@ def scenarios(as_json: JsonOpt = False) -> None:
 
 @app.command()
 def demo() -> None:
-    """Play the seed's Example #1 (ErP 112th at Tolvajärvi) with its own dice."""
+    """Play TCS Example #1 with its own dice, then a squares rally and a platoon week."""
     from rallypoint.cli.demo import run_demo
 
     run_demo()
