@@ -10,9 +10,10 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from rallypoint.core.errors import IllegalNowError, MalformedInputError
+from rallypoint.core.models import FrozenModel
 from rallypoint.dice import D6, ChanceNode, fraction_text
 from rallypoint.rulesets.platoon import dice as pd
 from rallypoint.rulesets.platoon.model import SEATS, PlatoonState, Status
@@ -40,11 +41,7 @@ class ManResult(StrEnum):
     KILLED = "killed"
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class TankReport(_Frozen):
+class TankReport(FrozenModel):
     """One fighting tank's outcome."""
 
     crew: str
@@ -54,14 +51,14 @@ class TankReport(_Frozen):
     cohesion: int = Field(ge=0, le=100)
 
 
-class ManReport(_Frozen):
+class ManReport(FrozenModel):
     """One man's outcome (men left out are unhurt)."""
 
     man: str
     result: ManResult = ManResult.UNHURT
 
 
-class BattleReport(_Frozen):
+class BattleReport(FrozenModel):
     """What a battle gives back to the campaign layer."""
 
     schema_: str = Field(default=REPORT_SCHEMA, alias="schema")

@@ -14,9 +14,10 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import ValidationError, model_validator
 
 from rallypoint.core.errors import DataFileError
+from rallypoint.core.models import FrozenModel
 
 REQUIRED: dict[str, tuple[str, ...]] = {
     "fatigue": ("fight", "tank_hit", "knocked_out", "rest_recovery", "night_recovery",
@@ -36,11 +37,7 @@ REQUIRED: dict[str, tuple[str, ...]] = {
 ATTRIBUTES = ("age", "skill", "nerve", "initiative", "steadiness")
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class Param(_Frozen):
+class Param(FrozenModel):
     """A named amount: its value, the clause it reads, and why the default."""
 
     value: int
@@ -48,14 +45,14 @@ class Param(_Frozen):
     note: str
 
 
-class MeanSpread(_Frozen):
+class MeanSpread(FrozenModel):
     """One column of section 8: a mean and a spread (the draw reaches exactly ±spread)."""
 
     mean: int
     spread: int
 
 
-class Column(_Frozen):
+class Column(FrozenModel):
     """An attribute's green and veteran columns."""
 
     green: MeanSpread
@@ -68,7 +65,7 @@ class Column(_Frozen):
         return Fraction(mean), Fraction(spread)
 
 
-class Names(_Frozen):
+class Names(FrozenModel):
     """Surnames for men and names for tanks, taken in order."""
 
     source: str
@@ -76,7 +73,7 @@ class Names(_Frozen):
     tanks: tuple[str, ...]
 
 
-class PlatoonData(_Frozen):
+class PlatoonData(FrozenModel):
     """Everything in ``data.toml``."""
 
     sections: dict[str, dict[str, Param]]

@@ -10,8 +10,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
+from rallypoint.core.models import FrozenModel
 from rallypoint.core.tomlfile import load_ruleset_file
 from rallypoint.dice import SeededRoller
 from rallypoint.rulesets.platoon import dice as pd
@@ -19,11 +20,7 @@ from rallypoint.rulesets.platoon.data import load_data, resolve_data
 from rallypoint.rulesets.platoon.model import SEATS, PlatoonState, Seat
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class ManSpec(_Frozen):
+class ManSpec(FrozenModel):
     """A man of a given roster."""
 
     id: str
@@ -31,7 +28,7 @@ class ManSpec(_Frozen):
     age: int = Field(ge=14, le=70)
     trade: Seat
     skill: int = Field(ge=0, le=100)
-    traits: dict[str, int] = {}
+    traits: dict[str, int] = Field(default_factory=dict)
     steadiness: int = Field(default=0, ge=0, le=100)
     fatigue: int = Field(default=0, ge=0, le=100)
     trust: int = Field(default=50, ge=0, le=100)
@@ -41,7 +38,7 @@ class ManSpec(_Frozen):
     years_with_crew: int = Field(default=0, ge=0)
 
 
-class TankSpec(_Frozen):
+class TankSpec(FrozenModel):
     """A tank of a given roster and the crew it belongs to."""
 
     id: str
@@ -49,7 +46,7 @@ class TankSpec(_Frozen):
     crew: str
 
 
-class PlatoonInfo(_Frozen):
+class PlatoonInfo(FrozenModel):
     """The platoon and its calendar."""
 
     name: str = "3rd Platoon"
@@ -69,12 +66,12 @@ class PlatoonInfo(_Frozen):
         return tuple(d for d in range(1, self.days + 1) if d % 7 in (1, 2, 3))
 
 
-class PlatoonScenario(_Frozen):
+class PlatoonScenario(FrozenModel):
     """A whole platoon scenario file."""
 
     ruleset: str = "platoon"
     platoon: PlatoonInfo = PlatoonInfo()
-    parameters: dict[str, Any] = {}
+    parameters: dict[str, Any] = Field(default_factory=dict)
     men: tuple[ManSpec, ...] = ()
     tanks: tuple[TankSpec, ...] = ()
 

@@ -16,8 +16,6 @@ from importlib import resources
 from typing import Any, Literal
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     StrictBool,
     StrictInt,
     ValidationError,
@@ -25,6 +23,7 @@ from pydantic import (
 )
 
 from rallypoint.core.errors import DataFileError
+from rallypoint.core.models import FrozenModel
 
 
 class RallyKind(StrEnum):
@@ -36,11 +35,7 @@ class RallyKind(StrEnum):
     """Regain stamina points (the seed's 'Rally SP only' modifiers apply)."""
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class Thresholds(_Frozen):
+class Thresholds(FrozenModel):
     """The numbers of the seed's rally test, shaken state and recovery conditions."""
 
     source: str
@@ -57,7 +52,7 @@ class Thresholds(_Frozen):
         return self
 
 
-class ModifierRule(_Frozen):
+class ModifierRule(FrozenModel):
     """One modifier of the rally test: its name, amount per instance, cap, and which rallies."""
 
     name: str
@@ -78,14 +73,14 @@ MODIFIER_KEYS = (
 """The seed's eight modifiers, in the order the seed lists them (and the odds show them)."""
 
 
-class TerrainKind(_Frozen):
+class TerrainKind(FrozenModel):
     """What a kind of terrain does to the rules."""
 
     blocks_sight: bool = False
     fortification: bool = False
 
 
-class TerrainTable(_Frozen):
+class TerrainTable(FrozenModel):
     """Terrain kinds by name."""
 
     source: str
@@ -98,7 +93,7 @@ class TerrainTable(_Frozen):
         return self
 
 
-class Parameter(_Frozen):
+class Parameter(FrozenModel):
     """A named reading of a vague or silent clause."""
 
     value: StrictBool | StrictInt | str
@@ -118,7 +113,7 @@ def is_choice(value: object, choices: tuple[object, ...] | list[object]) -> bool
     return any(type(value) is type(c) and value == c for c in choices)
 
 
-class Parameters(_Frozen):
+class Parameters(FrozenModel):
     """Typed access to the resolved parameter values."""
 
     sp_rally_gain: StrictInt | Literal["all"]
@@ -128,7 +123,7 @@ class Parameters(_Frozen):
     units_block_sight: StrictBool
 
 
-class RulesData(_Frozen):
+class RulesData(FrozenModel):
     """Everything in ``data.toml`` (with a scenario's overrides once resolved)."""
 
     thresholds: Thresholds

@@ -11,9 +11,10 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from rallypoint.core.errors import MalformedInputError
+from rallypoint.core.models import FrozenModel
 from rallypoint.core.tomlfile import load_ruleset_file
 from rallypoint.rulesets.squares.grid import MAX_COLUMNS, MAX_ROWS, Square
 
@@ -25,10 +26,6 @@ class Role(StrEnum):
     ARMY_COMMANDER = "army_commander"
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
 def _square(value: str) -> str:
     try:
         return str(Square.parse(value))
@@ -36,7 +33,7 @@ def _square(value: str) -> str:
         raise ValueError(exc.what + " (write the column letter then the row, e.g. C4)") from None
 
 
-class ScenarioInfo(_Frozen):
+class ScenarioInfo(FrozenModel):
     """Title and provenance."""
 
     title: str
@@ -44,14 +41,14 @@ class ScenarioInfo(_Frozen):
     notes: str = ""
 
 
-class GridSpec(_Frozen):
+class GridSpec(FrozenModel):
     """The size of the board in squares."""
 
     columns: int = Field(ge=1, le=MAX_COLUMNS)
     rows: int = Field(ge=1, le=MAX_ROWS)
 
 
-class TerrainSpec(_Frozen):
+class TerrainSpec(FrozenModel):
     """Terrain of one kind on some squares; a fortification may belong to one side."""
 
     kind: str
@@ -65,21 +62,21 @@ class TerrainSpec(_Frozen):
         return tuple(_square(v) for v in value)
 
 
-class TerrainKindSpec(_Frozen):
+class TerrainKindSpec(FrozenModel):
     """A terrain kind added or redefined by the scenario."""
 
     blocks_sight: bool = False
     fortification: bool = False
 
 
-class SideSpec(_Frozen):
+class SideSpec(FrozenModel):
     """A side of the battle."""
 
     id: str
     name: str = ""
 
 
-class BrigadeSpec(_Frozen):
+class BrigadeSpec(FrozenModel):
     """A brigade: its units share a brigadier."""
 
     id: str
@@ -87,7 +84,7 @@ class BrigadeSpec(_Frozen):
     side: str
 
 
-class UnitSpec(_Frozen):
+class UnitSpec(FrozenModel):
     """A unit and its condition when the campaign starts."""
 
     id: str
@@ -116,7 +113,7 @@ class UnitSpec(_Frozen):
         return self.stamina if self.sp is None else self.sp
 
 
-class LeaderSpec(_Frozen):
+class LeaderSpec(FrozenModel):
     """A brigadier (of one brigade) or a side's army commander."""
 
     id: str
@@ -141,14 +138,14 @@ class LeaderSpec(_Frozen):
         return self
 
 
-class Scenario(_Frozen):
+class Scenario(FrozenModel):
     """A whole squares scenario file."""
 
     ruleset: str = "squares"
     scenario: ScenarioInfo
     grid: GridSpec
-    parameters: dict[str, Any] = {}
-    terrain_kinds: dict[str, TerrainKindSpec] = {}
+    parameters: dict[str, Any] = Field(default_factory=dict)
+    terrain_kinds: dict[str, TerrainKindSpec] = Field(default_factory=dict)
     terrain: tuple[TerrainSpec, ...] = ()
     sides: tuple[SideSpec, ...] = Field(min_length=2)
     brigades: tuple[BrigadeSpec, ...] = Field(min_length=1)

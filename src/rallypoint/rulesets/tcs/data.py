@@ -14,9 +14,10 @@ from functools import cache
 from importlib import resources
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, model_validator
 
 from rallypoint.core.errors import DataFileError
+from rallypoint.core.models import FrozenModel
 
 
 class Column(StrEnum):
@@ -28,11 +29,7 @@ class Column(StrEnum):
     TANK = "tank"
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class RecoveryRow(_Frozen):
+class RecoveryRow(FrozenModel):
     """One row of the recovery table: a range of modified rolls and the steps per column."""
 
     low: int
@@ -41,7 +38,7 @@ class RecoveryRow(_Frozen):
     steps: tuple[int, ...]
 
 
-class RecoveryTable(_Frozen):
+class RecoveryTable(FrozenModel):
     """The seed's recovery table."""
 
     source: str
@@ -72,7 +69,7 @@ class RecoveryTable(_Frozen):
         return self.row_for(modified_roll).steps[self.columns.index(column)]
 
 
-class MoraleData(_Frozen):
+class MoraleData(FrozenModel):
     """Assumed morale and nationality modifiers."""
 
     source: str
@@ -85,7 +82,7 @@ class MoraleData(_Frozen):
         return self.nationality_modifier.get(nationality.lower(), self.everyone_else)
 
 
-class WeightedTurns(_Frozen):
+class WeightedTurns(FrozenModel):
     """Weighted turns accrued per turn by a pending sheet (lowest applicable line applies)."""
 
     source: str
@@ -95,7 +92,7 @@ class WeightedTurns(_Frozen):
     vehicle_multiplier: int
 
 
-class ImplementationTable(_Frozen):
+class ImplementationTable(FrozenModel):
     """The Implementation Table: mission-line thresholds and the rows of d66 cells."""
 
     source: str
@@ -133,7 +130,7 @@ class ImplementationTable(_Frozen):
         return cell or None
 
 
-class Parameter(_Frozen):
+class Parameter(FrozenModel):
     """A named reading of a vague or ambiguous clause."""
 
     value: str | bool
@@ -148,7 +145,7 @@ class Parameter(_Frozen):
         return self
 
 
-class Parameters(_Frozen):
+class Parameters(FrozenModel):
     """Typed access to the resolved parameter values."""
 
     pairing_scope: Literal["company", "formation"]
@@ -163,7 +160,7 @@ class Parameters(_Frozen):
     hex_offset: Literal["even_down", "odd_down"]
 
 
-class RulesData(_Frozen):
+class RulesData(FrozenModel):
     """Everything in ``data.toml``."""
 
     recovery_table: RecoveryTable

@@ -12,8 +12,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
+from rallypoint.core.models import FrozenModel
 from rallypoint.core.tomlfile import load_ruleset_file
 from rallypoint.dice import Modifier
 from rallypoint.rulesets.tcs.data import Column
@@ -41,11 +42,7 @@ class CompanyKind(StrEnum):
     INDEPENDENT_PLATOON = "independent_platoon"
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class CounterSpec(_Frozen):
+class CounterSpec(FrozenModel):
     """A counter (or ``count`` identical counters) and its condition at the start."""
 
     id: str
@@ -84,7 +81,7 @@ class CounterSpec(_Frozen):
         return [f"{self.id}-{n}" for n in range(1, self.count + 1)]
 
 
-class CompanySpec(_Frozen):
+class CompanySpec(FrozenModel):
     """A company, company-equivalent (battalion troops) or independent platoon."""
 
     id: str
@@ -95,7 +92,7 @@ class CompanySpec(_Frozen):
     counters: tuple[CounterSpec, ...]
 
 
-class FormationSpec(_Frozen):
+class FormationSpec(FrozenModel):
     """A battalion or larger formation."""
 
     id: str
@@ -112,7 +109,7 @@ class FormationSpec(_Frozen):
     companies: tuple[CompanySpec, ...] = ()
 
 
-class SideSpec(_Frozen):
+class SideSpec(FrozenModel):
     """A side of the scenario."""
 
     id: str
@@ -121,7 +118,7 @@ class SideSpec(_Frozen):
     fo_pile: bool = Field(default=False, description="this side's FOs use the Soviet FO rule")
 
 
-class TurnTrack(_Frozen):
+class TurnTrack(FrozenModel):
     """The turn track: start, turn length by day and night."""
 
     start: datetime
@@ -138,7 +135,7 @@ class TurnTrack(_Frozen):
         return self.night_begins <= t < self.night_ends
 
 
-class DeadPileException(_Frozen):
+class DeadPileException(FrozenModel):
     """A scenario exception to the pile rules (seed: 'every fifth sunk DD tank')."""
 
     cause: str
@@ -148,7 +145,7 @@ class DeadPileException(_Frozen):
     )
 
 
-class ScenarioInfo(_Frozen):
+class ScenarioInfo(FrozenModel):
     """Title and provenance."""
 
     title: str
@@ -158,13 +155,13 @@ class ScenarioInfo(_Frozen):
     fo_recovery_number: int | None = Field(default=None, ge=2, le=13)
 
 
-class Scenario(_Frozen):
+class Scenario(FrozenModel):
     """A whole TCS scenario file."""
 
     ruleset: str = "tcs"
     scenario: ScenarioInfo
     turn_track: TurnTrack
-    parameters: dict[str, Any] = {}
+    parameters: dict[str, Any] = Field(default_factory=dict)
     sides: tuple[SideSpec, ...]
     dead_pile_exceptions: tuple[DeadPileException, ...] = ()
     formations: tuple[FormationSpec, ...]
