@@ -20,14 +20,13 @@ from rallypoint.lab.backend import Backend
 from rallypoint.lab.rollers import NumpyRoller, generator, root_sequence
 from rallypoint.lab.tcs_kernel import (
     RecoveryArrays,
-    default_rules,
     hours_to_fo_return,
     implementation_cells,
     recovery_steps,
     turns_to_implementation,
 )
 from rallypoint.lab.tcs_sim import RestSpec, scenario_path, simulate_rest
-from rallypoint.rulesets.tcs.data import Column
+from rallypoint.rulesets.tcs.data import Column, default_data
 from rallypoint.rulesets.tcs.recovery import recovery_node, steps_reading
 
 COLUMNS = tuple(Column)
@@ -81,7 +80,7 @@ def counts(values: np.ndarray) -> dict[int, int]:
 
 
 def test_lookup_arrays_read_the_table_like_the_rules() -> None:
-    rules = default_rules()
+    rules = default_data()
     arrays = RecoveryArrays.from_rules(rules)
     totals = np.arange(-6, 30)
     for column in COLUMNS:
@@ -96,7 +95,7 @@ def test_lookup_arrays_read_the_table_like_the_rules() -> None:
 def test_recovery_kernel_matches_exact_odds(modifier: int) -> None:
     n = 60_000
     gen = generator(root_sequence(1000 + modifier))
-    arrays = RecoveryArrays.from_rules(default_rules())
+    arrays = RecoveryArrays.from_rules(default_data())
     exact = odds.tcs_recovery(modifier)["columns"]
     for column in COLUMNS:
         found = counts(recovery_steps(gen, arrays, column, modifier, n))
@@ -108,7 +107,7 @@ def test_recovery_kernel_matches_exact_odds(modifier: int) -> None:
 
 def test_per_company_modifiers_match_one_modifier() -> None:
     n = 40_000
-    arrays = RecoveryArrays.from_rules(default_rules())
+    arrays = RecoveryArrays.from_rules(default_data())
     mixed = recovery_steps(generator(root_sequence(5)), arrays, Column.INF,
                            np.full(n, 5, dtype=np.int64), n)
     exact = odds.tcs_recovery(5)["columns"]["inf"]
@@ -139,8 +138,8 @@ def test_recovery_kernel_matches_the_scalar_recovery_node(example1: Campaign) ->
 
 def test_implementation_kernel_matches_exact_turns() -> None:
     n, turns = 60_000, 24
-    cells = implementation_cells(default_rules(), row=3, per_turn=3, turns=turns)
-    table = default_rules().implementation
+    cells = implementation_cells(default_data(), row=3, per_turn=3, turns=turns)
+    table = default_data().implementation
     assert cells[0] == table.needed(3, table.column(3) or 0) == 64
     found = turns_to_implementation(generator(root_sequence(7)), cells, n)
     exact = odds.tcs_implementation(3, 0, per_turn=3, horizon=turns)
@@ -150,7 +149,7 @@ def test_implementation_kernel_matches_exact_turns() -> None:
 
 
 def test_row_that_cannot_implement_never_does() -> None:
-    cells = implementation_cells(default_rules(), row=9, per_turn=3, turns=10)
+    cells = implementation_cells(default_data(), row=9, per_turn=3, turns=10)
     assert not cells.any()
     assert np.isnan(turns_to_implementation(generator(root_sequence(1)), cells, 100)).all()
 

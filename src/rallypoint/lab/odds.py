@@ -8,7 +8,6 @@ strings (``"1/3"``); outcomes with zero probability are left out.
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +18,10 @@ def _text(dist: dict[Any, Fraction]) -> dict[str, str]:
     return {str(k): fraction_text(p) for k, p in sorted(dist.items()) if p}
 
 
-@cache
 def _tcs_rules() -> Any:
-    # Cached: the rules data is frozen, and validating it for every cell of a table would cost
-    # more than the odds themselves.
-    from rallypoint.rulesets.tcs.data import load_data, resolve_data
+    from rallypoint.rulesets.tcs.data import default_data
 
-    return load_data(resolve_data({}))
+    return default_data()
 
 
 def tcs_recovery(modifier: int) -> dict[str, Any]:
@@ -52,16 +48,14 @@ def tcs_implementation(row: int, weighted_turns: int, per_turn: int | None = Non
 
     table = _tcs_rules().implementation
     column = table.column(weighted_turns)
-    needed = table.needed(row, column) if column is not None else None
+    needed = table.needed_at(row, weighted_turns)
     result: dict[str, Any] = {"row": row, "weighted_turns": weighted_turns, "column": column,
                               "needed": str(needed) if needed is not None else None,
                               "p": fraction_text(implementation_chance(needed))}
     if per_turn is not None:
         waiting, turns = Fraction(1), {}
         for t in range(1, horizon + 1):
-            wt = weighted_turns + per_turn * t
-            col = table.column(wt)
-            p = implementation_chance(table.needed(row, col) if col is not None else None)
+            p = implementation_chance(table.needed_at(row, weighted_turns + per_turn * t))
             if waiting * p:
                 turns[str(t)] = fraction_text(waiting * p)
             waiting *= 1 - p
@@ -94,9 +88,9 @@ def tcs_morale() -> dict[str, Any]:
 def platoon() -> dict[str, Any]:
     """The platoon's rolls at the shipped defaults: delays, transfers, section 8 draws."""
     from rallypoint.rulesets.platoon import dice as pd
-    from rallypoint.rulesets.platoon.data import ATTRIBUTES, load_data, resolve_data
+    from rallypoint.rulesets.platoon.data import ATTRIBUTES, default_data
 
-    rules = load_data(resolve_data({}))
+    rules = default_data()
     n = rules.n
     on = n("replacements", "transfer_on")
     draws = {
@@ -116,11 +110,10 @@ def platoon() -> dict[str, Any]:
     }
 
 
-@cache
 def _squares_rules() -> Any:
-    from rallypoint.rulesets.squares.data import load_data, resolve_data
+    from rallypoint.rulesets.squares.data import default_data
 
-    return load_data(resolve_data({}))
+    return default_data()
 
 
 def _rally_text(node: ChanceNode, rules: Any) -> dict[str, str]:

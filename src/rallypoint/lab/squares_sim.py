@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -26,17 +25,11 @@ from rallypoint.dice import D6, fraction_text
 from rallypoint.lab.backend import Backend, Chunk, concat, make_chunks, run_chunks
 from rallypoint.lab.results import FloatArray, SimResult
 from rallypoint.lab.rollers import NumpyRoller, generator, natural_values
-from rallypoint.rulesets.squares.data import RallyKind, RulesData, load_data, resolve_data
+from rallypoint.rulesets.squares.data import RallyKind, RulesData, default_data
 from rallypoint.rulesets.squares.rally import RallyResult, modifier_node, plan_rally, reading
 
 PASS, BREAK = 1.0, 0.0
 """How a chain's ``passed`` metric records its end."""
-
-
-@cache
-def default_rules() -> RulesData:
-    """The shipped squares data with no overrides."""
-    return load_data(resolve_data({}))
 
 
 def squares() -> Ruleset[Any]:
@@ -46,7 +39,7 @@ def squares() -> Ruleset[Any]:
 
 def attempt_odds(modifier: int, rules: RulesData | None = None) -> dict[RallyResult, Fraction]:
     """Exact chance of each result of one attempt (zero-probability results left out)."""
-    rules = rules or default_rules()
+    rules = rules or default_data()
     return modifier_node(modifier).outcomes(reading(rules.thresholds))
 
 
@@ -76,7 +69,7 @@ def rally_chains(gen: np.random.Generator, modifier: int, count: int,
         ``attempts`` per chain and ``passed`` (1 pass, 0 break).
     """
     check_modifier(modifier)
-    limits = (rules or default_rules()).thresholds
+    limits = (rules or default_data()).thresholds
     attempts = np.zeros(count, dtype=np.float64)
     passed = np.zeros(count, dtype=np.float64)
     going = np.arange(count)

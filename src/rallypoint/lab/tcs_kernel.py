@@ -11,7 +11,6 @@ against the exact odds and the recovery kernel against the scalar recovery node.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 import numpy as np
@@ -21,16 +20,10 @@ from rallypoint.core.errors import MalformedInputError
 from rallypoint.dice import D6, D66, TWO_D6
 from rallypoint.lab.backend import Chunk
 from rallypoint.lab.rollers import die_faces, generator, natural_values
-from rallypoint.rulesets.tcs.data import Column, RulesData, load_data, resolve_data
+from rallypoint.rulesets.tcs.data import Column, RulesData, default_data
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
-
-
-@cache
-def default_rules() -> RulesData:
-    """The shipped TCS data with no overrides."""
-    return load_data(resolve_data({}))
 
 
 @dataclass(frozen=True)
@@ -106,11 +99,7 @@ def implementation_cells(rules: RulesData, row: int, per_turn: int, turns: int,
     check, on the Prepared Defense line (``rallypoint odds tcs-implementation --per-turn``).
     """
     table = rules.implementation
-    cells = []
-    for t in range(1, turns + 1):
-        column = table.column(start + per_turn * t)
-        needed = table.needed(row, column) if column is not None else None
-        cells.append(needed or 0)
+    cells = [table.needed_at(row, start + per_turn * t) or 0 for t in range(1, turns + 1)]
     return np.array(cells, dtype=np.int64)
 
 
@@ -168,7 +157,7 @@ def recovery_chunk(chunk: Chunk) -> dict[str, FloatArray]:
     is given. Draw order is fixed (columns in order, then implementation)."""
     spec: RecoverySpec = chunk.spec
     gen = generator(chunk.seed)
-    rules = default_rules()
+    rules = default_data()
     arrays = RecoveryArrays.from_rules(rules)
     out: dict[str, FloatArray] = {}
     for column in spec.columns:

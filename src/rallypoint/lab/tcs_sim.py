@@ -28,14 +28,13 @@ from rallypoint.lab.tcs_kernel import (
     FoSpec,
     RecoveryArrays,
     RecoverySpec,
-    default_rules,
     exact_fo,
     fo_chance_ok,
     fo_chunk,
     recovery_chunk,
 )
 from rallypoint.rulesets.tcs.commands import AdvanceTurn, CheckImplementation, WriteSheet
-from rallypoint.rulesets.tcs.data import Column
+from rallypoint.rulesets.tcs.data import Column, default_data
 from rallypoint.rulesets.tcs.scenario import Pile
 from rallypoint.rulesets.tcs.state import SheetStatus, TcsState
 
@@ -212,7 +211,7 @@ def simulate_recovery(spec: RecoverySpec, runs: int, entropy: int, chunks: int, 
     """Vectorised company recovery rolls (and turns to implementation), beside the exact odds."""
     from rallypoint.lab import odds
 
-    arrays = RecoveryArrays.from_rules(default_rules())
+    arrays = RecoveryArrays.from_rules(default_data())
     for column in spec.columns:
         arrays.column_index(column)  # refuse an unknown column before any work
     parts = run_chunks(recovery_chunk, make_chunks(spec, runs, entropy, chunks), backend,
@@ -247,5 +246,5 @@ def check_parameters(overrides: Mapping[str, Any]) -> None:
     resolve_data(overrides)
 
 
-__all__ = ["METRICS", "RecoverySpec", "RestSpec", "default_rules", "fo_chance_ok", "rest_once",
+__all__ = ["METRICS", "RecoverySpec", "RestSpec", "fo_chance_ok", "rest_once",
            "simulate_fo", "simulate_recovery", "simulate_rest"]

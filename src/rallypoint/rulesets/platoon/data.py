@@ -139,3 +139,9 @@ def load_data(raw: Mapping[str, Any]) -> PlatoonData:
             f"platoon data is invalid: {first['msg']}",
             where="data.toml " + ".".join(str(p) for p in first["loc"]),
             fix="Correct the value; docs/rules/platoon.md lists every parameter.") from None
+
+
+@cache
+def default_data() -> PlatoonData:
+    """The shipped data with no overrides (cached: it is frozen, and validating it is not free)."""
+    return load_data(resolve_data({}))

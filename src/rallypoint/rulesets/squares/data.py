@@ -205,3 +205,9 @@ def load_data(raw: Mapping[str, Any]) -> RulesData:
             f"squares data is invalid: {first['msg']}", where=f"data.toml {where}",
             fix="Correct the value against the tables in docs/rules/squares.md.",
         ) from None
+
+
+@cache
+def default_data() -> RulesData:
+    """The shipped data with no overrides (cached: it is frozen, and validating it is not free)."""
+    return load_data(resolve_data({}))

@@ -121,6 +121,11 @@ class ImplementationTable(FrozenModel):
                 reached = index
         return reached
 
+    def needed_at(self, row: int, weighted_turns: int) -> int | None:
+        """The d66 roll needed with ``weighted_turns`` on ``row``; None: no check yet, or '–'."""
+        column = self.column(weighted_turns)
+        return self.needed(row, column) if column is not None else None
+
     def needed(self, row: int, column: int) -> int | None:
         """The d66 roll needed, or None when the cell is '–' or the row is unknown."""
         cells = self.rows.get(row)
@@ -233,3 +238,9 @@ def load_data(raw: Mapping[str, Any]) -> RulesData:
             f"TCS data is invalid: {first['msg']}", where=f"data.toml {where}",
             fix="Correct the value against the table in docs/rules/tcs.md.",
         ) from None
+
+
+@cache
+def default_data() -> RulesData:
+    """The shipped data with no overrides (cached: it is frozen, and validating it is not free)."""
+    return load_data(resolve_data({}))
