@@ -33,7 +33,6 @@ SchedulerOpt = Annotated[str | None, typer.Option(
 CsvOpt = Annotated[Path | None, typer.Option(
     help="Write the per-run values to this CSV file (seed and parameters in '#' lines).")]
 PlotOpt = Annotated[Path | None, typer.Option(help="Write a plot to this .png or .svg file.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,13 @@ from rallypoint.cli.session import (
     CampaignOpt,
     JsonOpt,
     console,
+    current,
     execute,
     guarded,
     load,
     open_store,
     print_json,
+    store_campaign,
 )
 
 app = typer.Typer(
@@ -58,8 +60,6 @@ def new(
     seed: Annotated[str | None, typer.Option(help="Dice seed (default: random).")] = None,
 ) -> None:
     """Create a campaign from a scenario file."""
-    import uuid
-
     from rallypoint.core.campaign import created_event
     from rallypoint.core.errors import DataFileError
     from rallypoint.core.ruleset import get_ruleset
@@ -74,9 +74,7 @@ def new(
         ruleset = get_ruleset(str(data["ruleset"]))
         label = name or scenario.stem
         event = created_event(ruleset, scenario, label, seed=seed)
-        with open_store() as store:
-            campaign_id = uuid.uuid4().hex
-            store.create_campaign(campaign_id, label, ruleset.name, event)
+        campaign_id = store_campaign(label, ruleset.name, event)
     console.print(f"created campaign [bold]{label}[/] ({ruleset.name}, id {campaign_id[:8]})",
                   highlight=False)
 
@@ -100,8 +98,7 @@ def list_(as_json: JsonOpt = False) -> None:
 @app.command()
 def show(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
     """Show a campaign's current state."""
-    with guarded(), open_store() as store:
-        c = load(store, campaign)
+    c = current(campaign)
     if as_json:
         print_json({"campaign": c.campaign_id, "name": c.name, "version": c.version,
                     "state": c.ruleset.state_json(c.state),
@@ -117,8 +114,7 @@ def log(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
 
     from rallypoint.core.events import CREATED, UNDONE
 
-    with guarded(), open_store() as store:
-        c = load(store, campaign)
+    c = current(campaign)
     rows = []
     for e in c.events:
         if e.type == CREATED:

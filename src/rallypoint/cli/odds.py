@@ -8,11 +8,10 @@ from typing import Annotated, Any
 
 import typer
 
-from rallypoint.cli.session import console, guarded, print_json
+from rallypoint.cli.session import JsonOpt, console, guarded, print_json
 
 app = typer.Typer(help="Exact odds of every roll (fractions, from the rules' own chance nodes).",
                   no_args_is_help=True)
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
 def _pct(text: str) -> str:

@@ -12,11 +12,13 @@ from rallypoint.cli.session import (
     DiceOpt,
     JsonOpt,
     console,
+    current,
     execute,
     guarded,
     load,
     open_store,
     print_json,
+    store_campaign,
 )
 
 if TYPE_CHECKING:
@@ -41,8 +43,6 @@ def create(
         help="How far toward section 8's veteran column the generated men are drawn.")] = 30,
 ) -> None:
     """Create a platoon campaign: a generated roster from a seed, or a roster file."""
-    import uuid
-
     from rallypoint.core.campaign import created_from_scenario
     from rallypoint.core.ruleset import get_ruleset
     from rallypoint.rulesets.platoon.scenario import PlatoonInfo, PlatoonScenario, expand
@@ -55,11 +55,16 @@ def create(
             info = PlatoonInfo(name=name, seed=seed, days=days, veteran_percent=veteran_percent)
             scenario = expand(PlatoonScenario(platoon=info))
         event = created_from_scenario(ruleset, scenario, name, seed=seed)
-        with open_store() as store:
-            campaign_id = uuid.uuid4().hex
-            store.create_campaign(campaign_id, name, ruleset.name, event)
+        campaign_id = store_campaign(name, ruleset.name, event)
     console.print(f"created platoon campaign [bold]{name}[/] (id {campaign_id[:8]})",
                   highlight=False)
+
+
+def _battle_roster(c: Campaign) -> dict[str, Any]:
+    """The roster the battle receives, with the campaign's ruleset's section 9 hooks."""
+    from rallypoint.rulesets.platoon.battle import roster
+
+    return roster(c.state, c.ruleset.hooks)  # type: ignore[attr-defined]
 
 
 def _bar(value: int, width: int = 5) -> str:
@@ -73,12 +78,9 @@ def roster_(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
 
     With --json, the roster handed to a battle (schema rallypoint.platoon.roster/1).
     """
-    from rallypoint.rulesets.platoon.battle import roster
-
-    with guarded(), open_store() as store:
-        c = load(store, campaign)
+    c = current(campaign)
     if as_json:
-        print_json(roster(c.state, c.ruleset.hooks))  # type: ignore[attr-defined]
+        print_json(_battle_roster(c))
         return
     render(c)
 
@@ -91,12 +93,9 @@ def roster_export(
     """Write the battle roster (schema rallypoint.platoon.roster/1) to a file."""
     import json
 
-    from rallypoint.rulesets.platoon.battle import roster
-
-    with guarded(), open_store() as store:
-        c = load(store, campaign)
-    file.write_text(json.dumps(roster(c.state, c.ruleset.hooks),  # type: ignore[attr-defined]
-                               indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    c = current(campaign)
+    file.write_text(json.dumps(_battle_roster(c), indent=2, ensure_ascii=False) + "\n",
+                    encoding="utf-8")
     console.print(f"wrote the day {c.state.day} roster to {file}", highlight=False)
 
 
@@ -212,8 +211,7 @@ def decisions(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
     """Pending decisions and their legal choices."""
     from rich.markup import escape
 
-    with guarded(), open_store() as store:
-        c = load(store, campaign)
+    c = current(campaign)
     pending = c.ruleset.pending(c.state)
     if as_json:
         print_json([d.model_dump() for d in pending])

@@ -22,6 +22,7 @@ from rich.markup import escape
 if TYPE_CHECKING:
     from rallypoint.core.campaign import Campaign
     from rallypoint.core.errors import RallypointError
+    from rallypoint.core.events import NewEvent
     from rallypoint.core.ruleset import Command
     from rallypoint.dice import Roller
     from rallypoint.store import EventStore
@@ -86,6 +87,16 @@ def open_store() -> Iterator[EventStore]:
         yield store
 
 
+def store_campaign(name: str, ruleset: str, created: NewEvent) -> str:
+    """Store a new campaign from its ``created`` event; return its id."""
+    import uuid
+
+    with open_store() as store:
+        campaign_id = uuid.uuid4().hex
+        store.create_campaign(campaign_id, name, ruleset, created)
+    return campaign_id
+
+
 def load(store: EventStore, ref: str | None) -> Campaign:
     """The campaign named by ``ref`` (name, id or id prefix), else the most recently active."""
     from rallypoint.core.campaign import Campaign
@@ -99,6 +110,12 @@ def load(store: EventStore, ref: str | None) -> Campaign:
     else:
         info = store.find(ref)
     return Campaign.from_events(store.events(info.id))
+
+
+def current(ref: str | None) -> Campaign:
+    """Load a campaign for a read command (one line and exit 2 if there is none)."""
+    with guarded(), open_store() as store:
+        return load(store, ref)
 
 
 def roller_for(campaign: Campaign, dice: str | None) -> Roller:

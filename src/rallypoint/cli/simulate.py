@@ -7,6 +7,7 @@ backend. numpy, matplotlib and dask are imported only when a command runs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -16,7 +17,6 @@ from rallypoint.cli.lab_output import (
     ChunksOpt,
     Common,
     CsvOpt,
-    JsonOpt,
     PlotOpt,
     RunsOpt,
     SchedulerOpt,
@@ -28,7 +28,7 @@ from rallypoint.cli.lab_output import (
     run_jobs,
     variant_labels,
 )
-from rallypoint.cli.session import console, guarded
+from rallypoint.cli.session import JsonOpt, console, guarded
 
 if TYPE_CHECKING:
     from rallypoint.lab.results import SimResult
@@ -78,29 +78,41 @@ def tcs(
 
     common = _common(runs, seed, chunks, workers, scheduler, csv, plot, as_json)
     with guarded():
-        base = parse_overrides(param, "--param")
-        other = parse_overrides(compare, "--compare") if compare else None
+        labels, variants = _variants(param, compare)
         path = str(tcs_sim.scenario_path(scenario))
-        variants = [base] + ([{**base, **other}] if other is not None else [])
         specs = []
         for v in variants:
             chosen, data = _policy(v, policy)
             specs.append(tcs_sim.RestSpec(path, chosen, turns, size, data))
         for spec in specs:
             tcs_sim.prepared(spec)
-
-        def job(spec: tcs_sim.RestSpec) -> Any:
-            return lambda b, e, tick: tcs_sim.simulate_rest(spec, runs, e, chunks, b, tick)
-
-        labels = variant_labels(base, other)
-        results, elapsed = run_jobs(common, [(f"tcs {lb}", job(s))
-                                             for lb, s in zip(labels, specs, strict=True)])
+        results, elapsed = _run_variants(common, "tcs", labels, specs, tcs_sim.simulate_rest)
         comparison = emit(common, results, labels, elapsed, "simulate tcs (battalion rest)")
         if plot:
             _plot_variants(common, results, labels, ["steps_back", "counters_back", "very_dead",
                                                      "turns_to_implementation",
                                                      "battalion_morale"],
                            f"TCS rest: {Path(path).name}, policy {policy}", comparison)
+
+
+def _variants(param: list[str] | None,
+              compare: list[str] | None) -> tuple[list[str], list[dict[str, Any]]]:
+    """The labels and override sets of the run: ``--param`` alone, then ``--param`` + ``--compare``
+    when a comparison is asked for."""
+    base = parse_overrides(param, "--param")
+    other = parse_overrides(compare, "--compare") if compare else None
+    variants = [base] + ([{**base, **other}] if other is not None else [])
+    return variant_labels(base, other), variants
+
+
+def _run_variants(common: Common, name: str, labels: list[str], specs: list[Any],
+                  simulate: Callable[..., SimResult]) -> tuple[list[SimResult], float]:
+    """Run ``simulate(spec, runs, entropy, chunks, backend, tick)`` once per variant."""
+    def job(spec: Any) -> Any:
+        return lambda b, e, tick: simulate(spec, common.runs, e, common.chunks, b, tick)
+
+    return run_jobs(common, [(f"{name} {lb}", job(spec))
+                             for lb, spec in zip(labels, specs, strict=True)])
 
 
 def _policy(overrides: dict[str, Any], default: str) -> tuple[str, dict[str, Any]]:
@@ -251,21 +263,14 @@ def platoon(
 
     common = _common(runs, seed, chunks, workers, scheduler, csv, plot, as_json)
     with guarded():
-        base = parse_overrides(param, "--param")
-        other = parse_overrides(compare, "--compare") if compare else None
+        labels, variants = _variants(param, compare)
         path = str(platoon_sim.scenario_path(scenario))
-        variants = [base] + ([{**base, **other}] if other is not None else [])
         specs = [platoon_sim.PlatoonSpec(path, intensity, years, days, *_policy(v, policy))
                  for v in variants]
         for spec in specs:
             platoon_sim.prepare(spec)
-
-        def job(spec: platoon_sim.PlatoonSpec) -> Any:
-            return lambda b, e, tick: platoon_sim.simulate_platoon(spec, runs, e, chunks, b, tick)
-
-        labels = variant_labels(base, other)
-        results, elapsed = run_jobs(common, [(f"platoon {lb}", job(s))
-                                             for lb, s in zip(labels, specs, strict=True)])
+        results, elapsed = _run_variants(common, "platoon", labels, specs,
+                                         platoon_sim.simulate_platoon)
         comparison = emit(common, results, labels, elapsed,
                           "simulate platoon (STAND-IN battles)")
         if plot:

@@ -10,6 +10,7 @@ from rallypoint.cli.session import (
     CampaignOpt,
     JsonOpt,
     console,
+    current,
     execute,
     guarded,
     load,
@@ -54,8 +55,7 @@ def _run(campaign: str | None, build: Any, dice: str | None = None) -> None:
 @app.command()
 def board(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
     """Show the grid: terrain, units (SP/stamina, D disordered, S shaken, F under fire), leaders."""
-    with guarded(), open_store() as store:
-        c = load(store, campaign)
+    c = current(campaign)
     if as_json:
         print_json(c.ruleset.state_json(c.state))
         return

@@ -11,11 +11,10 @@ from rallypoint.cli.session import (
     DiceOpt,
     JsonOpt,
     console,
+    current,
     execute,
     guarded,
     int_pairs,
-    load,
-    open_store,
     pairs,
     print_json,
 )
@@ -151,8 +150,7 @@ def choices(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
     """List pending distributions and their legal choices."""
     from rich.markup import escape
 
-    with guarded(), open_store() as store:
-        c = load(store, campaign)
+    c = current(campaign)
     decisions = c.ruleset.pending(c.state)
     if as_json:
         print_json([d.model_dump() for d in decisions])
@@ -198,8 +196,7 @@ def resolve(
     explicit = any([heal, resurrect, very_dead, place, transfer])
     rounds = 1
     if all_:
-        with guarded(), open_store() as store:
-            c = load(store, campaign)
+        c = current(campaign)
         rounds = len(c.ruleset.pending(c.state))
     for _ in range(rounds):
         def build(c: Campaign) -> Command:
