@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from rallypoint.core.campaign import Campaign, created_event, start
-from rallypoint.core.ruleset import get_ruleset
+from rallypoint.core.ruleset import Command, get_ruleset
+from rallypoint.dice import ScriptedRoller
 
 
 def tcs_campaign(path: Path | str, seed: str = "test-seed") -> Campaign:
@@ -16,6 +18,14 @@ def tcs_campaign(path: Path | str, seed: str = "test-seed") -> Campaign:
     if isinstance(path, str) and not Path(path).exists():
         path = next(p for p in ruleset.example_scenarios() if p.name.startswith(path))
     return start(created_event(ruleset, Path(path), "test", seed=seed))
+
+
+def run(c: Campaign, command: Command, dice: Sequence[int] = ()) -> Campaign:
+    """Execute ``command`` with exactly ``dice`` (every scripted face must be used)."""
+    roller = ScriptedRoller(dice)
+    after = c.execute(command, roller)
+    assert roller.remaining == 0, f"{roller.remaining} scripted face(s) unused"
+    return after
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from conftest import run
 from rallypoint.core.campaign import Campaign, created_from_scenario, start
 from rallypoint.core.errors import RallypointError
 from rallypoint.core.ruleset import Command
@@ -87,14 +88,6 @@ def campaign(crews: Sequence[str] = ("1", "2", "3"), seed: str = "test", **optio
 def from_scenario(doc: dict[str, Any], seed: str = "test") -> Campaign:
     """A fresh in-memory campaign from a scenario document."""
     return start(created_from_scenario(RULESET, doc, "test", seed=seed))
-
-
-def run(c: Campaign, command: Command, dice: Sequence[int] = ()) -> Campaign:
-    """Execute ``command`` with exactly ``dice`` (every scripted face must be used)."""
-    roller = ScriptedRoller(dice)
-    after = c.execute(command, roller)
-    assert roller.remaining == 0, f"{roller.remaining} scripted face(s) unused"
-    return after
 
 
 def view(c: Campaign) -> dict[str, Any]:

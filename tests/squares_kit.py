@@ -12,8 +12,6 @@ from typing import Any
 
 from rallypoint.core.campaign import Campaign, start
 from rallypoint.core.events import CREATED, NewEvent, canonical_json
-from rallypoint.core.ruleset import Command
-from rallypoint.dice import ScriptedRoller
 from rallypoint.rulesets.squares import RULESET
 from rallypoint.rulesets.squares.scenario import parse_scenario
 
@@ -65,14 +63,6 @@ def battle(units: list[dict[str, Any]], **kwargs: Any) -> Campaign:
         "ruleset": RULESET.name, "name": "test", "scenario": spec,
         "rules_data": RULESET.rules_data(spec), "seed": "test-seed"})
     return start(created)
-
-
-def run(c: Campaign, command: Command, dice: tuple[int, ...] = ()) -> Campaign:
-    """Execute ``command`` with exactly ``dice`` (every scripted face must be used)."""
-    roller = ScriptedRoller(dice)
-    after = c.execute(command, roller)
-    assert roller.remaining == 0, f"{roller.remaining} scripted face(s) unused"
-    return after
 
 
 def snapshot(c: Campaign) -> str:

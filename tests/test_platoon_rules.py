@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from conftest import run
 from platoon_kit import (
     GREEN,
     battle_roster,
@@ -32,7 +33,6 @@ from platoon_kit import (
     report,
     rest,
     rolls,
-    run,
     seat_of,
     seated,
     snapshot,

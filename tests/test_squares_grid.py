@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conftest import run
 from rallypoint.core.errors import IllegalNowError, MalformedInputError
 from rallypoint.dice import ScriptedRoller
 from rallypoint.rulesets.squares.commands import Move, SetSight
@@ -21,7 +22,10 @@ from rallypoint.rulesets.squares.grid import (
     sight_blocker,
     squares_between,
 )
-from squares_kit import battle, run, unit
+from squares_kit import (
+    battle,
+    unit,
+)
 
 S = Square.parse
 

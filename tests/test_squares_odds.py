@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conftest import run
 from rallypoint.core.campaign import Campaign
 from rallypoint.dice import ScriptedRoller
 from rallypoint.rulesets.squares.commands import Rally
@@ -26,7 +27,10 @@ from rallypoint.rulesets.squares.rally import (
     plan_rally,
 )
 from rallypoint.rulesets.squares.ruleset import rally_decisions
-from squares_kit import battle, run, unit
+from squares_kit import (
+    battle,
+    unit,
+)
 
 THRESHOLDS = load_data(resolve_data({})).thresholds
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from conftest import run
 from rallypoint.core.errors import IllegalNowError, UnknownIdError
 from rallypoint.dice import ScriptedRoller
 from rallypoint.rulesets.squares.commands import (
@@ -24,7 +25,12 @@ from rallypoint.rulesets.squares.commands import (
     SetSight,
 )
 from rallypoint.rulesets.squares.data import RallyKind
-from squares_kit import battle, mods, run, snapshot, unit
+from squares_kit import (
+    battle,
+    mods,
+    snapshot,
+    unit,
+)
 
 REC = "recovering from disorder"
 LOST = "SP lost from starting stamina"

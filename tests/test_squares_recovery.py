@@ -12,10 +12,15 @@ from typing import Any
 
 import pytest
 
+from conftest import run
 from rallypoint.core.errors import IllegalNowError
 from rallypoint.dice import ScriptedRoller
 from rallypoint.rulesets.squares.commands import Activate, Disorder, MarkFire, Move, NextTurn
-from squares_kit import battle, run, snapshot, unit
+from squares_kit import (
+    battle,
+    snapshot,
+    unit,
+)
 
 FAR_ENEMY = unit("e", "H8", brigade="r1")
 

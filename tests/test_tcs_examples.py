@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from conftest import run
 from rallypoint.core.campaign import Campaign
-from rallypoint.core.ruleset import Command
-from rallypoint.dice import Roll, ScriptedRoller
+from rallypoint.dice import Roll
 from rallypoint.rulesets.tcs import RULESET
 from rallypoint.rulesets.tcs.commands import (
     AdvanceTurn,
@@ -25,14 +25,6 @@ from rallypoint.rulesets.tcs.commands import (
 )
 from rallypoint.rulesets.tcs.scenario import Pile
 from rallypoint.rulesets.tcs.state import SheetStatus, TcsState
-
-
-def run(c: Campaign, command: Command, dice: tuple[int, ...] = ()) -> Campaign:
-    """Execute ``command`` with exactly ``dice`` (every scripted face must be used)."""
-    roller = ScriptedRoller(dice)
-    after = c.execute(command, roller)
-    assert roller.remaining == 0, f"{roller.remaining} scripted face(s) unused"
-    return after
 
 
 def payload(c: Campaign, event_type: str) -> list[dict[str, Any]]:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from conftest import tcs_campaign
+from conftest import run, tcs_campaign
 from rallypoint.core.campaign import Campaign
 from rallypoint.core.errors import (
     IllegalNowError,
@@ -43,14 +43,6 @@ from rallypoint.rulesets.tcs.scenario import Pile
 from rallypoint.rulesets.tcs.state import SheetStatus
 
 # -- helpers ---------------------------------------------------------------------------------------
-
-
-def run(c: Campaign, command: Command, dice: tuple[int, ...] = ()) -> Campaign:
-    """Execute ``command`` with exactly ``dice`` (every scripted face must be used)."""
-    roller = ScriptedRoller(dice)
-    after = c.execute(command, roller)
-    assert roller.remaining == 0, f"{roller.remaining} scripted face(s) unused"
-    return after
 
 
 def view(c: Campaign) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -99,8 +100,6 @@ def transition(state: PlatoonState, command: Command, dice: pd.Recorder,
         if command.crew not in state.crews or state.crews[command.crew].seats[Seat.COMMANDER]:
             raise IllegalNowError(f"crew {command.crew!r} has no empty commander seat",
                                   fix="Wait only on an empty commander seat.")
-        from dataclasses import replace
-
         return replace(state, deferred=state.deferred | {f"commander:{command.crew}"})
     if isinstance(command, AssignTank):
         return people.assign_tank(state, command.tank, command.crew)
