@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from rallypoint.core.errors import DataFileError
+
+M = TypeVar("M", bound=BaseModel)
 
 _LINE = re.compile(r"\(at line (\d+), column (\d+)\)")
 
@@ -139,3 +141,19 @@ def load_ruleset_file(path: Path, ruleset: str, model: type[BaseModel]) -> Any:
             fix=f'Use the command of that ruleset, or set ruleset = "{ruleset}".',
         )
     return validate_toml(model, data, text, path)
+
+
+def validate_data(model: type[M], raw: Mapping[str, Any], ruleset: str) -> M:
+    """Validate a ruleset's (merged) ``data.toml`` into its frozen model.
+
+    Raises:
+        DataFileError: Naming the field, pointing at ``docs/rules/<ruleset>.md``.
+    """
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise DataFileError(
+            f"{ruleset} data is invalid: {first['msg']}",
+            where="data.toml " + ".".join(str(p) for p in first["loc"]),
+            fix=f"Correct the value against docs/rules/{ruleset}.md.") from None

@@ -14,10 +14,11 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from pydantic import ValidationError, model_validator
+from pydantic import model_validator
 
 from rallypoint.core.errors import DataFileError
 from rallypoint.core.models import FrozenModel
+from rallypoint.core.tomlfile import validate_data
 
 REQUIRED: dict[str, tuple[str, ...]] = {
     "fatigue": ("fight", "tank_hit", "knocked_out", "rest_recovery", "night_recovery",
@@ -131,14 +132,7 @@ def resolve_data(overrides: Mapping[str, Any]) -> dict[str, Any]:
 
 def load_data(raw: Mapping[str, Any]) -> PlatoonData:
     """Validate shaped data into :class:`PlatoonData`."""
-    try:
-        return PlatoonData.model_validate(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise DataFileError(
-            f"platoon data is invalid: {first['msg']}",
-            where="data.toml " + ".".join(str(p) for p in first["loc"]),
-            fix="Correct the value; docs/rules/platoon.md lists every parameter.") from None
+    return validate_data(PlatoonData, raw, "platoon")
 
 
 @cache

@@ -18,12 +18,12 @@ from typing import Any, Literal
 from pydantic import (
     StrictBool,
     StrictInt,
-    ValidationError,
     model_validator,
 )
 
 from rallypoint.core.errors import DataFileError
 from rallypoint.core.models import FrozenModel
+from rallypoint.core.tomlfile import validate_data
 
 
 class RallyKind(StrEnum):
@@ -196,15 +196,7 @@ def resolve_data(overrides: Mapping[str, Any],
 
 def load_data(raw: Mapping[str, Any]) -> RulesData:
     """Validate raw data into :class:`RulesData`."""
-    try:
-        return RulesData.model_validate(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise DataFileError(
-            f"squares data is invalid: {first['msg']}", where=f"data.toml {where}",
-            fix="Correct the value against the tables in docs/rules/squares.md.",
-        ) from None
+    return validate_data(RulesData, raw, "squares")
 
 
 @cache

@@ -14,10 +14,11 @@ from functools import cache
 from importlib import resources
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, model_validator
 
 from rallypoint.core.errors import DataFileError
 from rallypoint.core.models import FrozenModel
+from rallypoint.core.tomlfile import validate_data
 
 
 class Column(StrEnum):
@@ -229,15 +230,7 @@ def resolve_data(overrides: Mapping[str, Any]) -> dict[str, Any]:
 
 def load_data(raw: Mapping[str, Any]) -> RulesData:
     """Validate raw data into :class:`RulesData`."""
-    try:
-        return RulesData.model_validate(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise DataFileError(
-            f"TCS data is invalid: {first['msg']}", where=f"data.toml {where}",
-            fix="Correct the value against the table in docs/rules/tcs.md.",
-        ) from None
+    return validate_data(RulesData, raw, "tcs")
 
 
 @cache
