@@ -1,0 +1,42 @@
+"""The session API: open a campaign database, play campaigns, read their views and logs.
+
+Every front end (the CLI, the demo, the lab, a web server) goes through this package; none of
+them holds rule logic or writes events itself. See ``docs/api.md`` for a walk-through.
+"""
+
+from rallypoint.core.campaign import Campaign
+from rallypoint.core.errors import RallypointError
+from rallypoint.core.ruleset import Command, Decision, PolicyInfo
+from rallypoint.session.api import (
+    Builder,
+    CommandLike,
+    Dice,
+    RollerFor,
+    Session,
+    policy_named,
+    seeded_roller,
+)
+from rallypoint.session.results import Executed, LogEntry, campaign_view, log_entries, summary
+from rallypoint.store import CampaignInfo, VerifyReport
+
+__all__ = [
+    "Builder",
+    "Campaign",
+    "CampaignInfo",
+    "Command",
+    "CommandLike",
+    "Decision",
+    "Dice",
+    "Executed",
+    "LogEntry",
+    "PolicyInfo",
+    "RallypointError",
+    "RollerFor",
+    "Session",
+    "VerifyReport",
+    "campaign_view",
+    "log_entries",
+    "policy_named",
+    "seeded_roller",
+    "summary",
+]

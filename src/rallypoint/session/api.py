@@ -1,0 +1,363 @@
+"""The session API: every front end's one path from a request to a stored event and back.
+
+A :class:`Session` is a handle on one campaign database. It holds only the path: every call opens
+its own connection and closes it before returning, so a session is cheap to make, and one session
+may serve many threads or requests at once (SQLite's write lock orders concurrent writers). Every
+refusal is a :class:`~rallypoint.core.errors.RallypointError` with a stable ``code``; nothing is
+written when one is raised.
+
+Campaigns are always named explicitly (``ref`` = an exact id, an exact name, or a unique id prefix
+of at least four characters); the library has no notion of "the current campaign".
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from rallypoint.core.campaign import Campaign, created_event, created_from_scenario
+from rallypoint.core.errors import (
+    DataFileError,
+    IllegalNowError,
+    MalformedInputError,
+    RallypointError,
+    StaleVersionError,
+    UnknownIdError,
+)
+from rallypoint.core.events import NewEvent
+from rallypoint.core.ruleset import Command, Decision, PolicyInfo, Ruleset, get_ruleset
+from rallypoint.dice import Roller, ScriptedRoller, SeededRoller
+from rallypoint.session.results import Executed, LogEntry, campaign_view, log_entries, summary
+from rallypoint.store import CampaignInfo, EventStore, VerifyReport
+
+CommandLike = Command | Mapping[str, Any]
+"""A command model, or its JSON form (``{"kind": ..., "expected_version": ..., ...}``)."""
+Builder = Callable[[Campaign], Command]
+"""Builds a command against the campaign as it is now (the CLI's way of making commands)."""
+RollerFor = Callable[[Campaign], Roller]
+"""Gives the roller for a command made at a campaign's current version."""
+Dice = str | Sequence[int] | None
+"""Scripted dice: ``"6,6,5"`` or ``[6, 6, 5]``, one value per die in roll order; every value must
+be used. ``None``: the campaign's seeded roller."""
+
+
+def seeded_roller(campaign: Campaign) -> Roller:
+    """The campaign's own dice at its current version.
+
+    Keyed by the campaign's seed and version only (not its random store id), so a campaign made
+    with the same seed rolls the same dice wherever it is created.
+    """
+    return SeededRoller(campaign.seed, f"v{campaign.version}")
+
+
+def policy_named(ruleset: Ruleset[Any], name: str | None) -> PolicyInfo:
+    """A ruleset's named policy (``None``: its default, the first).
+
+    Raises:
+        UnknownIdError: The ruleset has no policy of that name (the fix lists those it has).
+    """
+    policies = {p.name: p for p in ruleset.policies()}
+    if name is None:
+        return next(iter(policies.values()))
+    if name not in policies:
+        raise UnknownIdError(f"no policy {name!r}", fix=f"Use one of: {', '.join(policies)}.")
+    return policies[name]
+
+
+class Session:
+    """A handle on one campaign database; see the module docstring for the guarantees.
+
+    Args:
+        path: The SQLite file (created, with its folder, on first use).
+
+    Example:
+        >>> from rallypoint.session import Session
+        >>> session = Session(tmp / "campaigns.sqlite3")  # doctest: +SKIP
+        >>> info = session.create(scenario, name="tolvajarvi", seed="readme")  # doctest: +SKIP
+    """
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path).expanduser()
+
+    @contextmanager
+    def _store(self) -> Iterator[EventStore]:
+        with EventStore(self.path) as store:
+            yield store
+
+    # --- campaigns -----------------------------------------------------------------------------
+
+    def campaigns(self) -> list[CampaignInfo]:
+        """Every campaign in the database, oldest first."""
+        with self._store() as store:
+            return store.campaigns()
+
+    def resolve(self, ref: str) -> CampaignInfo:
+        """The campaign ``ref`` names: exact id, else exact name, else a unique id prefix (≥ 4).
+
+        Raises:
+            UnknownIdError: Nothing matches, or a prefix matches several (the fix lists names).
+        """
+        with self._store() as store:
+            return store.find(ref)
+
+    def create(self, scenario: Path, *, name: str | None = None, seed: str | None = None,
+               campaign_id: str | None = None) -> CampaignInfo:
+        """Create a campaign from a scenario file; its ``ruleset = "..."`` line picks the rules.
+
+        Args:
+            scenario: The scenario TOML file.
+            name: Unique campaign name (default: the file's stem).
+            seed: Dice seed (default: random); the same seed rolls the same dice anywhere.
+            campaign_id: Store id (default: a fresh random id).
+
+        Raises:
+            DataFileError: The file is missing, invalid, or names no ruleset.
+            StoreError: The name or id is taken.
+        """
+        from rallypoint.core.tomlfile import read_toml
+
+        data, _ = read_toml(scenario)
+        if "ruleset" not in data:
+            raise DataFileError("the scenario does not say which ruleset it is for",
+                                where=f"{scenario}:1",
+                                fix='Add a top-level line like ruleset = "tcs".')
+        ruleset = get_ruleset(str(data["ruleset"]))
+        label = name or scenario.stem
+        return self._create(label, ruleset, created_event(ruleset, scenario, label, seed=seed),
+                            campaign_id)
+
+    def create_from(self, ruleset: str, scenario: dict[str, Any], *, name: str,
+                    seed: str | None = None, campaign_id: str | None = None) -> CampaignInfo:
+        """Create a campaign from an already validated, JSON-ready scenario of ``ruleset``."""
+        rules = get_ruleset(ruleset)
+        return self._create(name, rules, created_from_scenario(rules, scenario, name, seed=seed),
+                            campaign_id)
+
+    def _create(self, name: str, ruleset: Ruleset[Any], created: NewEvent,
+                campaign_id: str | None) -> CampaignInfo:
+        with self._store() as store:
+            new_id = campaign_id or uuid.uuid4().hex
+            store.create_campaign(new_id, name, ruleset.name, created)
+            return store.campaign(new_id)
+
+    # --- reading -------------------------------------------------------------------------------
+
+    def load(self, ref: str) -> Campaign:
+        """The campaign ``ref`` names, folded to its current version (the whole log in hand)."""
+        with self._store() as store:
+            return _load(store, ref)
+
+    def view(self, ref: str) -> dict[str, Any]:
+        """The JSON view ``show --json`` prints: id, name, version, state view, pending."""
+        return campaign_view(self.load(ref))
+
+    def pending(self, ref: str) -> list[Decision]:
+        """Decisions waiting on the player, in answering order, each with its legal choices."""
+        campaign = self.load(ref)
+        return campaign.ruleset.pending(campaign.state)
+
+    def policies(self, ref: str) -> list[PolicyInfo]:
+        """The named policies that can answer the campaign's decisions; the first is the default."""
+        return list(self.load(ref).ruleset.policies())
+
+    def log(self, ref: str) -> list[LogEntry]:
+        """Every event, oldest first, with its summary, whether it was undone, and its rolls."""
+        return log_entries(self.load(ref))
+
+    def verify(self, ref: str) -> VerifyReport:
+        """Check the stored hash chain (an edited, dropped or reordered event is reported)."""
+        with self._store() as store:
+            return store.verify(store.find(ref).id)
+
+    # --- writing -------------------------------------------------------------------------------
+
+    def execute(self, ref: str, command: CommandLike | Builder, *, dice: Dice = None,
+                roller: RollerFor | None = None) -> Executed:
+        """Decide a command against the campaign and store its event.
+
+        A command model or JSON carries the version it was made against. If the campaign has
+        moved on since (a benign race: another request landed first) and the command is still
+        legal at the new version, it is decided again there once, automatically
+        (``Executed.retried``); otherwise :class:`StaleVersionError` says why not. A builder
+        callable is made against the current campaign (and rebuilt once if another writer lands
+        between reading and writing).
+
+        Args:
+            ref: Campaign name or id.
+            command: A command model, its JSON form, or a builder ``campaign -> command``.
+            dice: Scripted dice (every value must be used), else the campaign's seeded dice.
+            roller: Overrides both: the roller for the campaign at the version decided at.
+
+        Raises:
+            MalformedInputError: The JSON is not a command of this ruleset, or the dice do not fit.
+            IllegalNowError: The rules refuse the command now.
+            StaleVersionError: Made against another version and not legal at the current one.
+        """
+        if callable(command):
+            return self._write(ref, command, None, dice, roller)
+        given = command
+
+        def build(campaign: Campaign) -> Command:
+            parsed = (given if isinstance(given, Command)
+                      else campaign.ruleset.parse_command(given))
+            return parsed.model_copy(update={"expected_version": campaign.version})
+
+        expected = (command.expected_version if isinstance(command, Command)
+                    else _expected_version(command))
+        return self._write(ref, build, expected, dice, roller)
+
+    def answer(self, ref: str, policy: str | None = None, *, decision: str | None = None,
+               expected_version: int | None = None, dice: Dice = None) -> Executed:
+        """Answer a pending decision with a named policy.
+
+        Args:
+            ref: Campaign name or id.
+            policy: Policy name (``None``: the ruleset's default, its first).
+            decision: Decision key or subject (``None``: the next pending one).
+            expected_version: The version the player saw (``None``: whatever is current).
+            dice: Scripted dice, if the answer rolls.
+
+        Raises:
+            UnknownIdError: No such policy.
+            IllegalNowError: Nothing (or nothing matching ``decision``) is pending.
+        """
+        def build(campaign: Campaign) -> Command:
+            chosen = policy_named(campaign.ruleset, policy)
+            return chosen.decide(campaign.state, _decision(campaign, decision), campaign.version)
+
+        return self._write(ref, build, expected_version, dice, None)
+
+    def undo(self, ref: str, *, expected_version: int | None = None) -> Executed:
+        """Cancel the latest effective event by appending an ``undone`` event.
+
+        Never retried: at a newer version the latest event is a different one.
+
+        Raises:
+            IllegalNowError: Nothing to undo.
+            StaleVersionError: ``expected_version`` is not the current version.
+        """
+        with self._store() as store:
+            campaign = _load(store, ref)
+            event = campaign.undo_event(campaign.version if expected_version is None
+                                        else expected_version)
+            record = store.append(campaign.campaign_id, campaign.version + 1, event)
+            return _executed(campaign.with_event(record), record, False)
+
+    def play(self, ref: str, step: Callable[[Campaign], Command | None], *,
+             roller: RollerFor | None = None) -> Campaign:
+        """Run commands one after another until ``step`` returns ``None``; return the campaign.
+
+        The campaign stays in memory between commands (each event is folded once), so a long
+        unattended run costs time linear in its length. Each event is stored as it is decided.
+        """
+        with self._store() as store:
+            campaign = _load(store, ref)
+            while (command := step(campaign)) is not None:
+                event = _decide(campaign, command, None, roller)
+                record = store.append(campaign.campaign_id, campaign.version + 1, event)
+                campaign = campaign.with_event(record)
+            return campaign
+
+    def export(self, ref: str, path: Path) -> int:
+        """Write the campaign and its whole log to one JSON file; return the events written."""
+        from rallypoint.store import export_campaign
+
+        with self._store() as store:
+            return export_campaign(store, store.find(ref).id, path)
+
+    def import_file(self, path: Path, *, name: str | None = None) -> CampaignInfo:
+        """Import an export file: a new campaign, or the newer events of one already here."""
+        from rallypoint.store import import_campaign, read_export
+
+        exported = read_export(path)
+        with self._store() as store:
+            return import_campaign(store, exported, name)
+
+    def _write(self, ref: str, build: Builder, expected: int | None, dice: Dice,
+               roller: RollerFor | None) -> Executed:
+        with self._store() as store:
+            campaign = _load(store, ref)
+            raced = expected is not None and expected != campaign.version
+            if raced:
+                _check_raceable(campaign, expected)
+            for attempt in range(2):
+                try:
+                    event = _decide(campaign, build(campaign), dice, roller)
+                except RallypointError as exc:
+                    if raced and not isinstance(exc, MalformedInputError):
+                        raise _no_longer_legal(campaign, expected, exc) from None
+                    raise
+                try:
+                    record = store.append(campaign.campaign_id, campaign.version + 1, event)
+                except StaleVersionError:
+                    if attempt or raced:
+                        raise
+                    # Another writer landed between our read and our write: decide once more.
+                    expected, raced = campaign.version, True
+                    campaign = _load(store, campaign.campaign_id)
+                    continue
+                return _executed(campaign.with_event(record), record, raced)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _load(store: EventStore, ref: str) -> Campaign:
+    return Campaign.from_events(store.events(store.find(ref).id))
+
+
+def _decide(campaign: Campaign, command: Command, dice: Dice,
+            roller: RollerFor | None) -> NewEvent:
+    """The event for ``command``, checking that scripted dice were all used."""
+    if dice is not None:
+        scripted = ScriptedRoller.parse(dice) if isinstance(dice, str) else ScriptedRoller(dice)
+        event = campaign.decide(command, scripted)
+        if scripted.remaining:
+            raise MalformedInputError(
+                f"--dice gave {scripted.used + scripted.remaining} value(s) but the command used "
+                f"{scripted.used}", fix="Drop the extra values (nothing was recorded).")
+        return event
+    return campaign.decide(command, (roller or seeded_roller)(campaign))
+
+
+def _executed(after: Campaign, record: Any, retried: bool) -> Executed:
+    return Executed(record=record, campaign=after, summary=summary(after, record),
+                    pending=tuple(after.ruleset.pending(after.state)), retried=retried)
+
+
+def _decision(campaign: Campaign, wanted: str | None) -> Decision:
+    """The pending decision with key or subject ``wanted`` (``None``: the next one)."""
+    pending = campaign.ruleset.pending(campaign.state)
+    found = [d for d in pending if wanted is None or wanted in (d.key, d.subject)]
+    if not found:
+        keys = ", ".join(d.key for d in pending)
+        raise IllegalNowError(
+            "no decisions pending" if not pending else f"no pending decision {wanted!r}",
+            fix=f"Answer one of: {keys}." if pending else "Nothing to answer.")
+    return found[0]
+
+
+def _expected_version(data: Mapping[str, Any]) -> int:
+    value = data.get("expected_version")
+    if type(value) is not int:
+        raise MalformedInputError(
+            f"a command needs a whole-number expected_version, not {value!r}",
+            where="expected_version", fix="Send the version of the state the player saw.")
+    return value
+
+
+def _check_raceable(campaign: Campaign, expected: int | None) -> None:
+    """Only a command made at an earlier version of this campaign can be decided again."""
+    if expected is None or not 1 <= expected < campaign.version:
+        raise StaleVersionError(
+            f"the command was made against version {expected}, but {campaign.name!r} is at "
+            f"version {campaign.version}", fix="Reload the campaign and make the command again.")
+
+
+def _no_longer_legal(campaign: Campaign, expected: int | None,
+                     exc: RallypointError) -> StaleVersionError:
+    return StaleVersionError(
+        f"the command was made against version {expected}, but {campaign.name!r} is at version "
+        f"{campaign.version}, where it is refused: {exc.what}",
+        where=exc.where, fix="Reload the campaign and make the command again.")
