@@ -217,6 +217,25 @@ def demo() -> None:
     run_demo()
 
 
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Address to bind (loopback by default).")]
+    = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.", min=1, max=65535)] = 8000,
+    db: Annotated[Path | None, typer.Option(
+        "--db", help="SQLite database file (default: the global --db, RALLYPOINT_DB, or the "
+        "user data dir).")] = None,
+    allow_host: Annotated[list[str] | None, typer.Option(
+        help="Another host name the server may be reached under (repeatable).")] = None,
+) -> None:
+    """Serve the campaigns in the browser (pages and a JSON API at /api)."""
+    from rallypoint.store import default_db_path
+    from rallypoint.web.server import serve as run_server
+
+    run_server(db or SETTINGS.db or default_db_path(), host=host, port=port,
+               allowed_hosts=tuple(allow_host or ()))
+
+
 for _name, _module in RULESET_CLIS.items():
     app.add_typer(importlib.import_module(_module).app, name=_name)
 app.add_typer(importlib.import_module("rallypoint.cli.odds").app, name="odds")

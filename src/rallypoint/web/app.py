@@ -1,0 +1,47 @@
+"""The FastAPI application: guards, error mapping, static files, the pages and the JSON API."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from rallypoint.web import errors
+from rallypoint.web.security import GuardMiddleware
+from rallypoint.web.settings import WebSettings
+
+HERE = Path(__file__).parent
+
+
+def create_app(settings: WebSettings) -> FastAPI:
+    """Build the web app for one database.
+
+    Args:
+        settings: Database, bind address and limits (see :class:`WebSettings`).
+    """
+    from rallypoint import __version__
+    from rallypoint.web import api, pages
+    from rallypoint.web.render import Renderer
+    from rallypoint.web.service import Service
+
+    app = FastAPI(
+        title="rallypoint",
+        version=__version__,
+        summary="Campaign keeper for wargame recovery: the session API over HTTP.",
+        description=(
+            "Every state-changing request takes the campaign version it was made against and is "
+            "refused as `stale-version` (409) if the campaign has moved on. Refusals are 4xx "
+            "with `{code, message}` using the library's error codes; nothing is written. "
+            "Write requests must send `Content-Type: application/json`."),
+        docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json",
+    )
+    app.state.settings = settings
+    app.state.service = Service(settings.db)
+    app.state.renderer = Renderer(HERE / "templates", settings)
+    errors.install(app)
+    app.include_router(api.router)
+    app.include_router(pages.router)
+    app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    app.add_middleware(GuardMiddleware, settings=settings)
+    return app

@@ -1,0 +1,61 @@
+"""Jinja2 rendering: autoescaped templates, the CSRF token, and number formatting helpers.
+
+All user text (campaign, unit and men's names come from imported files) reaches the page only
+through autoescaped templates; nothing here marks a string safe except SVG the library drew.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+from rallypoint.web.security import csrf_token
+from rallypoint.web.settings import WebSettings
+
+
+def percent(value: Any) -> str:
+    """``Fraction(2, 9)`` (or ``"2/9"``) → ``"22.2 %"``."""
+    fraction = Fraction(str(value))
+    return f"{float(fraction) * 100:.1f} %"
+
+
+def fraction(value: Any) -> str:
+    """An exact fraction as text: ``"2/9"``, ``"1"``, ``"0"``."""
+    return str(Fraction(str(value)))
+
+
+def signed(value: int) -> str:
+    """A modifier with its sign: ``+2``, ``-3``, ``+0``."""
+    return f"{value:+d}"
+
+
+class Renderer:
+    """Renders page templates with what every page needs (CSRF token, version, title)."""
+
+    def __init__(self, directory: Path, settings: WebSettings) -> None:
+        self.settings = settings
+        self.env = Environment(
+            loader=FileSystemLoader(directory),
+            autoescape=select_autoescape(["html", "svg"], default_for_string=True),
+            undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+            auto_reload=False, cache_size=400,
+        )
+        self.env.filters.update(percent=percent, fraction=fraction, signed=signed)
+
+    def token(self, request: Request) -> str:
+        """The CSRF token for the browser making ``request`` (see :mod:`.security`)."""
+        cookie = request.scope.get("state", {}).get("csrf_cookie") or ""
+        return csrf_token(self.settings.secret, cookie)
+
+    def html(self, request: Request, template: str, status: int = 200, **context: Any
+             ) -> HTMLResponse:
+        """Render ``template`` as a full page or, for htmx, as the fragment it is."""
+        text = self.env.get_template(template).render(
+            request=request, csrf_token=self.token(request),
+            htmx=request.headers.get("hx-request") == "true", **context)
+        return HTMLResponse(text, status_code=status)

@@ -1,0 +1,42 @@
+"""What a running web server is configured with."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_MAX_UPLOAD = 4 * 1024 * 1024
+"""Largest request body accepted (4 MiB): a long campaign export fits, a runaway upload not."""
+
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+"""Host names a loopback server answers to; anything else is refused (DNS rebinding)."""
+
+
+@dataclass(frozen=True)
+class WebSettings:
+    """Configuration of one web app instance.
+
+    Attributes:
+        db: The SQLite database file.
+        host: The address the server binds to (used to build the allowed ``Host`` values).
+        port: The port the server listens on.
+        max_upload: Largest request body in bytes; larger requests get 413 before any work.
+        allowed_hosts: Extra host names (without port) accepted in ``Host``/``Origin``, for a
+            server behind a name other than loopback.
+        secret: Key that signs CSRF tokens; random per process unless given (tests).
+    """
+
+    db: Path
+    host: str = "127.0.0.1"
+    port: int = 8000
+    max_upload: int = DEFAULT_MAX_UPLOAD
+    allowed_hosts: tuple[str, ...] = ()
+    secret: bytes = field(default_factory=lambda: os.urandom(32))
+
+    def host_names(self) -> frozenset[str]:
+        """Every host name (no port) the server may be reached under."""
+        names = {*LOOPBACK_NAMES, *self.allowed_hosts}
+        if self.host not in ("0.0.0.0", "::"):
+            names.add(f"[{self.host}]" if ":" in self.host else self.host)
+        return frozenset(name.lower() for name in names)

@@ -1,0 +1,86 @@
+"""Playwright helpers: Debian's chromium, headless, with every console error and failed request
+collected so that a test fails on any of them."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import ConsoleMessage, Page, Response, sync_playwright
+
+CHROMIUM = Path("/usr/bin/chromium")
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-component-update", "--no-first-run"]
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+
+
+def need_chromium() -> None:
+    """Skip when chromium is missing on a developer's machine; CI installs it, so fail there."""
+    if not CHROMIUM.exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{CHROMIUM} is missing: .ci/run should have installed chromium")
+        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium)")
+
+
+@dataclass
+class Problems:
+    """Everything that went wrong in the page while a test drove it."""
+
+    console: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+
+    def check(self) -> None:
+        """Fail the test if the page logged an error or a request failed."""
+        assert not self.console, f"console errors: {self.console}"
+        assert not self.failed, f"failed requests: {self.failed}"
+
+
+@contextmanager
+def browser_page(base_url: str, width: int = 1100, height: int = 900,
+                 allowed_statuses: frozenset[int] = frozenset()
+                 ) -> Iterator[tuple[Page, Problems]]:
+    """A fresh headless chromium page; yields (page, problems) and checks problems at the end.
+
+    ``allowed_statuses``: HTTP error statuses the test provokes on purpose (a refused form).
+    """
+    need_chromium()
+    problems = Problems()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS,
+                                    headless=True)
+        context = browser.new_context(base_url=base_url,
+                                      viewport={"width": width, "height": height})
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+
+        def on_console(msg: ConsoleMessage) -> None:
+            if msg.type == "error":
+                problems.console.append(msg.text)
+
+        def on_response(response: Response) -> None:
+            if response.status >= 400 and response.status not in allowed_statuses:
+                problems.failed.append(f"{response.status} {response.url}")
+
+        page.on("console", on_console)
+        page.on("pageerror", lambda exc: problems.console.append(f"page error: {exc}"))
+        page.on("requestfailed", lambda req: problems.failed.append(
+            f"failed {req.url}: {req.failure}"))
+        page.on("response", on_response)
+        try:
+            yield page, problems
+        finally:
+            context.close()
+            browser.close()
+    problems.check()
+
+
+def shot(page: Page, name: str, full_page: bool = True) -> Path:
+    """Save a screenshot to docs/screenshots/NAME.png."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=full_page)
+    return path
