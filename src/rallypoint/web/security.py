@@ -112,7 +112,7 @@ class GuardMiddleware:
             await _refuse(send, refused)
             return
         cookie = _cookie(headers, CSRF_COOKIE)
-        new_cookie = None if cookie else base64.urlsafe_b64encode(os.urandom(32)).decode().rstrip("=")
+        new_cookie = None if cookie else _random_key()
         scope.setdefault("state", {})["csrf_cookie"] = cookie or new_cookie
         await self.app(scope, self._limited(receive, send), self._decorated(send, new_cookie))
 
@@ -170,6 +170,10 @@ class GuardMiddleware:
             await send(message)
 
         return wrapped
+
+
+def _random_key() -> str:
+    return base64.urlsafe_b64encode(os.urandom(32)).decode().rstrip("=")
 
 
 def _same_origin(origin: str, scope: Scope, host: str) -> bool:
