@@ -1,50 +1,186 @@
 """The web app's one seam to the library: every call goes to the session API.
 
-Routes (pages and JSON) call these methods and nothing else in the library, so the web layer holds
-no rule logic and issue 12 can filter what each viewer sees here, at the edge.
+Routes (pages and JSON) call these methods and nothing else that writes, so the web layer holds
+no rule logic, and a later per-viewer filter (issue 12) has one place to stand: :class:`Viewer`
+is passed to everything that returns state, log or files.
 """
 
 from __future__ import annotations
 
+import re
+import tempfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rallypoint.core.campaign import Campaign
-from rallypoint.store import CampaignInfo, EventStore
+from rallypoint.core.errors import (
+    DataFileError,
+    MalformedInputError,
+    RallypointError,
+    StaleVersionError,
+)
+from rallypoint.session import Campaign, CampaignInfo, Command, Executed, LogEntry, Session
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who is looking. On a loopback server without accounts the one player sees everything;
+    seats and secrets (issue 12) filter views here, at the edge, never inside rules."""
+
+    name: str = "local"
+
+    def sees_all(self) -> bool:
+        """Whether this viewer sees every secret (today: always)."""
+        return True
+
+
+LOCAL = Viewer()
+"""The viewer of a loopback server without accounts."""
+
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def _upload_name(filename: str | None, default: str) -> str:
+    """A safe file name for an upload (keeps its stem for messages, never a path)."""
+    stem = Path(filename or default).name
+    return _SAFE_NAME.sub("_", stem)[:80] or default
 
 
 class Service:
-    """The campaigns of one database, as the web app uses them."""
+    """The campaigns of one database, as the web app uses them.
+
+    Args:
+        db: The SQLite file (created on first use).
+    """
 
     def __init__(self, db: Path) -> None:
         self.db = db
-        with EventStore(db):
-            pass  # create the file and apply migrations once, at start-up
+        self.session = Session(db)
+        self.session.campaigns()  # create the file and apply migrations once, at start-up
 
-    def _store(self) -> EventStore:
-        return EventStore(self.db)
+    # --- reading -------------------------------------------------------------------------------
 
     def campaigns(self) -> list[CampaignInfo]:
         """Every campaign, oldest first."""
-        with self._store() as store:
-            return store.campaigns()
+        return self.session.campaigns()
 
     def scenarios(self) -> list[tuple[str, str, Path]]:
-        """(ruleset, ruleset title, path) of every shipped scenario."""
+        """(ruleset, ruleset title, path) of every shipped scenario, in a stable order."""
         from rallypoint.core.ruleset import registered
 
-        return [(name, ruleset.title, path) for name, ruleset in registered().items()
+        return [(name, ruleset.title, path) for name, ruleset in sorted(registered().items())
                 for path in ruleset.example_scenarios()]
 
-    def load(self, ref: str) -> Campaign:
-        """The campaign with this id (or name)."""
-        with self._store() as store:
-            info = store.find(ref)
-            return Campaign.from_events(store.events(info.id))
+    def load(self, ref: str, viewer: Viewer = LOCAL) -> Campaign:
+        """The campaign ``ref`` names (exact id or name), folded to its current version."""
+        return self.session.load(ref)
 
-    def view(self, ref: str) -> dict[str, Any]:
+    def view(self, ref: str, viewer: Viewer = LOCAL) -> dict[str, Any]:
         """The JSON view of a campaign (what ``show --json`` prints)."""
-        c = self.load(ref)
-        return {"campaign": c.campaign_id, "name": c.name, "version": c.version,
-                "state": c.ruleset.state_json(c.state),
-                "pending": [d.model_dump() for d in c.ruleset.pending(c.state)]}
+        return self.session.view(ref)
+
+    def log(self, ref: str, viewer: Viewer = LOCAL) -> list[LogEntry]:
+        """Every event with its rolls, oldest first."""
+        return self.session.log(ref)
+
+    def export_text(self, ref: str, viewer: Viewer = LOCAL) -> tuple[str, str]:
+        """(file name, JSON text) of the campaign's export file."""
+        info = self.session.resolve(ref)
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "export.json"
+            self.session.export(info.id, path)
+            text = path.read_text(encoding="utf-8")
+        return f"{_upload_name(info.name, 'campaign')}.json", text
+
+    # --- writing -------------------------------------------------------------------------------
+
+    def create_shipped(self, path: str, name: str | None, seed: str | None) -> CampaignInfo:
+        """Create a campaign from one of the shipped scenarios (by its path as listed)."""
+        shipped = {str(p): p for _, _, p in self.scenarios()}
+        if path not in shipped:
+            raise MalformedInputError(f"no shipped scenario {path!r}", where="scenario",
+                                      fix="Pick one from the list of shipped scenarios.")
+        return self.session.create(shipped[path], name=name or None, seed=seed or None)
+
+    def create_uploaded(self, filename: str | None, content: bytes, name: str | None,
+                        seed: str | None) -> CampaignInfo:
+        """Create a campaign from an uploaded scenario TOML file."""
+        stem = _upload_name(filename, "scenario.toml")
+        with self._upload(stem, content) as path:
+            return self.session.create(path, name=name or Path(stem).stem, seed=seed or None)
+
+    def import_uploaded(self, filename: str | None, content: bytes, name: str | None
+                        ) -> CampaignInfo:
+        """Import an export file: a new campaign, or the newer events of one already here."""
+        with self._upload(_upload_name(filename, "export.json"), content) as path:
+            return self.session.import_file(path, name=name or None)
+
+    def execute(self, ref: str, command: Mapping[str, Any], dice: str | None = None,
+                strict: bool = True) -> Executed:
+        """Decide a command (its JSON form) and store its event.
+
+        ``strict``: refuse a command made against an older version (a page's form: the player
+        chose from what the page showed). Otherwise the session API decides it again at the
+        current version if it is still legal (``Executed.retried``).
+        """
+        if not strict:
+            return self.session.execute(ref, dict(command), dice=dice or None)
+        expected = _version_of(command.get("expected_version"))
+
+        def build(campaign: Campaign) -> Command:
+            # Checked inside the write, so a form can never land on a state it was not made for.
+            _check_version(campaign.name, campaign.version, expected)
+            return campaign.ruleset.parse_command(command)
+
+        return self.session.execute(ref, build, dice=dice or None)
+
+    def answer(self, ref: str, decision: str | None, policy: str | None,
+               expected_version: int) -> Executed:
+        """Answer a pending decision by a named policy, made against ``expected_version``."""
+        self._check_current(ref, expected_version)
+        return self.session.answer(ref, policy or None, decision=decision or None,
+                                   expected_version=expected_version)
+
+    def undo(self, ref: str, expected_version: int) -> Executed:
+        """Undo the latest effective event (an appended ``undone`` event)."""
+        return self.session.undo(ref, expected_version=expected_version)
+
+    def _check_current(self, ref: str, expected: object) -> None:
+        info = self.session.resolve(ref)
+        _check_version(info.name, info.version, _version_of(expected))
+
+    @contextmanager
+    def _upload(self, stem: str, content: bytes) -> Iterator[Path]:
+        """The upload as a file with its own name; errors name the upload, not a temp path."""
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / stem
+            path.write_bytes(content)
+            try:
+                yield path
+            except RallypointError as exc:
+                raise _renamed(exc, folder + "/", "") from None
+
+
+def _version_of(value: object) -> int:
+    if type(value) is not int:
+        raise MalformedInputError(
+            f"a command needs a whole-number expected_version, not {value!r}",
+            where="expected_version", fix="Send the version of the state the player saw.")
+    return value
+
+
+def _check_version(name: str, current: int, expected: int) -> None:
+    if expected != current:
+        raise StaleVersionError(
+            f"the form was made against version {expected}, but {name!r} is at version "
+            f"{current}", fix="Reload the page and make the choice again.")
+
+
+def _renamed(exc: RallypointError, old: str, new: str) -> RallypointError:
+    """The same error with a temporary folder left out of what it says."""
+    clean = type(exc)(exc.what.replace(old, new),
+                      where=exc.where.replace(old, new) if exc.where else None,
+                      fix=exc.fix.replace(old, new) if exc.fix else None)
+    return clean if isinstance(clean, RallypointError) else DataFileError(str(exc))
