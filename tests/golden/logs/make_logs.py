@@ -1,4 +1,4 @@
-"""How the golden logs in this folder were made (provenance only: NEVER run it again to refresh them).
+"""How the golden logs in this folder were made (provenance only: NEVER rerun to refresh them).
 
 The committed ``<ruleset>.json`` (a ``rallypoint export``) and ``<ruleset>.state.json`` (that
 campaign's ``rallypoint show --json``) are the oracle for ``tests/test_golden_logs.py``: they were
