@@ -102,7 +102,7 @@ def test_who_may_test_and_the_rest_of_the_verbs(db: Path) -> None:
     assert rp("squares", "fire", "92nd", "--bombardment").exit_code == 0
     sight = json.loads(rp("squares", "sight", "C2", "G4", "--json").output)
     assert sight == {"a": "C2", "b": "G4", "visible": False, "why": "blocked at E3 (hill)",
-                     "between": ["D2/D3", "E3", "F3/F4"]}
+                     "between": ["D2", "D3", "E3", "F3", "F4"]}
     assert rp("squares", "sight", "C2", "G4", "--set", "clear").exit_code == 0
     assert "visible (player's ruling)" in rp("squares", "sight", "G4", "C2").output
     out = rp("squares", "turn")

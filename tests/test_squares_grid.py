@@ -7,6 +7,9 @@ the grid (blocking terrain as data) and can be overridden by the player'. The se
 
 from __future__ import annotations
 
+from fractions import Fraction
+from itertools import combinations
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -16,6 +19,7 @@ from rallypoint.core.errors import IllegalNowError, MalformedInputError
 from rallypoint.dice import ScriptedRoller
 from rallypoint.rulesets.squares.commands import Move, SetSight
 from rallypoint.rulesets.squares.grid import (
+    SightLine,
     Square,
     adjacent,
     near,
@@ -57,13 +61,79 @@ def test_adjacency_parameter(b: str, eight: bool, four: bool) -> None:
 @pytest.mark.parametrize(("a", "b", "expected"), [
     ("A1", "A2", []),                                  # adjacent: nothing between
     ("A1", "A4", [["A2"], ["A3"]]),
-    ("A1", "D4", [["B2"], ["C3"]]),                    # an exact diagonal
-    ("A1", "D2", [["B1"], ["C2"]]),                    # Bresenham: 1/3 and 2/3 of a row
-    ("A1", "C2", [["B1", "B2"]]),                      # exactly between two squares: grazes both
-    ("C2", "G4", [["D2", "D3"], ["E3"], ["F3", "F4"]]),
+    ("A1", "D4", [["A2", "B1"], ["B2"], ["B3", "C2"], ["C3"], ["C4", "D3"]]),  # corners graze
+    ("A1", "D2", [["B1"], ["B2", "C1"], ["C2"]]),      # through the corner of B2 and C1
+    ("A1", "C2", [["B1"], ["B2"]]),                    # through the middle of B's edge: both
+    ("C2", "G4", [["D2"], ["D3"], ["E3"], ["F3"], ["F4"]]),
+    ("A1", "E2", [["B1"], ["C1"], ["C2"], ["D2"]]),    # crosses C1 and C2: either blocks
 ])
 def test_squares_between(a: str, b: str, expected: list[list[str]]) -> None:
-    assert [[str(s) for s in step] for step in squares_between(S(a), S(b))] == expected
+    got = squares_between(S(a), S(b))
+    assert [[str(s) for s in step] for step in got] == expected
+
+
+@pytest.mark.parametrize(("a", "b", "expected"), [
+    ("A1", "D4", [["B2"], ["C3"]]),                    # an exact diagonal
+    ("A1", "D2", [["B1"], ["C2"]]),                    # 1/3 and 2/3 of a row
+    ("A1", "C2", [["B1", "B2"]]),                      # exactly between two squares: grazes both
+    ("C2", "G4", [["D2", "D3"], ["E3"], ["F3", "F4"]]),
+    ("A1", "E2", [["B1"], ["C1", "C2"], ["D2"]]),
+])
+def test_bresenham_steps_are_the_switch(a: str, b: str, expected: list[list[str]]) -> None:
+    got = squares_between(S(a), S(b), SightLine.BRESENHAM)
+    assert [[str(s) for s in step] for step in got] == expected
+
+
+def _crosses_inside(a: Square, b: Square, s: Square) -> bool:
+    """Oracle: does the open segment between the centres of a and b enter the open square s?
+
+    Clips the segment's parameter t to the slab |x − s.col| < 1/2, then |y − s.row| < 1/2
+    (Liang–Barsky), in exact fractions; a non-empty open interval means it passes inside.
+    """
+    lo, hi = Fraction(0), Fraction(1)
+    for start, delta, centre in ((a.col, b.col - a.col, s.col), (a.row, b.row - a.row, s.row)):
+        if delta == 0:
+            if abs(start - centre) >= Fraction(1, 2):
+                return False
+            continue
+        t1 = (centre - Fraction(1, 2) - start) / Fraction(delta)
+        t2 = (centre + Fraction(1, 2) - start) / Fraction(delta)
+        lo, hi = max(lo, min(t1, t2)), min(hi, max(t1, t2))
+    return lo < hi
+
+
+def test_supercover_is_exactly_the_squares_the_line_passes_through() -> None:
+    # Every pair of squares on an 8x8 board, against an independent geometric oracle: the single
+    # steps are exactly the squares the line enters; a grazing step only touches a corner.
+    board = [Square(c, r) for c in range(1, 9) for r in range(1, 9)]
+    bresenham_misses = 0
+    for a, b in combinations(board, 2):
+        steps = squares_between(a, b)
+        inside = {s for s in board if s not in (a, b) and _crosses_inside(a, b, s)}
+        assert {step[0] for step in steps if len(step) == 1} == inside, (a, b)
+        assert all(not _crosses_inside(a, b, s) for step in steps if len(step) == 2
+                   for s in step)
+        # The issue's count: with one blocker, Bresenham reads clear a line that crosses it.
+        bresenham_misses += sum(
+            sight_blocker(a, b, {s}.__contains__, SightLine.BRESENHAM) is None for s in inside)
+    assert bresenham_misses == 2832
+
+
+def test_the_line_of_sight_parameter() -> None:
+    woods = [{"kind": "woods", "squares": ["C1"]}]
+    exact = battle([unit("t", "A1")], terrain=woods)
+    assert exact.state.sees(S("A1"), S("E2")) == (False, "blocked at C1 (woods)")
+    old = battle([unit("t", "A1")], terrain=woods, parameters={"line_of_sight": "bresenham"})
+    assert old.state.sees(S("A1"), S("E2")) == (True, "clear")
+
+
+def test_a_campaign_stored_without_the_parameter_keeps_bresenham() -> None:
+    from rallypoint.rulesets.squares.data import load_data, resolve_data
+
+    raw = resolve_data({})
+    del raw["parameters"]["line_of_sight"]
+    assert load_data(raw).params.line_of_sight is SightLine.BRESENHAM
+    assert load_data(resolve_data({})).params.line_of_sight is SightLine.SUPERCOVER
 
 
 coords = st.builds(Square, st.integers(1, 12), st.integers(1, 12))
@@ -78,10 +148,13 @@ def test_sight_is_the_same_from_either_end(a: Square, b: Square) -> None:
 
 
 def test_a_grazing_line_is_blocked_only_when_both_squares_block() -> None:
+    # A1→C3 passes exactly through the corner of A2 and B1 (and of B3 and C2).
     one = {S("B1")}
-    both = {S("B1"), S("B2")}
-    assert sight_blocker(S("A1"), S("C2"), lambda s: s in one) is None
-    assert sight_blocker(S("A1"), S("C2"), lambda s: s in both) == S("B1")
+    both = {S("B1"), S("A2")}
+    assert sight_blocker(S("A1"), S("C3"), lambda s: s in one) is None
+    assert sight_blocker(S("A1"), S("C3"), lambda s: s in both) == S("A2")
+    old_one = {S("B1")}
+    assert sight_blocker(S("A1"), S("C2"), lambda s: s in old_one, SightLine.BRESENHAM) is None
 
 
 def test_terrain_blocks_only_between_the_ends() -> None:

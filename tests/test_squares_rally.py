@@ -431,3 +431,100 @@ def test_a_broken_or_destroyed_unit_releases_its_leaders() -> None:
     broken = run(c, LoseSp(expected_version=c.version, unit="t", sp=3))
     assert broken.state.attached_to("t") == []
     assert broken.state.leaders["cmdr"].square == "D4"
+
+
+# -- 'A Rally may not be attempted if any enemy is adjacent': an enemy leader figure -------------
+
+
+@pytest.mark.parametrize(("where", "blocks", "allowed"), [
+    ("D5", True, False), ("D4", True, False), ("D6", True, True), ("D5", False, True),
+])
+def test_an_enemy_leader_adjacent_blocks_a_rally_by_the_parameter(where: str, blocks: bool,
+                                                                  allowed: bool) -> None:
+    c = battle([unit("t", "D4", sp=4, disordered=True), FAR_ENEMY],
+               leaders={"rbrig": where}, parameters={"enemy_leaders_block_rally": blocks})
+    command = rally(c, "brig", "t", "disorder")
+    if allowed:
+        run(c, command, (3,))
+    else:
+        _refused(c, command, "enemy adjacent: rbrig")
+
+
+def test_an_enemy_leader_does_not_stop_automatic_recovery() -> None:
+    # The recovery clause says 'no enemy units in an adjacent square': figures are not units.
+    c = battle([unit("t", "D4", sp=4, disordered=True), FAR_ENEMY], leaders={"rbrig": "D5"})
+    c = run(c, Activate(expected_version=c.version, who="t"))
+    assert c.state.units["t"].disordered is False
+
+
+# -- behaviours the audit found unpinned ----------------------------------------------------------
+
+
+def test_an_sp_rally_is_refused_with_an_enemy_adjacent() -> None:
+    c = battle([unit("t", "D4", sp=3), unit("e", "E5", brigade="r1")])
+    _refused(c, rally(c, "brig", "t", "sp"), "enemy adjacent: E (e)")
+
+
+def test_another_brigades_brigadier_is_refused_for_an_sp_rally() -> None:
+    c = battle([unit("t", "D4", sp=3), FAR_ENEMY])
+    _refused(c, rally(c, "brig2", "t", "sp"),
+             "brig2 is neither its brigadier (brig) nor its army commander (cmdr)")
+
+
+@pytest.mark.parametrize(("die", "result"), [(1, "break"), (2, "break"), (3, "no_effect")])
+def test_a_disorder_rally_can_break(die: int, result: str) -> None:
+    c = battle([unit("t", "D4", sp=2, disordered=True), FAR_ENEMY])   # +2 -4 = -2
+    after = run(c, rally(c, "brig", "t", "disorder"), (die,))
+    assert after.events[-1].payload["result"] == result
+    assert after.state.units["t"].in_play is (result != "break")
+
+
+def test_the_leader_stays_in_the_square_after_a_break() -> None:
+    c = battle([unit("t", "D4", sp=2, disordered=True), FAR_ENEMY])
+    after = run(c, rally(c, "brig", "t", "disorder"), (1,))
+    assert after.state.units["t"].status.value == "broken"
+    assert after.state.leaders["brig"].square == "D4"
+    assert after.state.leaders["brig"].attached is None
+
+
+def test_attachment_ends_when_the_unit_activates_still_disordered() -> None:
+    c = battle([unit("t", "D4", sp=4, disordered=True), FAR_ENEMY])
+    c = run(c, rally(c, "brig", "t", "disorder"), (2,))       # no effect: still disordered
+    c = run(c, NextTurn(expected_version=c.version))
+    c = run(c, MarkFire(expected_version=c.version, unit="t"))
+    c = run(c, Activate(expected_version=c.version, who="t"))  # under fire: no recovery
+    assert c.state.units["t"].disordered is True
+    assert c.state.leaders["brig"].attached is None
+
+
+def test_attachment_ends_when_a_never_disordered_unit_activates() -> None:
+    c = battle([unit("t", "D4", sp=3), FAR_ENEMY])
+    c = run(c, rally(c, "brig", "t", "sp"), (5,))              # -3 -1 = -4: 5 → 1, no effect
+    assert c.state.leaders["brig"].attached == "t"
+    c = run(c, NextTurn(expected_version=c.version))
+    c = run(c, Activate(expected_version=c.version, who="t"))
+    assert c.state.leaders["brig"].attached is None
+    assert c.state.leaders["brig"].square == "D4"
+
+
+def test_broken_units_are_no_longer_adjacent_or_visible() -> None:
+    units = [unit("t", "D4", sp=4, disordered=True),
+             unit("e", "D5", brigade="r1", sp=2, disordered=True)]
+    # rbrig ends beside t after rallying e; only the unit is in question here.
+    c = battle(units, parameters={"enemy_leaders_block_rally": False})
+    assert c.state.enemies_adjacent("t") == ["e"] and c.state.enemies_seen("t") == ["e"]
+    c = run(c, LoseSp(expected_version=c.version, unit="e", sp=1))
+    # Red's own rally is refused while t is adjacent: move t away, break e, come back.
+    c = run(c, Move(expected_version=c.version, who="t", square="B2"))
+    c = run(c, rally(c, "rbrig", "e", "disorder"), (1,))     # +2 -5 = -3: 1 → break
+    assert c.state.units["e"].status.value == "broken"
+    c = run(c, Move(expected_version=c.version, who="t", square="D4"))
+    assert c.state.enemies_adjacent("t") == [] and c.state.enemies_seen("t") == []
+    assert mods(c, "brig", "t", "disorder")[UNSEEN] == 1
+
+
+def test_the_shaken_penalty_has_no_cap() -> None:
+    units = [unit("t", "D4", sp=4), FAR_ENEMY]
+    units += [unit(f"f{n}", sq, brigade="b2", sp=1) for n, sq in enumerate(["C3", "C4", "C5",
+                                                                            "D5", "E5"])]
+    assert mods(battle(units), "brig", "t", "sp") == {LOST: -2, SHAKEN: -5}

@@ -224,7 +224,8 @@ def sight(
         state: SquaresState = c.state
         sa, sb = state.board.square(a), state.board.square(b)
         visible, why = state.sees(sa, sb)
-    between = ["/".join(str(s) for s in step) for step in squares_between(sa, sb)]
+    between = ["/".join(str(s) for s in step) for step in squares_between(
+        sa, sb, state.rules.params.line_of_sight)]
     if as_json:
         print_json({"a": str(sa), "b": str(sb), "visible": visible, "why": why,
                     "between": between})

@@ -24,6 +24,7 @@ from pydantic import (
 from rallypoint.core.errors import DataFileError
 from rallypoint.core.models import FrozenModel
 from rallypoint.core.tomlfile import validate_data
+from rallypoint.rulesets.squares.grid import SightLine
 
 
 class RallyKind(StrEnum):
@@ -121,6 +122,10 @@ class Parameters(FrozenModel):
     rally_eligibility: Literal["per_kind", "either"]
     once_per_turn: StrictBool
     units_block_sight: StrictBool
+    # A campaign stores the data it was created with; one created before these parameters existed
+    # played by the old reading, so a missing value means that reading, not the new default.
+    line_of_sight: SightLine = SightLine.BRESENHAM
+    enemy_leaders_block_rally: StrictBool = False
 
 
 class RulesData(FrozenModel):

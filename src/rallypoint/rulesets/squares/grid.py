@@ -3,7 +3,8 @@
 Columns are letters from ``A`` (at most 26), rows numbers from 1, as on a chessboard. Adjacency is
 the ``adjacency`` parameter: ``"eight"`` (the eight surrounding squares) or ``"four"`` (the squares
 sharing a side). Line of sight is a straight line from the centre of one square to the centre of
-the other; see :func:`squares_between`.
+the other, crossing exactly the squares it passes through (the ``line_of_sight`` parameter keeps
+Bresenham's steps as a switch); see :func:`squares_between`.
 """
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 from fractions import Fraction
+from itertools import pairwise
 
 from rallypoint.core.errors import MalformedInputError
 
@@ -60,17 +63,70 @@ def near(a: Square, b: Square, adjacency: str) -> bool:
     return a == b or adjacent(a, b, adjacency)
 
 
-def squares_between(a: Square, b: Square) -> list[tuple[Square, ...]]:
-    """The squares a sight line from ``a`` to ``b`` crosses, ends excluded.
+class SightLine(StrEnum):
+    """How a sight line picks the squares it crosses (the ``line_of_sight`` parameter)."""
 
-    One step per column (or row) along the longer axis, as Bresenham's line does; at each step the
-    line's exact position on the other axis picks the square. Where the line runs exactly between
-    two squares the step holds both (the line grazes their shared edge), so the result is the same
-    drawn from either end.
+    SUPERCOVER = "supercover"
+    """Every square whose inside the straight centre-to-centre line passes through (exact)."""
+    BRESENHAM = "bresenham"
+    """One square per step of the longer axis, as Bresenham's line (misses some it crosses)."""
+
+
+def squares_between(a: Square, b: Square,
+                    line: SightLine = SightLine.SUPERCOVER) -> list[tuple[Square, ...]]:
+    """The squares a sight line from ``a`` to ``b`` crosses, ends excluded, in order from ``a``.
+
+    Args:
+        a: One end.
+        b: The other end.
+        line: ``SUPERCOVER`` (default): every square the straight line from centre to centre
+            passes through, exactly; where it passes exactly through a corner, the two squares
+            that only touch it there form one grazing step. ``BRESENHAM``: one step per column
+            (or row) of the longer axis; a step where the line runs exactly between two squares
+            holds both.
 
     Returns:
-        One tuple per step, of one square or (on a grazing step) two.
+        One tuple per step, of one square or (on a grazing step) two; the same steps, reversed,
+        from the other end.
     """
+    if line is SightLine.BRESENHAM:
+        return _bresenham(a, b)
+    return _supercover(a, b)
+
+
+def _supercover(a: Square, b: Square) -> list[tuple[Square, ...]]:
+    # Square centres sit on whole numbers and their edges on halves: the line enters a new square
+    # each time its column or row coordinate passes a half. Between two such crossings it is
+    # inside one square (found at the midpoint); a crossing of both at once is a corner.
+    dc, dr = b.col - a.col, b.row - a.row
+    cuts = sorted(_half_crossings(a.col, dc) | _half_crossings(a.row, dr))
+    found: list[tuple[Square, ...]] = []
+    bounds = [Fraction(0), *cuts, Fraction(1)]
+    cells = [_at(a, dc, dr, (lo + hi) / 2) for lo, hi in pairwise(bounds)]
+    for n in range(len(cuts)):
+        if n > 0:
+            found.append((cells[n],))
+        before, after = cells[n], cells[n + 1]
+        if before.col != after.col and before.row != after.row:
+            # Through a corner: the two squares beside it are only touched (a grazing step).
+            found.append(tuple(sorted((Square(after.col, before.row),
+                                       Square(before.col, after.row)))))
+    return found
+
+
+def _half_crossings(start: int, delta: int) -> set[Fraction]:
+    """The fractions t in (0, 1) at which ``start + delta * t`` is a whole number plus a half."""
+    if delta == 0:
+        return set()
+    low, high = sorted((start, start + delta))
+    return {(Fraction(2 * k + 1, 2) - start) / delta for k in range(low, high)}
+
+
+def _at(a: Square, dc: int, dr: int, t: Fraction) -> Square:
+    return Square(round(a.col + dc * t), round(a.row + dr * t))
+
+
+def _bresenham(a: Square, b: Square) -> list[tuple[Square, ...]]:
     dc, dr = b.col - a.col, b.row - a.row
     steps = max(abs(dc), abs(dr))
     found: list[tuple[Square, ...]] = []
@@ -88,12 +144,13 @@ def _cells(x: Fraction) -> tuple[int, ...]:
     return (round(x),)
 
 
-def sight_blocker(a: Square, b: Square, blocks: Callable[[Square], bool]) -> Square | None:
+def sight_blocker(a: Square, b: Square, blocks: Callable[[Square], bool],
+                  line: SightLine = SightLine.SUPERCOVER) -> Square | None:
     """The first square that blocks sight from ``a`` to ``b``, or ``None`` when the line is clear.
 
     A grazing step blocks only when both squares it touches block: sight slips past a corner.
     """
-    for step in squares_between(a, b):
+    for step in squares_between(a, b, line):
         if all(blocks(s) for s in step):
             return step[0]
     return None

@@ -116,6 +116,8 @@ def eligibility(state: SquaresState, leader_id: str, unit_id: str,
     elif kind is RallyKind.SP and lost == 0:
         problems.append(("it has lost no SP", "Rally for disorder (--kind disorder) instead."))
     enemies = state.enemies_adjacent(unit_id)
+    if params.enemy_leaders_block_rally:
+        enemies += state.enemy_leaders_adjacent(unit_id)
     if enemies:
         problems.append((f"enemy adjacent: {', '.join(_who(state, e) for e in enemies)}",
                          "No rally while an enemy is adjacent (seed); move away or wait."))

@@ -200,6 +200,16 @@ class SquaresState:
                 if self.board.side_of(u.id) != side
                 and near(here, Square.parse(u.square), adjacency)]
 
+    def enemy_leaders_adjacent(self, unit_id: str) -> list[str]:
+        """Enemy leader figures in the same or an adjacent square (for the rally clause's 'any
+        enemy is adjacent', parameter ``enemy_leaders_block_rally``)."""
+        me = self.units[unit_id]
+        side, here = self.board.side_of(unit_id), Square.parse(me.square)
+        adjacency = self.rules.params.adjacency
+        return [ld.id for ld in self.leaders.values()
+                if self.board.side_of(ld.id) != side
+                and near(here, Square.parse(ld.square), adjacency)]
+
     def friends_near(self, unit_id: str) -> list[str]:
         """Other friendly units in play in the same or adjacent squares."""
         me = self.units[unit_id]
@@ -230,7 +240,7 @@ class SquaresState:
         ruled = self.ruling(a, b)
         if ruled is not None:
             return ruled, "player's ruling"
-        blocker = sight_blocker(a, b, self.blocks_sight)
+        blocker = sight_blocker(a, b, self.blocks_sight, self.rules.params.line_of_sight)
         if blocker is None:
             return True, "clear"
         entry = self.board.terrain.get(blocker)
