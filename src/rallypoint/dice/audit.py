@@ -53,8 +53,8 @@ class LoggedEvent(Protocol):
     def payload(self) -> dict[str, Any]: ...
 
 
-RollsOf = Callable[[str, Mapping[str, Any]], Sequence[Roll]]
-"""The ruleset's reader of the rolls stored in an event (``Ruleset.rolls`` with the type)."""
+RollsOf = Callable[[Mapping[str, Any]], Sequence[Roll]]
+"""The ruleset's reader of the rolls stored in an event payload (``Ruleset.rolls``)."""
 
 
 class Verdict(StrEnum):
@@ -170,7 +170,7 @@ def audit(events: Sequence[LoggedEvent], rolls_of: RollsOf,
     results: list[EventDice] = []
     for event in events[1:]:
         if event.type != _UNDONE:
-            rolls = list(rolls_of(event.type, event.payload))
+            rolls = list(rolls_of(event.payload))
             found = _check_event(walk, event, rolls)
             if found is not None:
                 results.append(found)

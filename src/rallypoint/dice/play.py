@@ -1,0 +1,62 @@
+"""How a command gets its dice in a ``dice-v1`` campaign, and how the proof joins its event.
+
+The front end (the session) calls :func:`roller_for` with what it knows — the log, the command,
+the server secret the store keeps, any typed-in script — decides the command with the roller it
+gets back, and passes the event through :func:`with_proof`. Rule code never sees any of this.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rallypoint.core.errors import IllegalNowError
+from rallypoint.core.events import NewEvent
+from rallypoint.dice.audit import DICE_KEY, PROOF_KEY, LoggedEvent, logical_position
+from rallypoint.dice.rollers import Roller
+from rallypoint.dice.v1 import DiceMode, ProvenRoller, server_roller, typed_roller
+
+
+def scheme_of(created: Mapping[str, Any]) -> DiceMode | None:
+    """The ``dice-v1`` mode a campaign was created with, or ``None`` for a pre-dice-v1 one."""
+    spec = created.get(DICE_KEY)
+    if not isinstance(spec, Mapping):
+        return None
+    return DiceMode(str(spec.get("mode")))
+
+
+def roller_for(events: Sequence[LoggedEvent], command: Mapping[str, Any], *,
+               secret: bytes | None, script: Roller | None = None,
+               agreed: Sequence[str] = ()) -> ProvenRoller:
+    """The roller for ``command`` decided now, at the log's logical position.
+
+    Args:
+        events: The campaign's whole log.
+        command: The command's JSON.
+        secret: The campaign's server secret (from the store), for a server-mode campaign.
+        script: Typed-in physical dice, if the players rolled them by hand.
+        agreed: The seats that agreed to typed-in dice.
+
+    Raises:
+        IllegalNowError: No script and no secret: this store does not hold the campaign's dice
+            (an imported pair-mode campaign rolls by rounds, not here).
+    """
+    position = logical_position(events)
+    if script is not None:
+        return typed_roller(script, position, command, agreed)
+    if secret is None:
+        raise IllegalNowError(
+            "this database does not hold the dice secret of this campaign",
+            fix="roll where the campaign was created, or type in physical dice with --dice")
+    return server_roller(secret, position, command)
+
+
+def with_proof(event: NewEvent, roller: Roller) -> NewEvent:
+    """``event`` with the proof of its dice under ``dice_proof`` (unchanged if none rolled)."""
+    if not isinstance(roller, ProvenRoller):
+        return event
+    proof = roller.proof()
+    if proof is None:
+        return event
+    return NewEvent(type=event.type,
+                    payload={**event.payload, PROOF_KEY: proof.model_dump(mode="json")})

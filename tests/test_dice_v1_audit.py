@@ -1,0 +1,211 @@
+"""The offline audit: every ruleset's playthrough rolled with dice-v1 re-checks die by die, and
+every way of cheating that the scheme is meant to expose is reported."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rallypoint.core.campaign import Campaign, created_event, start
+from rallypoint.core.events import EventRecord, NewEvent
+from rallypoint.core.ruleset import Ruleset, registered
+from rallypoint.dice import ScriptedRoller, SeededRoller, v1
+from rallypoint.dice.audit import PROOF_KEY, DiceReport, Verdict, audit, logical_position
+from rallypoint.dice.play import roller_for, with_proof
+
+SECRET = hashlib.sha256(b"audit test secret").digest()
+CASES = [(name, path) for name, ruleset in registered().items()
+         for path in ruleset.example_scenarios()]
+
+
+def server_created(ruleset: Ruleset[Any], scenario: Path) -> NewEvent:
+    event = created_event(ruleset, scenario, "audit", seed="unused")
+    payload = {k: v for k, v in event.payload.items() if k != "seed"}
+    payload["dice"] = v1.ServerCommitment(commitment=v1.commitment(SECRET)).model_dump()
+    return NewEvent(type=event.type, payload=payload)
+
+
+def decide(c: Campaign, command: Any, script: list[int] | None = None) -> NewEvent:
+    roller = roller_for(c.events, command.model_dump(mode="json"), secret=SECRET,
+                        script=ScriptedRoller(script) if script is not None else None)
+    return with_proof(c.decide(command, roller), roller)
+
+
+def playthrough(name: str, scenario: Path) -> Campaign:
+    ruleset: Ruleset[Any] = registered()[name]
+    c = start(server_created(ruleset, scenario))
+    while (command := ruleset.conformance_commands(c.state, c.version)) is not None:
+        c = c.record(decide(c, command))
+    return c
+
+
+def check(c: Campaign, secret: bytes | None = SECRET) -> DiceReport:
+    return audit(c.events, c.ruleset.rolls, None if secret is None else secret.hex())
+
+
+@pytest.mark.parametrize(("name", "scenario"), CASES, ids=[f"{n}:{p.stem}" for n, p in CASES])
+def test_every_roll_of_a_playthrough_verifies(name: str, scenario: Path) -> None:
+    c = playthrough(name, scenario)
+    report = check(c)
+    assert report.ok, report.events
+    assert report.count(Verdict.VERIFIED) > 0
+    assert report.count(Verdict.VERIFIED) == sum(
+        len(r.faces) for e in c.events for r in c.ruleset.rolls(e.payload))
+    # Without the secret the rolls are committed, not yet checkable — never "verified".
+    hidden = check(c, None)
+    assert hidden.ok and hidden.count(Verdict.VERIFIED) == 0
+    assert hidden.count(Verdict.COMMITTED) == report.count(Verdict.VERIFIED)
+
+
+def rolling_campaign() -> tuple[Campaign, int]:
+    c = playthrough("squares", registered()["squares"].example_scenarios()[0])
+    seq = next(e.seq for e in c.events if c.ruleset.rolls(e.payload))
+    return c, seq
+
+
+def edited(c: Campaign, seq: int, change: Any) -> list[EventRecord]:
+    """The log with event ``seq``'s payload changed and the chain re-hashed after it (what a
+    re-hashing opponent does: the chain alone then looks intact)."""
+    records = list(c.events)
+    out = records[:seq - 1]
+    for record in records[seq - 1:]:
+        payload = change(record.payload) if record.seq == seq else record.payload
+        out.append(EventRecord.seal(record.campaign_id, record.seq,
+                                    NewEvent(type=record.type, payload=payload),
+                                    out[-1].hash, record.recorded_at))
+    return out
+
+
+def test_an_edited_face_is_caught_even_when_the_chain_is_rehashed() -> None:
+    c, seq = rolling_campaign()
+
+    def better_roll(payload: dict[str, Any]) -> dict[str, Any]:
+        roll = dict(payload["roll"])
+        roll["faces"] = [6 if f != 6 else 5 for f in roll["faces"]]
+        proof = dict(payload[PROOF_KEY])
+        proof["tape"] = [[s, 6 if f != 6 else 5] for s, f in proof["tape"]]
+        return {**payload, "roll": roll, PROOF_KEY: proof}
+
+    report = audit(edited(c, seq, better_roll), c.ruleset.rolls, SECRET.hex())
+    assert not report.ok
+    failed = [e for e in report.events if e.verdict is Verdict.FAILED]
+    assert failed[0].seq == seq and "dice-v1 gives" in failed[0].reason
+
+
+def test_faces_that_differ_from_the_tape_are_caught() -> None:
+    c, seq = rolling_campaign()
+
+    def roll_only(payload: dict[str, Any]) -> dict[str, Any]:
+        roll = dict(payload["roll"])
+        roll["faces"] = [7 - f for f in roll["faces"]]
+        return {**payload, "roll": roll}
+
+    report = audit(edited(c, seq, roll_only), c.ruleset.rolls, SECRET.hex())
+    assert [e.reason for e in report.events if e.verdict is Verdict.FAILED] == [
+        "the faces stored in the event are not the faces on the proof's tape"]
+
+
+def test_a_stripped_proof_and_a_moved_proof_are_caught() -> None:
+    c, seq = rolling_campaign()
+    stripped = audit(edited(c, seq, lambda p: {k: v for k, v in p.items() if k != PROOF_KEY}),
+                     c.ruleset.rolls, SECRET.hex())
+    assert "without a dice-v1 proof" in stripped.events[0].reason
+    moved = audit(edited(c, seq, lambda p: {**p, PROOF_KEY: {**p[PROOF_KEY], "position": 99}}),
+                  c.ruleset.rolls, SECRET.hex())
+    assert not moved.ok and "position 99" in moved.events[0].reason
+
+
+def test_a_wrong_secret_is_refused_before_any_roll() -> None:
+    c, _ = rolling_campaign()
+    with pytest.raises(Exception, match="does not match the commitment"):
+        audit(c.events, c.ruleset.rolls, bytes(32).hex())
+
+
+def test_undo_then_retry_sees_the_same_dice() -> None:
+    ruleset = registered()["squares"]
+    c = start(server_created(ruleset, ruleset.example_scenarios()[0]))
+    rolled: list[Any] = []
+    while not rolled:
+        command = ruleset.conformance_commands(c.state, c.version)
+        assert command is not None
+        before = c
+        c = c.record(decide(c, command))
+        rolled = ruleset.rolls(c.events[-1].payload)
+    position = logical_position(before.events)
+    c = c.undo()
+    assert logical_position(c.events) == position  # back where the command was decided
+    retry = command.model_copy(update={"expected_version": c.version})
+    c = c.record(decide(c, retry))
+    assert ruleset.rolls(c.events[-1].payload) == rolled
+    assert check(c).ok
+
+
+def test_typed_dice_are_marked_and_not_rederived() -> None:
+    ruleset = registered()["squares"]
+    c = start(server_created(ruleset, ruleset.example_scenarios()[0]))
+    while True:
+        command = ruleset.conformance_commands(c.state, c.version)
+        assert command is not None
+        trial = c.decide(command, SeededRoller("probe", "probe"))
+        if ruleset.rolls(trial.payload):
+            count = sum(len(r.faces) for r in ruleset.rolls(trial.payload))
+            c = c.record(decide(c, command, [3] * count))
+            break
+        c = c.record(decide(c, command))
+    report = check(c)
+    assert report.ok and report.count(Verdict.TYPED) == count
+    assert c.events[-1].payload[PROOF_KEY]["mode"] == "typed"
+
+
+# --- pair mode ------------------------------------------------------------------------------
+
+LENGTH = 20
+SEEDS = {"axis": hashlib.sha256(b"axis").digest(), "soviet": hashlib.sha256(b"soviet").digest()}
+
+
+def pair_campaign() -> Campaign:
+    ruleset = registered()["squares"]
+    event = server_created(ruleset, ruleset.example_scenarios()[0])
+    anchors = {seat: v1.chain_anchor(seed, LENGTH) for seat, seed in SEEDS.items()}
+    payload = {**event.payload, "dice": v1.PairAnchors(anchors=anchors,
+                                                        chain_length=LENGTH).model_dump()}
+    return start(NewEvent(type=event.type, payload=payload))
+
+
+def play_pair(c: Campaign, rounds: list[int], seeds: dict[str, bytes] = SEEDS) -> Campaign:
+    """Play until every round in ``rounds`` was used by a command that rolls."""
+    ruleset = c.ruleset
+    todo = list(rounds)
+    while todo:
+        command = ruleset.conformance_commands(c.state, c.version)
+        assert command is not None
+        if not ruleset.rolls(c.decide(command, SeededRoller("probe", "probe")).payload):
+            c = c.record(c.decide(command, ScriptedRoller([])))  # no dice, no round
+            continue
+        index = todo.pop(0)
+        links = {seat: v1.chain_link(seed, index, LENGTH).hex() for seat, seed in seeds.items()}
+        roller = v1.pair_roller(links, index, logical_position(c.events),
+                                command.model_dump(mode="json"))
+        c = c.record(with_proof(c.decide(command, roller), roller))
+    return c
+
+
+def test_pair_rounds_verify_from_the_revealed_links() -> None:
+    c = play_pair(pair_campaign(), [1, 2])
+    report = audit(c.events, c.ruleset.rolls)
+    assert report.ok and report.count(Verdict.VERIFIED) > 0
+
+
+def test_a_link_off_the_chain_or_a_reused_round_is_caught() -> None:
+    forged = {**SEEDS, "soviet": hashlib.sha256(b"not soviet's seed").digest()}
+    c = play_pair(pair_campaign(), [1, 2], forged)
+    report = audit(c.events, c.ruleset.rolls)
+    assert not report.ok and "not on the chain" in report.events[0].reason
+    # Reusing round 1 at a new position would let a seat that saw the links choose its command.
+    report = audit(play_pair(pair_campaign(), [1, 1]).events, registered()["squares"].rolls)
+    assert not report.ok and "out of order" in report.events[-1].reason
+    skipped = audit(play_pair(pair_campaign(), [1, 3]).events, registered()["squares"].rolls)
+    assert not skipped.ok and "out of order" in skipped.events[-1].reason
