@@ -129,9 +129,9 @@ def test_undo_then_retry_sees_the_same_dice() -> None:
     c = start(server_created(ruleset, ruleset.example_scenarios()[0]))
     rolled: list[Any] = []
     while not rolled:
-        command = ruleset.conformance_commands(c.state, c.version)
-        assert command is not None
-        before = c
+        next_command = ruleset.conformance_commands(c.state, c.version)
+        assert next_command is not None
+        command, before = next_command, c
         c = c.record(decide(c, command))
         rolled = ruleset.rolls(c.events[-1].payload)
     position = logical_position(before.events)
