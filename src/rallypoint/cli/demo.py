@@ -19,13 +19,12 @@ if TYPE_CHECKING:
 
 from rallypoint.cli.demo_platoon import run_platoon_week
 from rallypoint.cli.demo_squares import run_squares_scene
-from rallypoint.cli.session import SETTINGS, console, execute, guarded, load, open_store
+from rallypoint.cli.session import SETTINGS, console, execute, guarded, session
 
 
 def run_demo() -> None:
     """Play Example #1 in a temporary database and print every step."""
     from rallypoint.cli import tcs as tcs_cli
-    from rallypoint.core.campaign import created_event
     from rallypoint.core.ruleset import get_ruleset
     from rallypoint.rulesets.tcs.commands import AdvanceTurn, SetMorale, WriteSheet
 
@@ -36,10 +35,8 @@ def run_demo() -> None:
         SETTINGS.db = Path(tmp) / "demo.sqlite3"
         try:
             console.print(Rule("TCS R&R, Example #1: the ErP 112th rests near Tolvajärvi"))
-            with open_store() as store:
-                store.create_campaign("demo", "tolvajarvi", ruleset.name,
-                                      created_event(ruleset, scenario, "tolvajarvi", seed="demo"))
-                before = load(store, "demo")
+            session().create(scenario, name="tolvajarvi", seed="demo", campaign_id="demo")
+            before = session().load("demo")
             console.print("[bold]Before[/]: strolling up the Tjokki Road")
             tcs_cli.render(before)
 
@@ -65,8 +62,7 @@ def run_demo() -> None:
             for dice in (None, None, "3"):
                 execute("demo", _policy, dice)
 
-            with open_store() as store:
-                after = load(store, "demo")
+            after = session().load("demo")
             console.print(Rule("After"))
             tcs_cli.render(after)
             console.print("\nEvery number above is the seed's: 1/ErP brings one platoon back at "
@@ -89,5 +85,7 @@ def _relative(path: Path) -> str:
 
 
 def _policy(c: Campaign) -> Command:
+    from rallypoint.session import policy_named
+
     decision = c.ruleset.pending(c.state)[0]
-    return c.ruleset.policies()[0].decide(c.state, decision, c.version)
+    return policy_named(c.ruleset, None).decide(c.state, decision, c.version)

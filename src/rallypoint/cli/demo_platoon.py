@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from rich.rule import Rule
 
-from rallypoint.cli.session import console, execute, load, open_store
+from rallypoint.cli.session import console, execute, session
 
 if TYPE_CHECKING:
     from rallypoint.core.campaign import Campaign
@@ -22,19 +22,15 @@ if TYPE_CHECKING:
 def run_platoon_week() -> None:
     """Create a platoon and play seven days; print each day and the roster at the end."""
     from rallypoint.cli import platoon as platoon_cli
-    from rallypoint.core.campaign import created_event
     from rallypoint.core.ruleset import get_ruleset
     from rallypoint.dice import SeededRoller
 
     ruleset = get_ruleset("platoon")
     scenario = ruleset.example_scenarios()[0]
     console.print(Rule("Platoon, between battles: a week in Italy (stand-in battles)"))
-    with open_store() as store:
-        store.create_campaign("demo-platoon", "italy", ruleset.name,
-                              created_event(ruleset, scenario, "italy", seed="demo"))
+    session().create(scenario, name="italy", seed="demo", campaign_id="demo-platoon")
     for _ in range(7):
-        with open_store() as store:
-            c = load(store, "demo-platoon")
+        c = session().load("demo-platoon")
         stress = _start_stress(c)
         kind = ("withdrawn to refit" if c.state.withdrawn() else
                 "action" if c.state.action_today else "out of action")
@@ -46,8 +42,7 @@ def run_platoon_week() -> None:
                         roller=SeededRoller("demo-week", f"v{c.version}"))
             if c.events[-1].type not in ("place", "commander", "wait", "tank"):
                 break
-    with open_store() as store:
-        platoon_cli.render(load(store, "demo-platoon"))
+    platoon_cli.render(session().load("demo-platoon"))
 
 
 def _start_stress(c: Campaign) -> float:
@@ -57,10 +52,11 @@ def _start_stress(c: Campaign) -> float:
 
 def _next(c: Campaign) -> Command:
     from rallypoint.rulesets.platoon.commands import RestDay, StandInBattle
+    from rallypoint.session import policy_named
 
     pending = c.ruleset.pending(c.state)
     if pending:
-        return c.ruleset.policies()[0].decide(c.state, pending[0], c.version)
+        return policy_named(c.ruleset, None).decide(c.state, pending[0], c.version)
     if c.state.action_today and not c.state.withdrawn():
         return StandInBattle(expected_version=c.version, intensity=1)
     return RestDay(expected_version=c.version)

@@ -10,13 +10,12 @@ from __future__ import annotations
 from rich.markup import escape
 from rich.rule import Rule
 
-from rallypoint.cli.session import console, execute, load, open_store
+from rallypoint.cli.session import console, execute, session
 
 
 def run_squares_scene() -> None:
     """Play the squares scene in the database the demo has open (``SETTINGS.db``)."""
     from rallypoint.cli import squares as squares_cli
-    from rallypoint.core.campaign import created_event
     from rallypoint.core.errors import IllegalNowError
     from rallypoint.core.ruleset import get_ruleset
     from rallypoint.dice import ScriptedRoller
@@ -28,15 +27,12 @@ def run_squares_scene() -> None:
     scenario = ruleset.example_scenarios()[0]
     name = "ridge"
     console.print(Rule("Squares: disorder recovery and leader rally at the farm below the ridge"))
-    with open_store() as store:
-        store.create_campaign("demo-squares", name, ruleset.name,
-                              created_event(ruleset, scenario, name, seed="demo"))
-        squares_cli.render_board(load(store, name).state)
+    session().create(scenario, name=name, seed="demo", campaign_id="demo-squares")
+    squares_cli.render_board(session().load(name).state)
 
     console.print(Rule("The 79th activates: disordered, no enemy adjacent, not fired upon, 5 SP"))
     execute(name, lambda c: Activate(expected_version=c.version, who="79th"), None)
-    with open_store() as store:
-        c = load(store, name)
+    c = session().load(name)
     try:
         c.decide(Move(expected_version=c.version, who="79th", square="D3"), ScriptedRoller(()))
     except IllegalNowError as refused:
@@ -47,15 +43,13 @@ def run_squares_scene() -> None:
     execute(name, lambda c: Activate(expected_version=c.version, who="28th"), None)
 
     console.print(Rule("Kempt rides into the farm to rally the 28th (die: 5)"))
-    with open_store() as store:
-        state = load(store, name).state
+    state = session().load(name).state
     squares_cli.print_plan(state, plan_rally(state, "kempt", "28th", RallyKind.DISORDER))
     execute(name, lambda c: Rally(expected_version=c.version, leader="kempt", unit="28th",
                                   rally=RallyKind.DISORDER), "5")
 
     console.print(Rule("The shaken 32nd: should Wellington try to rally its SP?"))
-    with open_store() as store:
-        state = load(store, name).state
+    state = session().load(name).state
     squares_cli.print_plan(state, plan_rally(state, "wellington", "32nd", RallyKind.SP))
     console.print("No chance to pass and one in three to break: Wellington leaves the 32nd be, "
                   "as the seed warns about keeping brittle formations in the fight.")

@@ -12,14 +12,13 @@ from rallypoint.cli.session import (
     SETTINGS,
     CampaignOpt,
     JsonOpt,
+    campaign_ref,
     console,
     current,
     execute,
     guarded,
-    load,
-    open_store,
     print_json,
-    store_campaign,
+    session,
 )
 
 app = typer.Typer(
@@ -60,22 +59,9 @@ def new(
     seed: Annotated[str | None, typer.Option(help="Dice seed (default: random).")] = None,
 ) -> None:
     """Create a campaign from a scenario file."""
-    from rallypoint.core.campaign import created_event
-    from rallypoint.core.errors import DataFileError
-    from rallypoint.core.ruleset import get_ruleset
-    from rallypoint.core.tomlfile import read_toml
-
     with guarded():
-        data, _ = read_toml(scenario)
-        if "ruleset" not in data:
-            raise DataFileError("the scenario does not say which ruleset it is for",
-                                where=f"{scenario}:1",
-                                fix='Add a top-level line like ruleset = "tcs".')
-        ruleset = get_ruleset(str(data["ruleset"]))
-        label = name or scenario.stem
-        event = created_event(ruleset, scenario, label, seed=seed)
-        campaign_id = store_campaign(label, ruleset.name, event)
-    console.print(f"created campaign [bold]{label}[/] ({ruleset.name}, id {campaign_id[:8]})",
+        info = session().create(scenario, name=name, seed=seed)
+    console.print(f"created campaign [bold]{info.name}[/] ({info.ruleset}, id {info.id[:8]})",
                   highlight=False)
 
 
@@ -84,8 +70,8 @@ def list_(as_json: JsonOpt = False) -> None:
     """List the campaigns in the database."""
     from rich.table import Table
 
-    with guarded(), open_store() as store:
-        infos = store.campaigns()
+    with guarded():
+        infos = session().campaigns()
     if as_json:
         print_json([i.model_dump(mode="json") for i in infos])
         return
@@ -98,11 +84,11 @@ def list_(as_json: JsonOpt = False) -> None:
 @app.command()
 def show(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
     """Show a campaign's current state."""
+    from rallypoint.session import campaign_view
+
     c = current(campaign)
     if as_json:
-        print_json({"campaign": c.campaign_id, "name": c.name, "version": c.version,
-                    "state": c.ruleset.state_json(c.state),
-                    "pending": [d.model_dump() for d in c.ruleset.pending(c.state)]})
+        print_json(campaign_view(c))
         return
     _plugin(c.ruleset.name).render(c)
 
@@ -112,50 +98,35 @@ def log(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
     """The event log: every event, every roll with purpose, modifiers and odds."""
     from rich.markup import escape
 
-    from rallypoint.core.events import CREATED, UNDONE
+    from rallypoint.session import log_entries
 
-    c = current(campaign)
-    rows = []
-    for e in c.events:
-        if e.type == CREATED:
-            text = f"campaign {e.payload['name']!r} created ({e.payload['ruleset']})"
-        elif e.type == UNDONE:
-            text = f"undo #{e.payload['target']}: {e.payload['summary'].splitlines()[0]}"
-        else:
-            text = c.ruleset.describe(e.type, e.payload)
-        rows.append((e, text))
+    entries = log_entries(current(campaign))
     if as_json:
-        print_json([{"seq": e.seq, "type": e.type, "recorded_at": e.recorded_at,
-                     "undone": e.seq in c.undone, "summary": text,
-                     "rolls": [r.model_dump(mode="json") for r in c.ruleset.rolls(e.payload)]}
-                    for e, text in rows])
+        print_json([e.to_json() for e in entries])
         return
-    for e, text in rows:
-        style = "strike dim" if e.seq in c.undone else ""
-        console.print(f"[dim]#{e.seq:<3}[/] [{style}]{escape(text)}[/]" if style else
-                      f"[dim]#{e.seq:<3}[/] {escape(text)}", highlight=False)
+    for e in entries:
+        style = "strike dim" if e.undone else ""
+        console.print(f"[dim]#{e.seq:<3}[/] [{style}]{escape(e.summary)}[/]" if style else
+                      f"[dim]#{e.seq:<3}[/] {escape(e.summary)}", highlight=False)
 
 
 @app.command()
 def undo(campaign: CampaignOpt = None) -> None:
     """Undo the latest command (appends an 'undone' event; history is kept)."""
-    with guarded(), open_store() as store:
-        c = load(store, campaign)
-        event = c.undo_event(c.version)
-        store.append(c.campaign_id, c.version + 1, event)
-    console.print(f"undone #{event.payload['target']}: "
-                  f"{event.payload['summary'].splitlines()[0]}", highlight=False)
+    with guarded():
+        done = session().undo(campaign_ref(campaign))
+    console.print(f"undone #{done.record.payload['target']}: "
+                  f"{done.record.payload['summary'].splitlines()[0]}", highlight=False)
 
 
 @app.command()
 def verify(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
     """Check a campaign's hash chain; exit 1 if any event was edited or lost."""
-    with guarded(), open_store() as store:
-        c = store.find(campaign) if campaign else store.latest()
-        if c is None:
+    with guarded():
+        if campaign is None and not session().campaigns():
             console.print("no campaigns")
             raise typer.Exit(1)
-        report = store.verify(c.id)
+        report = session().verify(campaign_ref(campaign))
     if as_json:
         print_json(report.model_dump(mode="json"))
     elif report.ok:
@@ -174,11 +145,8 @@ def export(
     campaign: CampaignOpt = None,
 ) -> None:
     """Export a campaign to one JSON file (for play by e-mail)."""
-    from rallypoint.store import export_campaign
-
-    with guarded(), open_store() as store:
-        c = load(store, campaign)
-        count = export_campaign(store, c.campaign_id, file)
+    with guarded():
+        count = session().export(campaign_ref(campaign), file)
     console.print(f"exported {count} events to {file}", highlight=False)
 
 
@@ -188,10 +156,8 @@ def import_(
     name: Annotated[str | None, typer.Option(help="Name for a new campaign.")] = None,
 ) -> None:
     """Import a campaign (or the newer events of one you have) from an export file."""
-    from rallypoint.store import import_campaign, read_export
-
-    with guarded(), open_store() as store:
-        info = import_campaign(store, read_export(file), name)
+    with guarded():
+        info = session().import_file(file, name=name)
     console.print(f"imported {info.name} ({info.version} events)", highlight=False)
 
 

@@ -11,14 +11,13 @@ from rallypoint.cli.session import (
     CampaignOpt,
     DiceOpt,
     JsonOpt,
+    campaign_ref,
     console,
     current,
     execute,
     guarded,
-    load,
-    open_store,
     print_json,
-    store_campaign,
+    session,
 )
 
 if TYPE_CHECKING:
@@ -43,20 +42,17 @@ def create(
         help="How far toward section 8's veteran column the generated men are drawn.")] = 30,
 ) -> None:
     """Create a platoon campaign: a generated roster from a seed, or a roster file."""
-    from rallypoint.core.campaign import created_from_scenario
-    from rallypoint.core.ruleset import get_ruleset
+    from rallypoint.rulesets.platoon import RULESET
     from rallypoint.rulesets.platoon.scenario import PlatoonInfo, PlatoonScenario, expand
 
-    ruleset = get_ruleset("platoon")
     with guarded():
         if roster is not None:
-            scenario = ruleset.load_scenario(roster)
+            scenario = RULESET.load_scenario(roster)
         else:
             info = PlatoonInfo(name=name, seed=seed, days=days, veteran_percent=veteran_percent)
             scenario = expand(PlatoonScenario(platoon=info))
-        event = created_from_scenario(ruleset, scenario, name, seed=seed)
-        campaign_id = store_campaign(name, ruleset.name, event)
-    console.print(f"created platoon campaign [bold]{name}[/] (id {campaign_id[:8]})",
+        created = session().create_from(RULESET.name, scenario, name=name, seed=seed)
+    console.print(f"created platoon campaign [bold]{name}[/] (id {created.id[:8]})",
                   highlight=False)
 
 
@@ -112,8 +108,7 @@ def report(
         if file is not None:
             data = _read_report(file)
         else:
-            with open_store() as store:
-                data = _prompt_report(load(store, campaign))
+            data = _prompt_report(session().load(campaign_ref(campaign)))
     execute(campaign, lambda c: c.ruleset.parse_command(
         {"kind": "report", "report": data, "expected_version": c.version}), dice)
 
@@ -276,21 +271,18 @@ def resolve(
     campaign: CampaignOpt = None,
 ) -> None:
     """Answer pending decisions with a named policy."""
-    from rallypoint.core.errors import IllegalNowError, UnknownIdError
+    from rallypoint.core.errors import IllegalNowError
+    from rallypoint.session import policy_named
 
     def build(c: Campaign) -> Command:
         pending = c.ruleset.pending(c.state)
         if not pending:
             raise IllegalNowError("no decisions pending", fix="Nothing to resolve.")
-        names = {p.name: p for p in c.ruleset.policies()}
         chosen = policy
         if chosen is None and typer.get_text_stream("stdin").isatty():
             console.print(pending[0].prompt, highlight=False)
-            chosen = typer.prompt("policy", default=next(iter(names)))
-        chosen = chosen or next(iter(names))
-        if chosen not in names:
-            raise UnknownIdError(f"no policy {chosen!r}", fix=f"Use one of: {', '.join(names)}.")
-        return names[chosen].decide(c.state, pending[0], c.version)
+            chosen = typer.prompt("policy", default=policy_named(c.ruleset, None).name)
+        return policy_named(c.ruleset, chosen).decide(c.state, pending[0], c.version)
 
     while True:
         after = execute(campaign, build, None)
@@ -315,31 +307,33 @@ def simulate(
     campaign: CampaignOpt = None,
 ) -> None:
     """Play days unattended: decisions by policy, STAND-IN battles, rest days; all logged."""
+    from rallypoint.core.errors import UnknownIdError
     from rallypoint.dice import SeededRoller
     from rallypoint.rulesets.platoon.commands import RestDay, StandInBattle
+    from rallypoint.session import policy_named
 
-    def build(c: Campaign) -> Command:
+    with guarded():
+        c = session().load(campaign_ref(campaign))
+        if policy not in {p.name for p in c.ruleset.policies()}:
+            raise UnknownIdError(f"no policy {policy!r}", fix="Use by_trade or wait_for_depot.")
+    end = c.state.day + days
+    chosen = policy_named(c.ruleset, policy)
+
+    def step(c: Campaign) -> Command | None:
+        if c.state.day >= end:
+            return None
         pending = c.ruleset.pending(c.state)
         if pending:
-            chosen = {p.name: p for p in c.ruleset.policies()}[policy]
             return chosen.decide(c.state, pending[0], c.version)
         if c.state.action_today and not c.state.withdrawn():
             return StandInBattle(expected_version=c.version, intensity=intensity)
         return RestDay(expected_version=c.version)
 
-    with guarded(), open_store() as store:
-        c = load(store, campaign)
-        ref = c.campaign_id
-        if policy not in {p.name for p in c.ruleset.policies()}:
-            from rallypoint.core.errors import UnknownIdError
-
-            raise UnknownIdError(f"no policy {policy!r}", fix="Use by_trade or wait_for_depot.")
-    end = c.state.day + days
-    while c.state.day < end:
+    with guarded():
         # The stream names the version, not the campaign's random id: the same --seed on the
-        # same platoon plays the same days.
-        c = execute(ref, build, None, roller=SeededRoller(seed, f"simulate/v{c.version}"),
-                    quiet=True)
+        # same platoon plays the same days. The campaign stays in memory: linear in the days.
+        c = session().play(c.campaign_id, step,
+                           roller=lambda c: SeededRoller(seed, f"simulate/v{c.version}"))
     render(c)
 
 

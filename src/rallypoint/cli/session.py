@@ -1,8 +1,8 @@
 """What every CLI command shares: the store, the chosen campaign, rollers, and error output.
 
-The CLI is a thin shell: it builds a command, asks the library to decide it, appends the event to
-the store, and prints. Heavy modules are imported inside functions so ``rallypoint --help``
-starts fast.
+The CLI is a thin shell over :mod:`rallypoint.session`: it builds a command, hands it to the
+session (which decides it and stores the event), and prints. Heavy modules are imported inside
+functions so ``rallypoint --help`` starts fast.
 """
 
 from __future__ import annotations
@@ -20,12 +20,9 @@ from rich.console import Console
 from rich.markup import escape
 
 if TYPE_CHECKING:
-    from rallypoint.core.campaign import Campaign
     from rallypoint.core.errors import RallypointError
-    from rallypoint.core.events import NewEvent
-    from rallypoint.core.ruleset import Command
     from rallypoint.dice import Roller
-    from rallypoint.store import EventStore
+    from rallypoint.session import Campaign, Command, Executed, Session
 
 CampaignOpt = Annotated[str | None, typer.Option(
     "--campaign", "-c", help="Campaign name or id (default: the most recently active).")]
@@ -76,93 +73,58 @@ def guarded() -> Iterator[None]:
                                  fix="See the command's --help for the values it takes."))
 
 
-@contextmanager
-def open_store() -> Iterator[EventStore]:
-    """Open the event store chosen by ``--db``, ``RALLYPOINT_DB`` or the user data dir."""
-    from rallypoint.store import EventStore, default_db_path
+def session() -> Session:
+    """The library session on the database chosen by ``--db``, ``RALLYPOINT_DB`` or the data dir."""
+    from rallypoint.session import Session, default_db_path
 
-    path = SETTINGS.db or default_db_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with EventStore(path) as store:
-        yield store
+    return Session(SETTINGS.db or default_db_path())
 
 
-def store_campaign(name: str, ruleset: str, created: NewEvent) -> str:
-    """Store a new campaign from its ``created`` event; return its id."""
-    import uuid
+def campaign_ref(ref: str | None) -> str:
+    """``--campaign`` as given, else the CLI's own default: the most recently active campaign.
 
-    with open_store() as store:
-        campaign_id = uuid.uuid4().hex
-        store.create_campaign(campaign_id, name, ruleset, created)
-    return campaign_id
-
-
-def load(store: EventStore, ref: str | None) -> Campaign:
-    """The campaign named by ``ref`` (name, id or id prefix), else the most recently active."""
-    from rallypoint.core.campaign import Campaign
+    The library never guesses a campaign; this convenience lives here and is passed explicitly.
+    """
     from rallypoint.core.errors import UnknownIdError
 
-    if ref is None:
-        info = store.latest()
-        if info is None:
-            raise UnknownIdError("there are no campaigns in this database",
-                                 fix="Create one with `rallypoint new SCENARIO.toml`.")
-    else:
-        info = store.find(ref)
-    return Campaign.from_events(store.events(info.id))
+    if ref is not None:
+        return ref
+    known = session().campaigns()
+    if not known:
+        raise UnknownIdError("there are no campaigns in this database",
+                             fix="Create one with `rallypoint new SCENARIO.toml`.")
+    return max(known, key=lambda c: (c.last_recorded_at, c.created_at)).id
 
 
 def current(ref: str | None) -> Campaign:
     """Load a campaign for a read command (one line and exit 2 if there is none)."""
-    with guarded(), open_store() as store:
-        return load(store, ref)
-
-
-def roller_for(campaign: Campaign, dice: str | None) -> Roller:
-    """A scripted roller for ``--dice``, else the campaign's seeded roller at this version."""
-    from rallypoint.dice import ScriptedRoller, SeededRoller
-
-    if dice is not None:
-        return ScriptedRoller.parse(dice)
-    # Keyed by the campaign's seed and version only (not its random store id): a campaign made
-    # with `new --seed S` rolls the same dice wherever it is created.
-    return SeededRoller(campaign.seed, f"v{campaign.version}")
+    with guarded():
+        return session().load(campaign_ref(ref))
 
 
 def execute(ref: str | None, build: Callable[[Campaign], Command], dice: str | None,
             as_json: bool = False, roller: Roller | None = None, quiet: bool = False) -> Campaign:
-    """Decide a command against the current campaign, append its event, print what happened.
+    """Decide a command against the campaign through the session API, print what happened.
 
-    ``roller`` overrides the campaign's seeded roller (``simulate --seed``); ``quiet`` prints
-    nothing.
+    ``roller`` overrides the campaign's seeded roller; ``quiet`` prints nothing.
     """
-    from rallypoint.core.errors import MalformedInputError
-    from rallypoint.dice import ScriptedRoller
+    with guarded():
+        done = session().execute(campaign_ref(ref), build, dice=dice,
+                                 roller=None if roller is None else (lambda _c: roller))
+    if not quiet:
+        report(done, as_json)
+    return done.campaign
 
-    with guarded(), open_store() as store:
-        campaign = load(store, ref)
-        command = build(campaign)
-        roller = roller if roller is not None else roller_for(campaign, dice)
-        event = campaign.decide(command, roller)
-        if isinstance(roller, ScriptedRoller) and roller.remaining:
-            raise MalformedInputError(
-                f"--dice gave {roller.used + roller.remaining} value(s) but the command used "
-                f"{roller.used}", fix="Drop the extra values (nothing was recorded).")
-        record = store.append(campaign.campaign_id, campaign.version + 1, event)
-        after = campaign.with_event(record)
-    if quiet:
-        return after
+
+def report(done: Executed, as_json: bool = False) -> None:
+    """Print a recorded command: ``#seq summary`` and any pending decisions, or its JSON."""
     if as_json:
-        print_json({"seq": record.seq, "type": record.type, "payload": record.payload})
-    else:
-        console.print(f"[dim]#{record.seq}[/] "
-                      + escape(after.ruleset.describe(record.type, record.payload)),
-                      highlight=False)
-        pending = after.ruleset.pending(after.state)
-        if pending:
-            console.print(f"[yellow]{len(pending)} decision(s) pending[/]: "
-                          + escape("; ".join(d.prompt for d in pending)), highlight=False)
-    return after
+        print_json(done.to_json())
+        return
+    console.print(f"[dim]#{done.record.seq}[/] " + escape(done.summary), highlight=False)
+    if done.pending:
+        console.print(f"[yellow]{len(done.pending)} decision(s) pending[/]: "
+                      + escape("; ".join(d.prompt for d in done.pending)), highlight=False)
 
 
 def print_json(value: Any) -> None:

@@ -9,13 +9,13 @@ import typer
 from rallypoint.cli.session import (
     CampaignOpt,
     JsonOpt,
+    campaign_ref,
     console,
     current,
     execute,
     guarded,
-    load,
-    open_store,
     print_json,
+    session,
 )
 
 if TYPE_CHECKING:
@@ -156,8 +156,8 @@ def odds(
     from rallypoint.rulesets.squares.data import RallyKind
     from rallypoint.rulesets.squares.rally import opportunities, plan_rally
 
-    with guarded(), open_store() as store:
-        c = load(store, campaign)
+    with guarded():
+        c = session().load(campaign_ref(campaign))
         state: SquaresState = c.state
         if (leader is None) != (unit is None):
             raise MalformedInputError("give both LEADER and UNIT, or neither",
@@ -219,8 +219,8 @@ def sight(
         return
     from rallypoint.rulesets.squares.grid import squares_between
 
-    with guarded(), open_store() as store:
-        c = load(store, campaign)
+    with guarded():
+        c = session().load(campaign_ref(campaign))
         state: SquaresState = c.state
         sa, sb = state.board.square(a), state.board.square(b)
         visible, why = state.sees(sa, sb)

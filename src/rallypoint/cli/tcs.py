@@ -209,8 +209,9 @@ def _distribution(c: Campaign, company: str | None, policy: str | None, explicit
                   heal: list[str] | None, resurrect: list[str] | None,
                   very_dead: list[str] | None, place: list[str] | None,
                   transfer: list[str] | None) -> Command:
-    from rallypoint.core.errors import IllegalNowError, MalformedInputError, UnknownIdError
+    from rallypoint.core.errors import IllegalNowError, MalformedInputError
     from rallypoint.rulesets.tcs.commands import Distribute, Transfer
+    from rallypoint.session import policy_named
 
     decisions = c.ruleset.pending(c.state)
     pick = [d for d in decisions if company is None or d.subject == company]
@@ -219,17 +220,14 @@ def _distribution(c: Campaign, company: str | None, policy: str | None, explicit
                               fix="Run `rallypoint tcs choices` to see what is pending.")
     decision = pick[0]
     if policy is not None or not explicit:
-        names = {p.name: p for p in c.ruleset.policies()}
         if policy is None:
             if not typer.get_text_stream("stdin").isatty():
                 raise MalformedInputError(
                     f"how should {decision.subject} distribute {decision.options['steps']} "
                     "step(s)?", fix="Give --policy rebuild, or --heal/--resurrect/--very-dead.")
             console.print(decision.prompt, highlight=False)
-            policy = typer.prompt("policy", default=next(iter(names)))
-        if policy not in names:
-            raise UnknownIdError(f"no policy {policy!r}", fix=f"Use one of: {', '.join(names)}.")
-        return names[policy].decide(c.state, decision, c.version)
+            policy = typer.prompt("policy", default=policy_named(c.ruleset, None).name)
+        return policy_named(c.ruleset, policy).decide(c.state, decision, c.version)
     transfers = []
     for item in transfer or []:
         parts = item.split(":")

@@ -17,7 +17,7 @@ from rallypoint.session.api import (
     seeded_roller,
 )
 from rallypoint.session.results import Executed, LogEntry, campaign_view, log_entries, summary
-from rallypoint.store import CampaignInfo, VerifyReport
+from rallypoint.store import CampaignInfo, VerifyReport, default_db_path
 
 __all__ = [
     "Builder",
@@ -35,6 +35,7 @@ __all__ = [
     "Session",
     "VerifyReport",
     "campaign_view",
+    "default_db_path",
     "log_entries",
     "policy_named",
     "seeded_roller",
