@@ -41,7 +41,7 @@ def _version(db: Path) -> int:
 def test_rally_scene_end_to_end(db: Path) -> None:
     board = rp("squares", "board")
     assert board.exit_code == 0
-    assert "28th 3/6 D" in board.output and "*wellington" in board.output
+    assert "A:28th 3/6 D" in board.output and "*A:wellington" in board.output
     assert "walled_farm C2 (allied's fortification, blocks sight)" in flat(board.output)
     out = rp("squares", "fire", "28th")
     assert "28th targeted by ranged fire on turn 1" in out.output
@@ -185,3 +185,36 @@ def test_demo_ends_with_the_rally_scene(tmp_path: Path, monkeypatch: pytest.Monk
     ]:
         assert fragment in squares
     assert not path.exists(), "the demo uses a throwaway database"
+
+
+def test_the_board_marks_sides_in_text(db: Path) -> None:
+    board = rp("squares", "board").output       # piped: no colour at all
+    assert "\x1b[" not in board
+    assert "A:28th 3/6 D" in board and "F:55e 4/6" in board
+    assert "*A:wellington" in board and "*F:derlon" in board
+    assert "A: allied, F: french" in flat(board)
+
+
+def test_odds_table_has_a_side_column(db: Path) -> None:
+    text = rp("squares", "odds").output
+    assert "┃ side   ┃ unit ┃ leader" in text
+    rows = [line.split("│")[1:3] for line in text.splitlines() if "│" in line]
+    cells = {(side.strip(), unit.strip()) for side, unit in rows}
+    assert ("allied", "28th") in cells and ("french", "55e") in cells
+
+
+def test_rally_infers_the_kind_when_only_one_applies(db: Path) -> None:
+    out = rp("squares", "rally", "kempt", "79th", "--dice", "3")   # disordered, lost 1 SP
+    assert out.exit_code == 0, out.output
+    assert "rallies 79th for disorder" in flat(out.output)
+    assert rp("undo").exit_code == 0
+    out = rp("squares", "rally", "kempt", "32nd", "--dice", "3")   # 5 SP lost, ordered
+    assert "rallies 32nd for sp" in flat(out.output)
+    assert rp("undo").exit_code == 0
+    before = _version(db)
+    out = rp("squares", "rally", "kempt", "28th", "--dice", "3")   # both apply: choose
+    assert out.exit_code == 2
+    assert ("may rally 28th Foot (28th) for disorder or for SP. Choose one: --kind disorder "
+            "(pass 1/3, no effect 2/3, break 0); --kind sp (pass 1/6, no effect 5/6, break 0)"
+            in flat(out.output))
+    assert _version(db) == before

@@ -126,18 +126,22 @@ def activate(
 def rally(
     leader: Annotated[str, typer.Argument(help="The unit's brigadier or its army commander.")],
     unit: Annotated[str, typer.Argument(help="The testing unit.")],
-    kind: Annotated[str, typer.Option(help="What the rally tries to win back: disorder or sp.")],
+    kind: Annotated[str | None, typer.Option(
+        help="What the rally tries to win back: disorder or sp (default: the only one allowed "
+             "now).")] = None,
     enemy_visible: VisibleOpt = None,
     dice: DiceOpt = None,
     campaign: CampaignOpt = None,
 ) -> None:
     """Spend a leader's activation on a rally test: 1d6 + modifiers, 6+ passes, 0 or less breaks."""
     from rallypoint.rulesets.squares.commands import Rally
+    from rallypoint.rulesets.squares.rally import rally_kind
 
     with guarded():
-        what = _kind(kind)
-    _run(campaign, lambda c: Rally(expected_version=c.version, leader=leader, unit=unit,
-                                   rally=what, enemy_visible=enemy_visible), dice)
+        what = None if kind is None else _kind(kind)
+    _run(campaign, lambda c: Rally(
+        expected_version=c.version, leader=leader, unit=unit,
+        rally=what or rally_kind(c.state, leader, unit), enemy_visible=enemy_visible), dice)
 
 
 @app.command()
@@ -293,10 +297,11 @@ def _print_table(state: SquaresState, plans: list[RallyPlan]) -> None:
     if not plans:
         console.print("no rally is allowed now")
         return
-    table = Table("unit", "leader", "kind", "mod", "pass", "no effect", "break")
+    table = Table("side", "unit", "leader", "kind", "mod", "pass", "no effect", "break")
     for plan in plans:
         o = plan.odds(state)
-        table.add_row(escape(plan.unit), escape(plan.leader), plan.kind.value,
+        table.add_row(escape(state.board.side_of(plan.unit)), escape(plan.unit),
+                      escape(plan.leader), plan.kind.value,
                       f"{plan.node.modifier_total:+d}", *(fraction_text(p) for p in o.values()))
     console.print(table)
 
@@ -314,6 +319,7 @@ def render_board(state: SquaresState) -> None:
 
     board, grid = state.board, state.board.scenario.grid
     styles = {s.id: SIDE_STYLES[n % len(SIDE_STYLES)] for n, s in enumerate(board.scenario.sides)}
+    marks = board.side_marks
     table = Table("", *(column_letter(c) for c in range(1, grid.columns + 1)), box=box.SQUARE,
                   show_lines=True, padding=(0, 1))
     for row in range(grid.rows, 0, -1):
@@ -328,12 +334,15 @@ def render_board(state: SquaresState) -> None:
                 if u.square == sq and u.in_play:
                     flags = ("D" if u.disordered else "") + ("S" if state.shaken(u.id) else "") \
                         + ("F" if u.id in state.under_fire else "")
-                    text.append(f"{u.id} {u.sp}/{state.stamina(u.id)}{' ' + flags if flags else ''}"
-                                "\n", style=styles[board.side_of(u.id)])
+                    side = board.side_of(u.id)
+                    text.append(f"{marks[side]}:{u.id} {u.sp}/{state.stamina(u.id)}"
+                                f"{' ' + flags if flags else ''}\n", style=styles[side])
             for ld in state.leaders.values():
                 if ld.square == sq:
                     mark = "+" if ld.attached else ""
-                    text.append(f"*{ld.id}{mark}\n", style="italic " + styles[board.side_of(ld.id)])
+                    side = board.side_of(ld.id)
+                    text.append(f"*{marks[side]}:{ld.id}{mark}\n",
+                                style="italic " + styles[side])
             text.rstrip()
             cells.append(text)
         table.add_row(str(row), *cells)
@@ -343,7 +352,8 @@ def render_board(state: SquaresState) -> None:
     wide = Console(width=max(console.width, wanted), force_terminal=console.is_terminal,
                    no_color=console.no_color)
     wide.print(table, crop=False)
-    sides = ", ".join(f"[{styles[s.id]}]{escape(s.id)}[/]" for s in board.scenario.sides)
+    sides = ", ".join(f"[{styles[s.id]}]{escape(marks[s.id])}: {escape(s.id)}[/]"
+                      for s in board.scenario.sides)
     console.print(f"D disordered, S shaken, F under fire this turn, *leader (+ attached); "
                   f"{sides}", highlight=False)
     kinds = state.rules.terrain.kinds

@@ -13,7 +13,7 @@ from enum import StrEnum
 from fractions import Fraction
 from typing import Any
 
-from rallypoint.core.errors import IllegalNowError
+from rallypoint.core.errors import IllegalNowError, MalformedInputError
 from rallypoint.dice import D6, ChanceNode, Modifier, fraction_text
 from rallypoint.rulesets.squares.data import MODIFIER_KEYS, RallyKind, Thresholds
 from rallypoint.rulesets.squares.grid import Square
@@ -125,6 +125,30 @@ def eligibility(state: SquaresState, leader_id: str, unit_id: str,
         problems.append((f"{_who(state, leader_id)} has already activated this turn",
                          "Advance the turn (`rallypoint squares turn`) first."))
     return problems
+
+
+def rally_kind(state: SquaresState, leader_id: str, unit_id: str) -> RallyKind:
+    """The one kind of rally the leader may try on the unit now (for a rally given no kind).
+
+    Raises:
+        UnknownIdError: No such leader or unit.
+        IllegalNowError: No kind is allowed (the reasons of the kind the player most likely
+            meant: disorder for a disordered unit, else SP).
+        MalformedInputError: Both kinds are allowed, so the player must choose (the odds of each
+            are in the message).
+    """
+    allowed = [k for k in RallyKind if not eligibility(state, leader_id, unit_id, k)]
+    if len(allowed) == 1:
+        return allowed[0]
+    if not allowed:
+        meant = RallyKind.DISORDER if state.units[unit_id].disordered else RallyKind.SP
+        plan_rally(state, leader_id, unit_id, meant)   # raises, listing every reason
+    options = "; ".join(
+        f"--kind {k.value} ({chances_text(plan_rally(state, leader_id, unit_id, k).odds(state))})"
+        for k in allowed)
+    raise MalformedInputError(
+        f"{_who(state, leader_id)} may rally {_who(state, unit_id)} for disorder or for SP",
+        fix=f"Choose one: {options}.")
 
 
 def plan_rally(state: SquaresState, leader_id: str, unit_id: str, kind: RallyKind,

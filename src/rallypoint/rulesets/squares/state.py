@@ -59,6 +59,24 @@ class Board:
         """Square → the terrain entry covering it (absent: open)."""
         return {Square.parse(sq): t for t in self.scenario.terrain for sq in t.squares}
 
+    @cached_property
+    def side_marks(self) -> dict[str, str]:
+        """Side id → the shortest upper-case prefix of it that no other side shares.
+
+        The board marks each unit and leader with it, so sides are told apart without colour
+        (piped output, ``NO_COLOR``, a colour-blind player).
+        """
+        ids = [s.id for s in self.scenario.sides]
+        marks: dict[str, str] = {}
+        for ident in ids:
+            others = [o.upper() for o in ids if o != ident]
+            length = 1
+            while length < len(ident) and any(o.startswith(ident[:length].upper())
+                                              for o in others):
+                length += 1
+            marks[ident] = ident[:length].upper()
+        return marks
+
     def side_of(self, ident: str) -> str:
         """The side of a unit or leader."""
         if ident in self.units:
