@@ -247,9 +247,12 @@ def platoon(
                                              "wait_for_depot).")] = "by_trade",
     scenario: Annotated[str | None, typer.Option(
         help="Platoon scenario file (default: the shipped Italy 1944 platoon).")] = None,
+    engine: Annotated[str, typer.Option(
+        help="fast: the array kernel, held to the rules by a conformance test; rules: the "
+             "ruleset's own transitions, one roll at a time.")] = "fast",
     param: ParamOpt = None,
     compare: CompareOpt = None,
-    runs: RunsOpt = 200,
+    runs: RunsOpt = 1000,
     seed: SeedOpt = None,
     chunks: ChunksOpt = DEFAULT_CHUNKS,
     workers: WorkersOpt = None,
@@ -261,12 +264,15 @@ def platoon(
     """Whole platoon campaigns with the STAND-IN battle: fit tanks, fatigue, losses by day."""
     from rallypoint.lab import platoon_sim
 
+    # The fast kernel finishes thousands of campaigns before a process pool has started.
+    if workers is None and engine == "fast":
+        workers = 1
     common = _common(runs, seed, chunks, workers, scheduler, csv, plot, as_json)
     with guarded():
         labels, variants = _variants(param, compare)
         path = str(platoon_sim.scenario_path(scenario))
-        specs = [platoon_sim.PlatoonSpec(path, intensity, years, days, *_policy(v, policy))
-                 for v in variants]
+        specs = [platoon_sim.PlatoonSpec(path, intensity, years, days, *_policy(v, policy),
+                                         engine=engine) for v in variants]
         for spec in specs:
             platoon_sim.prepare(spec)
         results, elapsed = _run_variants(common, "platoon", labels, specs,

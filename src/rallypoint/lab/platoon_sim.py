@@ -16,6 +16,7 @@ run about twice as fast.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,18 +29,31 @@ from rallypoint.core.ruleset import Command, PolicyInfo, Ruleset, get_ruleset
 from rallypoint.lab.backend import Backend, Chunk, concat, make_chunks, run_chunks
 from rallypoint.lab.results import FloatArray, SimResult
 from rallypoint.lab.rollers import NumpyRoller, generator
+from rallypoint.rulesets.platoon import days as day_rules
 from rallypoint.rulesets.platoon import dice as pd
-from rallypoint.rulesets.platoon.commands import RestDay, StandInBattle, YearEnd
-from rallypoint.rulesets.platoon.model import PlatoonState, Status, TankStatus
+from rallypoint.rulesets.platoon.battle import ManResult, standin_battle
+from rallypoint.rulesets.platoon.commands import RestDay, YearEnd
+from rallypoint.rulesets.platoon.model import Man, PlatoonState, Status, TankStatus
 from rallypoint.rulesets.platoon.ruleset import RULESET as PLATOON
 from rallypoint.rulesets.platoon.ruleset import transition
 
-SERIES = ("fit_tanks", "mean_fatigue", "morale", "men_lost", "replacements", "withdrawn")
-"""Per-day values (after the day and its decisions, i.e. on the next morning)."""
+SERIES = ("fit_tanks", "mean_fatigue", "max_fatigue", "mean_cohesion", "morale", "men_lost",
+          "replacements", "withdrawn")
+"""Per-day values (after the day and its decisions, i.e. on the next morning): fit tanks, the
+seated men's mean and highest fatigue, the crews' mean cohesion, morale, men lost (killed or
+evacuated), men joining the platoon (arrivals and Naples' green men), withdrawn (1/0)."""
 
-METRICS = ("men_lost", "replacements", "withdrawals", "actions_fought", "tanks_written_off",
-           "final_morale", "mean_fit_tanks")
-"""Per-run totals."""
+METRICS = ("men_lost", "killed", "evacuated", "light_wounds", "replacements", "withdrawals",
+           "actions_fought", "tanks_written_off", "final_morale", "mean_fit_tanks",
+           "fatigue_mean", "fatigue_peak", "days_shaken", "final_cohesion", "final_steadiness")
+"""Per-run totals: men lost by cause (killed, evacuated = seriously wounded) and light wounds;
+fatigue's mean over the days and its peak (any seated man, any evening); days shaken (actions
+fought with the fighting men's mean starting stress at or above ``fatigue.shaken_stress``);
+cohesion (mean over crews) and steadiness (mean over seated men) at the end."""
+
+ENGINES = ("fast", "rules")
+"""``fast``: the array kernel (:mod:`rallypoint.lab.platoon_fast`); ``rules``: the ruleset's own
+transitions, one roll at a time (this module)."""
 
 MAX_DAYS = 3650
 """The longest calendar a platoon scenario accepts."""
@@ -79,6 +93,7 @@ class PlatoonSpec:
             calendar's worth of days).
         policy: Policy name for every decision.
         parameters: ``[parameters]`` overrides of the platoon data (``"fatigue.fight" = 25``).
+        engine: ``fast`` (the array kernel) or ``rules`` (the ruleset's transitions).
     """
 
     scenario: str
@@ -87,6 +102,7 @@ class PlatoonSpec:
     days: int | None = None
     policy: str = "by_trade"
     parameters: dict[str, Any] = field(default_factory=dict)
+    engine: str = "fast"
 
 
 @dataclass(frozen=True)
@@ -103,6 +119,9 @@ def prepare(spec: PlatoonSpec) -> Prepared:
     """Validate the spec and build the starting platoon (the roster is the scenario's own)."""
     from rallypoint.core.campaign import created_from_scenario, start
 
+    if spec.engine not in ENGINES:
+        raise MalformedInputError(f"no platoon engine {spec.engine!r}",
+                                  fix=f"Use one of: {', '.join(ENGINES)}.")
     ruleset = platoon()
     policies = {p.name: p for p in ruleset.policies()}
     if spec.policy not in policies:
@@ -128,7 +147,22 @@ def prepare(spec: PlatoonSpec) -> Prepared:
     scenario = {**scenario, "platoon": platoon_info,
                 "parameters": {**(scenario.get("parameters") or {}), **spec.parameters}}
     state = start(created_from_scenario(ruleset, scenario, "simulation", seed="lab")).state
+    if spec.engine == "fast":
+        from rallypoint.lab.platoon_fast import check_policy
+
+        check_policy(spec.policy)
     return Prepared(state, policies[spec.policy], days, year_days)
+
+
+_PREPARED: dict[str, Prepared] = {}
+
+
+def prepared(spec: PlatoonSpec) -> Prepared:
+    """:func:`prepare`, once per spec per process (a worker runs many chunks of one spec)."""
+    key = repr(spec)
+    if key not in _PREPARED:
+        _PREPARED[key] = prepare(spec)
+    return _PREPARED[key]
 
 
 def _step(state: PlatoonState, command: Command, roller: NumpyRoller) -> PlatoonState:
@@ -141,18 +175,51 @@ def _decide_all(state: PlatoonState, policy: PolicyInfo, roller: NumpyRoller) ->
     return state
 
 
-def _serving_fatigue(state: PlatoonState) -> float:
-    serving = [m.fatigue for m in state.men.values() if m.status is Status.SERVING]
-    return sum(serving) / len(serving) if serving else 0.0
+def _seated(state: PlatoonState) -> list[Man]:
+    return [m for m in state.men.values() if m.status is Status.SERVING]
+
+
+def _mean(values: list[int]) -> float:
+    return sum(values) / len(values) if values else math.nan
 
 
 def _lost(state: PlatoonState) -> int:
     return sum(m.status in (Status.KILLED, Status.EVACUATED) for m in state.men.values())
 
 
-def campaign_once(begin: Prepared, intensity: int,
-                  roller: NumpyRoller) -> tuple[FloatArray, PlatoonState]:
-    """One campaign: a (days × series) array in :data:`SERIES` order, and the final state."""
+def _shaken(state: PlatoonState) -> bool:
+    """Whether the men about to fight start, on average, at or above the shaken stress (14.1)."""
+    fighting = [state.men[m].fatigue for c in state.fit_crews()
+                for m in state.crews[c].seats.values() if m]
+    return bool(fighting) and _mean(fighting) >= state.rules.n("fatigue", "shaken_stress")
+
+
+def _battle(state: PlatoonState, intensity: int, roller: NumpyRoller,
+            tally: dict[str, int]) -> PlatoonState:
+    """The StandInBattle transition (``standin_battle`` then ``days.fight``), keeping the report
+    for the light wounds it gives."""
+    dice = pd.Recorder(roller)
+    tally["shaken"] += _shaken(state)
+    report = standin_battle(state, intensity, dice)
+    tally["light_wounds"] += sum(m.result is ManResult.LIGHT for m in report.men)
+    return day_rules.fight(state, report, dice, PLATOON.hooks)
+
+
+def _evening_values(state: PlatoonState, withdrawn: bool, lost: int,
+                    men: int) -> tuple[float, ...]:
+    seated = _seated(state)
+    fatigue = [m.fatigue for m in seated]
+    cohesion = [c.cohesion for c in state.crews.values()]
+    return (len(state.fit_crews()), _mean(fatigue) if fatigue else 0.0, max(fatigue, default=0),
+            _mean(cohesion), state.morale, _lost(state) - lost, len(state.men) - men,
+            float(withdrawn))
+
+
+def campaign_once(begin: Prepared, intensity: int, roller: NumpyRoller,
+                  tally: dict[str, int] | None = None) -> tuple[FloatArray, PlatoonState]:
+    """One campaign: a (days × series) array in :data:`SERIES` order, and the final state
+    (``tally`` counts light wounds and shaken days)."""
+    tally = tally if tally is not None else {"light_wounds": 0, "shaken": 0}
     state = begin.state
     out = np.zeros((begin.days, len(SERIES)), dtype=np.float64)
     for d in range(begin.days):
@@ -160,49 +227,78 @@ def campaign_once(begin: Prepared, intensity: int,
         lost, men = _lost(state), len(state.men)
         withdrawn = state.withdrawn()
         if state.action_today and not withdrawn:
-            command: Command = StandInBattle(expected_version=0, intensity=intensity)
+            state = _battle(state, intensity, roller, tally)
         else:
-            command = RestDay(expected_version=0)
-        state = _decide_all(_step(state, command, roller), begin.policy, roller)
+            state = _step(state, RestDay(expected_version=0), roller)
+        state = _decide_all(state, begin.policy, roller)
         if (d + 1) % begin.year_days == 0:
             state = _decide_all(_step(state, YearEnd(expected_version=0), roller), begin.policy,
                                 roller)
-        out[d] = (len(state.fit_crews()), _serving_fatigue(state), state.morale,
-                  _lost(state) - lost, len(state.men) - men, float(withdrawn))
+        out[d] = _evening_values(state, withdrawn, lost, men)
     return out, state
 
 
 def platoon_chunk(chunk: Chunk) -> dict[str, FloatArray]:
-    """Worker: ``chunk.runs`` campaigns; series as runs × days, totals per run."""
+    """Worker: ``chunk.runs`` campaigns through the rules; series as runs × days, totals per
+    run."""
     spec: PlatoonSpec = chunk.spec
-    begin = prepare(spec)
+    begin = prepared(spec)
     roller = NumpyRoller(generator(chunk.seed))
-    runs, fought, written_off = [], [], []
+    runs: list[FloatArray] = []
+    totals: dict[str, list[float]] = {k: [] for k in (
+        "killed", "evacuated", "light_wounds", "actions_fought", "tanks_written_off",
+        "days_shaken", "final_steadiness")}
+    start = begin.state
     for _ in range(chunk.runs):
-        series, last = campaign_once(begin, spec.intensity, roller)
+        tally = {"light_wounds": 0, "shaken": 0}
+        series, last = campaign_once(begin, spec.intensity, roller, tally)
         runs.append(series)
-        fought.append(last.fought - begin.state.fought)
-        written_off.append(sum(t.status is TankStatus.WRITTEN_OFF for t in last.tanks.values()))
+        for key, status in (("killed", Status.KILLED), ("evacuated", Status.EVACUATED)):
+            totals[key].append(_count(last, status) - _count(start, status))
+        totals["light_wounds"].append(tally["light_wounds"])
+        totals["days_shaken"].append(tally["shaken"])
+        totals["actions_fought"].append(last.fought - start.fought)
+        totals["tanks_written_off"].append(
+            sum(t.status is TankStatus.WRITTEN_OFF for t in last.tanks.values()))
+        totals["final_steadiness"].append(_mean([m.steadiness for m in _seated(last)]))
     stacked = np.stack(runs)
-    col = {name: stacked[:, :, i] for i, name in enumerate(SERIES)}
-    out = {f"series:{name}": values for name, values in col.items()}
-    out.update({
+    raw = {f"series:{name}": stacked[:, :, i] for i, name in enumerate(SERIES)}
+    raw.update({k: np.array(v, dtype=np.float64) for k, v in totals.items()})
+    return finish(raw)
+
+
+def _count(state: PlatoonState, status: Status) -> int:
+    return sum(m.status is status for m in state.men.values())
+
+
+def finish(raw: dict[str, FloatArray]) -> dict[str, FloatArray]:
+    """Per-run metrics from the series and an engine's own totals, the same for both engines,
+    in :data:`METRICS` order after the series."""
+    col = {k.split(":", 1)[1]: v for k, v in raw.items() if k.startswith("series:")}
+    derived = {
         "men_lost": col["men_lost"].sum(axis=1),
         "replacements": col["replacements"].sum(axis=1),
         "withdrawals": col["withdrawn"].sum(axis=1),
-        "actions_fought": np.array(fought, dtype=np.float64),
-        "tanks_written_off": np.array(written_off, dtype=np.float64),
         "final_morale": col["morale"][:, -1],
         "mean_fit_tanks": col["fit_tanks"].mean(axis=1),
-    })
-    return out
+        "fatigue_mean": col["mean_fatigue"].mean(axis=1),
+        "fatigue_peak": col["max_fatigue"].max(axis=1),
+        "final_cohesion": col["mean_cohesion"][:, -1],
+    }
+    merged = {**raw, **derived}
+    return {**{f"series:{k}": col[k] for k in SERIES}, **{k: merged[k] for k in METRICS}}
 
 
 def simulate_platoon(spec: PlatoonSpec, runs: int, entropy: int, chunks: int, backend: Backend,
                      progress: Callable[[int], None] | None = None) -> SimResult:
     """Many platoon campaigns under one parameter set."""
     begin = prepare(spec)
-    parts = run_chunks(platoon_chunk, make_chunks(spec, runs, entropy, chunks), backend, progress)
+    worker = platoon_chunk
+    if spec.engine == "fast":
+        from rallypoint.lab.platoon_fast import fast_chunk
+
+        worker = fast_chunk
+    parts = run_chunks(worker, make_chunks(spec, runs, entropy, chunks), backend, progress)
     joined = concat(parts)
     series = {k.split(":", 1)[1]: v for k, v in joined.items() if k.startswith("series:")}
     metrics = {k: v for k, v in joined.items() if not k.startswith("series:")}
@@ -210,6 +306,7 @@ def simulate_platoon(spec: PlatoonSpec, runs: int, entropy: int, chunks: int, ba
         simulation="platoon",
         parameters={"scenario": Path(spec.scenario).name, "intensity": spec.intensity,
                     "days": begin.days, "year_days": begin.year_days, "policy": spec.policy,
-                    "battle": "STAND-IN", "overrides": dict(spec.parameters)},
+                    "engine": spec.engine, "battle": "STAND-IN",
+                    "overrides": dict(spec.parameters)},
         entropy=entropy, chunks=chunks, metrics=metrics, series=series,
         notes=[STANDIN_NOTE, "per-day values are taken each evening after the day's decisions"])
