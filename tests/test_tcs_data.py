@@ -143,8 +143,8 @@ def test_weighted_turns_morale_and_fo_numbers() -> None:
 def test_every_table_has_a_source() -> None:
     data = raw_data()
     tables = [k for k, v in data.items() if isinstance(v, dict) and k != "parameters"]
-    assert sorted(tables) == ["fo_recovery_numbers", "implementation", "morale", "recovery_table",
-                              "weighted_turns"]
+    assert sorted(tables) == ["fo_recovery_numbers", "implementation", "morale", "nationalities",
+                              "recovery_table", "weighted_turns"]
     for key in tables:
         source = data[key].get("source", "")
         assert source.startswith(("seed", "facts")), key

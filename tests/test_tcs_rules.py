@@ -16,6 +16,7 @@ import pytest
 from conftest import run, tcs_campaign
 from rallypoint.core.campaign import Campaign
 from rallypoint.core.errors import (
+    DataFileError,
     IllegalNowError,
     MalformedInputError,
     RallypointError,
@@ -404,12 +405,14 @@ def test_assumed_morale_at_gun_and_artillery(tmp_path: Path, kind: str, assumed:
     assert c.state.recoveries[0].column is Column.TO
 
 
-@pytest.mark.parametrize(("nationality", "modifier"), [
-    ("german", 1), ("American", 1), ("british", 2), ("commonwealth", 2), ("soviet", 3),
-    ("finnish", 3), ("italian", 3),
+@pytest.mark.parametrize(("nationality", "listed", "modifier"), [
+    ("german", "german", 1), ("American", "american", 1), ("US", "american", 1),
+    ("usa", "american", 1), ("british", "british", 2), ("commonwealth", "commonwealth", 2),
+    ("canadian", "canadian", 2), ("New Zealand", "new_zealand", 2), ("soviet", "soviet", 3),
+    ("Russian", "soviet", 3), ("finnish", "finnish", 3), ("italian", "italian", 3),
 ])
 def test_no_morale_units_nationality_modifier(
-    tmp_path: Path, nationality: str, modifier: int,
+    tmp_path: Path, nationality: str, listed: str, modifier: int,
 ) -> None:
     c = make(tmp_path, coy("T", ctr("T-1", type="tank", steps=1, morale=None),
                            ctr("T-d", type="tank", steps=1, morale=None, pile="dead")),
@@ -418,8 +421,28 @@ def test_no_morale_units_nationality_modifier(
     roll = recovery_roll(c, "T")
     assert [(m.name, m.value) for m in roll.modifiers] == [
         ("average raw morale (0,0)", 0), ("battalion morale Bn", 0),
-        (f"no-morale units, {nationality}", modifier)]
+        (f"no-morale units, {listed}", modifier)]
     assert roll.total == 2 + modifier
+
+
+def test_an_unlisted_nationality_is_refused_with_the_list(tmp_path: Path) -> None:
+    with pytest.raises(DataFileError) as caught:
+        make(tmp_path, coy("T", ctr("T-1", type="tank", steps=1, morale=None)),
+             nationality="martian", formation={"nationality": "klingon"})
+    error = caught.value
+    assert error.what == ("unknown nationality: sides[0].nationality = 'martian'; "
+                          "formations[0].nationality = 'klingon'")
+    assert error.fix.startswith("Use one of: american (us, usa, u.s., u.s.a., united states, ")
+    assert "canadian (canada, can)" in error.fix and "soviet (russian, " in error.fix
+
+
+def test_a_campaign_stored_without_the_list_reads_unlisted_words_as_everyone_else() -> None:
+    raw = resolve_data({})
+    assert load_data(raw).nationality_modifier("canadian") == 2
+    del raw["nationalities"]
+    old = load_data(raw)
+    assert old.nationality_modifier("canadian") == 3, "as it was played before the list"
+    assert old.nationality_modifier("German") == 1
 
 
 def test_formation_nationality_overrides_side(tmp_path: Path) -> None:
@@ -860,6 +883,55 @@ def test_hex_errors() -> None:
         Hex.parse("23-15")
     with pytest.raises(MalformedInputError, match="different map sections"):
         distance(Hex.parse("A1.01"), Hex.parse("B1.01"))
+
+
+def test_hex_text_is_normalised_on_input(tmp_path: Path) -> None:
+    assert Hex.normal("10.5") == "10.05" and Hex.normal(" a10.10 ") == "A10.10"
+    assert Hex.parse("10.5") == Hex.parse("10.05")
+    c = make(tmp_path, coy("R", ctr("R-1", hex="10.5"), ctr("R-2", hex="b3.7")))
+    assert (c.state.counters["R-1"].hex, c.state.counters["R-2"].hex) == ("10.05", "B3.07")
+    c = run(c, MoveCounter(expected_version=c.version, counter="R-1", hex="a10.10"))
+    assert c.state.counters["R-1"].hex == "A10.10"
+
+
+def test_two_spellings_of_one_hex_share_it_for_redistribution(tmp_path: Path) -> None:
+    c = make(tmp_path, coy("R", ctr("R-1", lost=2, hex="10.5"), ctr("R-2", lost=2, hex="10.05")),
+             parameters={"allow_redistribution": True})
+    c = ready(c, (6,), centers={"Bn": "10.5"})
+    c = dist(c, "R", redistribute=(Transfer(source="R-2", target="R-1", steps=2),))
+    assert c.state.counters["R-1"].steps == 4 and c.state.counters["R-2"].pile is Pile.DEAD
+
+
+def _seam_campaign(tmp_path: Path) -> Campaign:
+    """Company S: S-1 at B1.10 (map section B), its center across the seam at A10.10."""
+    return make(tmp_path, coy("S", ctr("S-1", hex="B1.10"), ctr("S-d", pile="dead"),
+                              ctr("S-e", pile="dead")))
+
+
+def test_a_center_across_a_map_seam_needs_an_attested_distance(tmp_path: Path) -> None:
+    c = _seam_campaign(tmp_path)
+    write = WriteSheet(expected_version=c.version, sheet="s", members=("Bn",),
+                       centers={"Bn": "A10.10"}, size=0, attest=True)
+    refuse(c, write, IllegalNowError, "different map sections")
+    refuse(c, write.model_copy(update={"attest_distance": 3}), IllegalNowError,
+           "more than 2 hexes")
+    c = run(c, write.model_copy(update={"attest_distance": 2}))
+    assert c.state.sheets["s"].centers == {"S": "A10.10"}
+
+
+def test_a_move_across_a_map_seam_attests_or_leaves(tmp_path: Path) -> None:
+    c = _seam_campaign(tmp_path)
+    c = sheet(c, centers={"Bn": "A10.10"}, attest_distance=2)
+    move = MoveCounter(expected_version=c.version, counter="S-1", hex="B2.10")
+    refuse(c, move, IllegalNowError, "different map sections")
+    refuse(c, move.model_copy(update={"attest_distance": 4}), IllegalNowError, "4 hexes")
+    near = run(c, move.model_copy(update={"attest_distance": 1}))
+    assert near.state.sheet_of("S") is not None and near.state.counters["S-1"].hex == "B2.10"
+    off = run(c, move.model_copy(update={"leave_center": True}))
+    assert off.state.sheet_of("S") is None
+    assert off.events[-1].payload["left_center"] is not None
+    refuse(c, MoveCounter(expected_version=c.version, counter="S-1", hex="A11.10",
+                          attest_distance=3), MalformedInputError, "but they are 1 apart")
 
 
 # -- redistribution within a company, hex and type -------------------------------------------------

@@ -26,6 +26,22 @@ if TYPE_CHECKING:
 app = typer.Typer(help="TCS R&R: losses, Recovery Op Sheets, implementation, distribution, FOs.",
                   no_args_is_help=True)
 
+Within2Opt = Annotated[bool, typer.Option(
+    "--within-2", help="Across a map-section seam: attest the counter is within 2 hexes of its "
+                       "center.")]
+AttestOpt = Annotated[int | None, typer.Option(
+    help="Across a map-section seam: the hexes to the center as you count them.", min=0)]
+
+
+def _attested(within_2: bool, attest_distance: int | None) -> int | None:
+    from rallypoint.core.errors import MalformedInputError
+
+    if within_2 and attest_distance is not None:
+        with guarded():
+            raise MalformedInputError("give --within-2 or --attest-distance, not both",
+                                      fix="--within-2 is --attest-distance 2.")
+    return 2 if within_2 else attest_distance
+
 
 
 def _run(campaign: str | None, build: Any, dice: str | None = None, as_json: bool = False) -> None:
@@ -57,14 +73,17 @@ def move(
         help="Allow the move to take the company off its recovery center.")] = False,
     very_dead: Annotated[list[str] | None, typer.Option(
         help="Dead Pile counters sent Very Dead on leaving the center (default: policy).")] = None,
+    within_2: Within2Opt = False,
+    attest_distance: AttestOpt = None,
     campaign: CampaignOpt = None,
 ) -> None:
     """Record a counter's move (refused if it would leave its recovery center unasked)."""
     from rallypoint.rulesets.tcs.commands import MoveCounter
 
+    attested = _attested(within_2, attest_distance)
     _run(campaign, lambda c: MoveCounter(
         expected_version=c.version, counter=counter, hex=hex_, leave_center=leave_center,
-        very_dead=tuple(very_dead) if very_dead else None))
+        very_dead=tuple(very_dead) if very_dead else None, attest_distance=attested))
 
 
 @app.command("leave-center")
@@ -96,6 +115,8 @@ def sheet(
     attest: Annotated[bool, typer.Option(
         help="Attest every center is out of enemy direct fire, in protective terrain with a "
              "track/road.")] = False,
+    within_2: Within2Opt = False,
+    attest_distance: AttestOpt = None,
     campaign: CampaignOpt = None,
 ) -> None:
     """Write up a Recovery Op Sheet."""
@@ -108,7 +129,8 @@ def sheet(
         attest = typer.confirm(f"Is each center {CENTER_CONDITIONS}?")
     _run(campaign, lambda c: WriteSheet(
         expected_version=c.version, sheet=sheet_id, members=tuple(member), centers=centers,
-        size=size, other_sheet=tuple(other_sheet or ()), vehicle=vehicle, attest=attest))
+        size=size, other_sheet=tuple(other_sheet or ()), vehicle=vehicle, attest=attest,
+        attest_distance=_attested(within_2, attest_distance)))
 
 
 @app.command()

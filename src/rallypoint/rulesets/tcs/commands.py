@@ -31,6 +31,9 @@ class MoveCounter(Command):
     hex: str
     leave_center: bool = False
     very_dead: tuple[str, ...] | None = None
+    attest_distance: int | None = Field(
+        default=None, ge=0,
+        description="hexes to the center as the player counts them across a map-section seam")
 
 
 class LeaveCenter(Command):
@@ -59,6 +62,10 @@ class WriteSheet(Command):
     attest: bool = Field(
         default=False, description="the player attests each center meets the seed's conditions"
     )
+    attest_distance: int | None = Field(
+        default=None, ge=0,
+        description="hexes from a counter to its center across a map-section seam, as the "
+                    "player counts them (2: within 2)")
 
 
 class AdvanceTurn(Command):

@@ -83,6 +83,33 @@ class MoraleData(FrozenModel):
         return self.nationality_modifier.get(nationality.lower(), self.everyone_else)
 
 
+class Nationality(FrozenModel):
+    """A nationality a scenario may name: which of the seed's lines it reads, and its aliases."""
+
+    counts_as: str
+    aliases: tuple[str, ...] = ()
+
+
+class Nationalities(FrozenModel):
+    """The documented list of nationalities with their aliases (``data.toml [nationalities]``)."""
+
+    source: str
+    known: dict[str, Nationality]
+
+    def resolve(self, text: str) -> str | None:
+        """The listed nationality ``text`` names (its own name or an alias, any case), or None."""
+        word = " ".join(text.strip().lower().replace("_", " ").split())
+        for name, entry in self.known.items():
+            if word == name.replace("_", " ") or word in entry.aliases:
+                return name
+        return None
+
+    def listing(self) -> str:
+        """``"american (us, usa, …), british (…), …"`` for an error's fix."""
+        return ", ".join(f"{name} ({', '.join(e.aliases)})" if e.aliases else name
+                         for name, e in sorted(self.known.items()))
+
+
 class WeightedTurns(FrozenModel):
     """Weighted turns accrued per turn by a pending sheet (lowest applicable line applies)."""
 
@@ -175,11 +202,29 @@ class RulesData(FrozenModel):
     implementation: ImplementationTable
     fo_recovery_numbers: dict[str, int] = Field(default_factory=dict)
     parameters: dict[str, Parameter]
+    nationalities: Nationalities | None = None
+    """None in the data stored by a campaign created before the list existed: such a campaign
+    keeps reading any unlisted word as 'everyone else', as it was played."""
 
     @model_validator(mode="after")
     def _check(self) -> RulesData:
         Parameters.model_validate({k: p.value for k, p in self.parameters.items()})
+        if self.nationalities is not None:
+            lines = {*self.morale.nationality_modifier, "everyone_else"}
+            for name, entry in self.nationalities.known.items():
+                if entry.counts_as not in lines:
+                    raise ValueError(f"nationality {name!r} counts as {entry.counts_as!r}, "
+                                     f"not one of {sorted(lines)}")
         return self
+
+    def nationality_modifier(self, nationality: str) -> int:
+        """The seed's modifier for no-morale units of ``nationality`` (German/American +1,
+        British/Commonwealth +2, everyone else +3), through the nationality list's aliases."""
+        if self.nationalities is None:
+            return self.morale.nationality(nationality)
+        name = self.nationalities.resolve(nationality)
+        line = self.nationalities.known[name].counts_as if name else "everyone_else"
+        return self.morale.nationality_modifier.get(line, self.morale.everyone_else)
 
     @property
     def params(self) -> Parameters:

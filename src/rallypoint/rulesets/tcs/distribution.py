@@ -184,6 +184,10 @@ def _validate_transfers(state: TcsState, recovery: Recovery, cmd: Distribute) ->
         hex_a, hex_b = (cmd.place.get(i, center) if i in cmd.resurrect else state.counters[i].hex
                         for i in (t.source, t.target))
         spec_a, spec_b = state.oob.counter_specs[t.source], state.oob.counter_specs[t.target]
+        if hex_a is not None:
+            hex_a = Hex.normal(hex_a)
+        if hex_b is not None:
+            hex_b = Hex.normal(hex_b)
         if hex_a is None or hex_a != hex_b or spec_a.type is not spec_b.type:
             raise _refuse(f"{t.source} and {t.target} must share a hex and a type to pool steps",
                           "Move them into one hex first, or leave them as they are.", c)

@@ -2,7 +2,8 @@
 
 TCS maps number hexes by column and row with columns offset by half a hex. Which columns sit lower
 is a map property, the ``hex_offset`` parameter. A hex may carry a map-section prefix
-(``A23.15``); distances across sections are not computed (the player attests instead).
+(``A23.15``); distances across sections are not computed (the player attests instead, see
+:func:`hexes_apart`). Hex text is normalised on input: ``a10.5`` is ``A10.05``.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rallypoint.core.errors import MalformedInputError
+from rallypoint.core.errors import IllegalNowError, MalformedInputError
 
 _HEX = re.compile(r"^(?P<map>[A-Za-z]{0,2})(?P<col>\d{1,3})\.(?P<row>\d{1,3})$")
 
@@ -33,6 +34,12 @@ class Hex:
                 fix="Write column.row as printed on the map, e.g. 23.15 (A23.15 with a map).",
             )
         return cls(match["map"].upper(), int(match["col"]), int(match["row"]))
+
+    @classmethod
+    def normal(cls, text: str) -> str:
+        """The one spelling of a hex: ``"a10.5"`` → ``"A10.05"`` (section upper case, row two
+        digits), so two spellings of one hex compare equal."""
+        return str(cls.parse(text))
 
     def __str__(self) -> str:
         return f"{self.map}{self.col}.{self.row:02d}"
@@ -65,3 +72,34 @@ def _cube_offset(h: Hex, offset: str) -> tuple[int, int, int]:
     else:
         z = h.row - (h.col - (h.col & 1)) // 2
     return x, -x - z, z
+
+
+def hexes_apart(a: Hex, b: Hex, offset: str, attested: int | None = None) -> int:
+    """Hexes between ``a`` and ``b``, counted on one map section or attested across a seam.
+
+    Args:
+        a: One hex.
+        b: The other.
+        offset: The ``hex_offset`` parameter.
+        attested: The distance the player attests (``--attest-distance N``; ``--within-2`` is 2).
+            Needed when the hexes are on different map sections, which this engine cannot lay
+            side by side; on one section it must agree with the count.
+
+    Raises:
+        IllegalNowError: Different sections and nothing attested.
+        MalformedInputError: An attested distance that contradicts the count on one section.
+    """
+    if a.map != b.map:
+        if attested is None:
+            raise IllegalNowError(
+                f"{a} and {b} are on different map sections: the hexes between them cannot be "
+                "counted here",
+                fix="Count them across the seam and attest it: --within-2, or "
+                    "--attest-distance N.")
+        return attested
+    counted = distance(a, b, offset)
+    if attested is not None and attested != counted and not (attested == 2 and counted <= 2):
+        raise MalformedInputError(
+            f"you attest {attested} hexes from {a} to {b}, but they are {counted} apart",
+            fix="Attest a distance only across map sections; on one section it is counted.")
+    return counted

@@ -56,7 +56,7 @@ def company_modifiers(state: TcsState, company_id: str) -> tuple[Modifier, ...]:
     if any(m is None for m in morales):
         nationality = oob.nationality_of(company_id)
         mods.append(Modifier(name=f"no-morale units, {nationality}",
-                             value=state.rules.morale.nationality(nationality)))
+                             value=state.rules.nationality_modifier(nationality)))
     for spec in reversed(oob.ancestors(oob.formation_of[company_id])):
         mods.extend(spec.modifiers)
     mods.extend(oob.companies[company_id].modifiers)

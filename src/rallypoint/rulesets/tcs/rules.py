@@ -29,7 +29,7 @@ from rallypoint.rulesets.tcs.commands import (
 from rallypoint.rulesets.tcs.data import Column
 from rallypoint.rulesets.tcs.distribution import after_distribution, validate
 from rallypoint.rulesets.tcs.fo import decide_fo
-from rallypoint.rulesets.tcs.hexes import Hex, distance
+from rallypoint.rulesets.tcs.hexes import Hex, hexes_apart
 from rallypoint.rulesets.tcs.scenario import Pile
 from rallypoint.rulesets.tcs.state import CounterState, SheetState, SheetStatus, TcsState
 
@@ -172,7 +172,10 @@ def _decide_move(state: TcsState, cmd: MoveCounter) -> NewEvent:
                                                    "hex": str(target)}}}
     center = sheet.centers.get(company) if sheet else None
     if sheet is not None and center is not None:
-        far = distance(target, Hex.parse(center), state.rules.params.hex_offset)
+        seam = target.map != Hex.parse(center).map and cmd.attest_distance is None
+        # Across a seam with --leave-center the player has said the move takes it off.
+        far = 3 if seam and cmd.leave_center else hexes_apart(
+            target, Hex.parse(center), state.rules.params.hex_offset, cmd.attest_distance)
         if far > 2:
             if not cmd.leave_center:
                 n = rec.half_pile(len(state.in_pile(company, Pile.DEAD)),
@@ -245,7 +248,8 @@ def _decide_sheet(state: TcsState, cmd: WriteSheet) -> NewEvent:
     for company in companies:
         for ident in state.in_pile(company, Pile.MAP):
             where = state.counters[ident].hex
-            if where and distance(Hex.parse(where), Hex.parse(centers[company]), offset) > 2:
+            if where and hexes_apart(Hex.parse(where), Hex.parse(centers[company]), offset,
+                                     cmd.attest_distance) > 2:
                 raise IllegalNowError(
                     f"{ident} at {where} is more than 2 hexes from {company}'s center "
                     f"{centers[company]}",

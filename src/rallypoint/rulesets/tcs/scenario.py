@@ -14,10 +14,11 @@ from typing import Any
 
 from pydantic import Field, field_validator, model_validator
 
+from rallypoint.core.errors import DataFileError
 from rallypoint.core.models import FrozenModel
 from rallypoint.core.tomlfile import load_ruleset_file
 from rallypoint.dice import Modifier
-from rallypoint.rulesets.tcs.data import Column
+from rallypoint.rulesets.tcs.data import Column, default_data
 from rallypoint.rulesets.tcs.hexes import Hex
 
 CounterType = Column
@@ -60,9 +61,8 @@ class CounterSpec(FrozenModel):
     @field_validator("hex")
     @classmethod
     def _hex(cls, value: str | None) -> str | None:
-        if value is not None:
-            Hex.parse(value)
-        return value
+        # One spelling per hex ("8.5" is "8.05"), so hexes compare equal as text everywhere.
+        return None if value is None else Hex.normal(value)
 
     @model_validator(mode="after")
     def _lost(self) -> CounterSpec:
@@ -226,4 +226,39 @@ def load_scenario(path: Path) -> Scenario:
             and field).
     """
     scenario: Scenario = load_ruleset_file(path, "tcs", Scenario)
-    return scenario
+    return with_listed_nationalities(scenario, str(path))
+
+
+def with_listed_nationalities(scenario: Scenario, where: str) -> Scenario:
+    """The scenario with every nationality written as its listed name (``"US"`` → ``american``).
+
+    Checked when a scenario is read for a new campaign, not when a stored one is replayed: an old
+    campaign keeps the words it was created with.
+
+    Raises:
+        DataFileError: A word that is not in the nationality list (every one is named, with the
+            list to choose from).
+    """
+    known = default_data().nationalities
+    assert known is not None  # the shipped data always has the list
+    unknown: list[str] = []
+
+    def listed(text: str, field: str) -> str:
+        name = known.resolve(text)
+        if name is None:
+            unknown.append(f"{field} = {text!r}")
+            return text
+        return name
+
+    sides = tuple(side.model_copy(update={"nationality": listed(side.nationality,
+                                                                 f"sides[{n}].nationality")})
+                  for n, side in enumerate(scenario.sides))
+    formations = tuple(
+        f if f.nationality is None else f.model_copy(update={
+            "nationality": listed(f.nationality, f"formations[{n}].nationality")})
+        for n, f in enumerate(scenario.formations))
+    if unknown:
+        raise DataFileError(
+            f"unknown nationality: {'; '.join(unknown)}", where=where,
+            fix=f"Use one of: {known.listing()} (any case).")
+    return scenario.model_copy(update={"sides": sides, "formations": formations})
