@@ -69,15 +69,31 @@ def validation_message(exc: ValidationError | RequestValidationError) -> tuple[s
     return where, f"{where or 'request'}: {first.get('msg', 'invalid')}{more}"
 
 
+def _wants_html(request: Request) -> bool:
+    """A page (not the JSON API) asked by a browser: answer with an HTML page."""
+    return (not request.url.path.startswith("/api")
+            and "text/html" in request.headers.get("accept", ""))
+
+
+def _page(request: Request, error: ErrorBody, status: int) -> Response:
+    from rallypoint.web.deps import renderer
+
+    return renderer(request).html(request, "error.html", status=status, error=error)
+
+
 def install(app: FastAPI) -> None:
     """Register the handlers that turn every refusal into ``{code, message}``."""
 
     @app.exception_handler(RallypointError)
-    async def _library(_: Request, exc: RallypointError) -> Response:
+    async def _library(request: Request, exc: RallypointError) -> Response:
+        if _wants_html(request):
+            return _page(request, ErrorBody(**body_for(exc)), status_for(exc))
         return JSONResponse(body_for(exc), status_code=status_for(exc))
 
     @app.exception_handler(RefusedRequest)
-    async def _refused(_: Request, exc: RefusedRequest) -> Response:
+    async def _refused(request: Request, exc: RefusedRequest) -> Response:
+        if _wants_html(request):
+            return _page(request, ErrorBody(code=exc.code, message=exc.message), exc.status)
         return JSONResponse({"code": exc.code, "message": exc.message}, status_code=exc.status)
 
     @app.exception_handler(RequestValidationError)
@@ -95,8 +111,10 @@ def install(app: FastAPI) -> None:
                                       where=where or None).model_dump(), status_code=400)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> Response:
+    async def _http(request: Request, exc: StarletteHTTPException) -> Response:
         code = HTTP_CODES.get(exc.status_code, "http-error")
         detail = exc.detail if isinstance(exc.detail, str) else "request refused"
+        if _wants_html(request):
+            return _page(request, ErrorBody(code=code, message=detail), exc.status_code)
         return JSONResponse({"code": code, "message": detail}, status_code=exc.status_code,
                             headers=getattr(exc, "headers", None))

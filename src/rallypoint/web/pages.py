@@ -1,19 +1,214 @@
-"""The HTML pages. Each renders what the session API returns; forms post back here."""
+"""The HTML pages. Each renders what the session API returns; forms post back here.
+
+Every form works without JavaScript (post, then a 303 redirect to the page it came from); htmx
+only adds the live preview of a decision. A refused form re-renders its page with the refusal
+beside the form, with the library's status code, and nothing is written.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse
+from typing import Any
 
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from starlette.datastructures import FormData, UploadFile
+
+from rallypoint.core.errors import MalformedInputError, RallypointError
+from rallypoint.session import Campaign
+from rallypoint.session.preview import Preview, preview
 from rallypoint.web import deps
+from rallypoint.web.errors import status_for
+from rallypoint.web.forms import command_from_form, version_from_form
+from rallypoint.web.rulesets import view_module
+from rallypoint.web.security import CSRF_FIELD, check_csrf
 
 router = APIRouter(include_in_schema=False)
+
+MAX_REPEAT = 50
+"""Most commands one form may record in a row (``repeat``: advance N turns)."""
+
+
+async def _form(request: Request) -> FormData:
+    """The submitted form, after the CSRF check (403 and nothing done if it fails)."""
+    form = await request.form()
+    token = form.get(CSRF_FIELD)
+    check_csrf(deps.settings(request).secret, request.scope.get("state", {}).get("csrf_cookie"),
+               token if isinstance(token, str) else request.headers.get("x-csrf-token"))
+    return form
+
+
+def _text(form: FormData, name: str) -> str | None:
+    value = form.get(name)
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _pairs(form: FormData) -> list[tuple[str, str]]:
+    return [(k, v) for k, v in form.multi_items() if isinstance(v, str)]
+
+
+def _see(url: str) -> Response:
+    return RedirectResponse(url, status_code=303)
+
+
+# --- the campaigns list ----------------------------------------------------------------------
 
 
 @router.get("/", response_class=HTMLResponse)
 def index(request: Request) -> HTMLResponse:
     """The campaigns list, with the forms to create or import one."""
+    return _index(request)
+
+
+def _index(request: Request, error: RallypointError | None = None, form: str | None = None
+           ) -> HTMLResponse:
     service = deps.service(request)
     return deps.renderer(request).html(
-        request, "index.html", campaigns=service.campaigns(), scenarios=service.scenarios(),
-        error=None, notice=None)
+        request, "index.html", status=status_for(error) if error else 200,
+        campaigns=service.campaigns(), scenarios=service.scenarios(), error=error,
+        error_form=form)
+
+
+async def _upload(form: FormData, name: str) -> tuple[str | None, bytes] | None:
+    file = form.get(name)
+    if isinstance(file, UploadFile) and file.filename:
+        return file.filename, await file.read()
+    return None
+
+
+@router.post("/campaigns")
+async def create(request: Request) -> Response:
+    """Create a campaign from a shipped scenario or an uploaded scenario file."""
+    form = await _form(request)
+    service = deps.service(request)
+    try:
+        upload = await _upload(form, "file")
+        name, seed = _text(form, "name"), _text(form, "seed")
+        if upload is not None:
+            info = service.create_uploaded(upload[0], upload[1], name, seed)
+        elif (scenario := _text(form, "scenario")) is not None:
+            info = service.create_shipped(scenario, name, seed)
+        else:
+            raise MalformedInputError("no scenario chosen", where="scenario",
+                                      fix="Pick a shipped scenario or upload a scenario file.")
+    except RallypointError as exc:
+        return _index(request, exc, "create")
+    return _see(f"/c/{info.id}")
+
+
+@router.post("/import")
+async def import_(request: Request) -> Response:
+    """Import an export file (a new campaign, or the newer events of one already here)."""
+    form = await _form(request)
+    try:
+        upload = await _upload(form, "file")
+        if upload is None:
+            raise MalformedInputError("no file chosen", where="file",
+                                      fix="Choose an export file (from Export on a campaign).")
+        info = deps.service(request).import_uploaded(upload[0], upload[1], _text(form, "name"))
+    except RallypointError as exc:
+        return _index(request, exc, "import")
+    return _see(f"/c/{info.id}")
+
+
+# --- one campaign ----------------------------------------------------------------------------
+
+
+def campaign_page(request: Request, campaign: Campaign, error: RallypointError | None = None,
+                  form: str | None = None, done: int | None = None) -> HTMLResponse:
+    """A campaign's page: the ruleset's view, what was just recorded, undo and export."""
+    view = view_module(campaign.ruleset.name)
+    recorded = [e for e in deps.service(request).log(campaign.campaign_id)
+                if done is not None and e.seq >= done] if done else []
+    return deps.renderer(request).html(
+        request, view.TEMPLATE, status=status_for(error) if error else 200, c=campaign,
+        error=error, error_form=form, recorded=recorded, **view.context(campaign))
+
+
+@router.get("/c/{cid}", response_class=HTMLResponse)
+def campaign(request: Request, cid: str, done: int | None = None) -> HTMLResponse:
+    """The campaign's page (``done``: show what the events from this seq on did)."""
+    return campaign_page(request, deps.service(request).load(cid), done=done)
+
+
+@router.post("/c/{cid}/do")
+async def do(request: Request, cid: str) -> Response:
+    """Record the command a page's form describes (``repeat`` times, each at the next version)."""
+    form = await _form(request)
+    service = deps.service(request)
+    try:
+        command = command_from_form(_pairs(form))
+        version = version_from_form(_text(form, "expected_version"))
+        repeat = int(_text(form, "repeat") or 1)
+        if not 1 <= repeat <= MAX_REPEAT:
+            raise MalformedInputError(f"repeat {repeat} is out of range", where="repeat",
+                                      fix=f"Repeat 1 to {MAX_REPEAT} times.")
+        first = None
+        for n in range(repeat):
+            done = service.execute(cid, {**command, "expected_version": version + n},
+                                   dice=_text(form, "dice"))
+            first = first or done.record.seq
+    except (RallypointError, ValueError) as exc:
+        error = exc if isinstance(exc, RallypointError) else MalformedInputError(
+            f"repeat: {exc}", where="repeat", fix="Type a whole number.")
+        return campaign_page(request, service.load(cid), error, _text(form, "form"))
+    return _see(f"/c/{done.campaign.campaign_id}?done={first}#recorded")
+
+
+@router.post("/c/{cid}/preview", response_class=HTMLResponse)
+async def preview_fragment(request: Request, cid: str) -> HTMLResponse:
+    """The live preview (htmx) of the command a form describes: its result or its refusal."""
+    form = await _form(request)
+    campaign = deps.service(request).load(cid)
+    result: Preview | None = None
+    try:
+        result = preview(campaign, command_from_form(_pairs(form)))
+        error = result.error
+    except RallypointError as exc:
+        error = exc
+    view = view_module(campaign.ruleset.name)
+    extra: dict[str, Any] = view.preview_context(campaign, result) \
+        if result and hasattr(view, "preview_context") else {}
+    return deps.renderer(request).html(
+        request, getattr(view, "PREVIEW_TEMPLATE", "preview.html"), c=campaign, result=result,
+        error=error, **extra)
+
+
+@router.post("/c/{cid}/answer")
+async def answer(request: Request, cid: str) -> Response:
+    """Answer a pending decision with a named policy."""
+    form = await _form(request)
+    service = deps.service(request)
+    try:
+        done = service.answer(cid, _text(form, "decision"), _text(form, "policy"),
+                              version_from_form(_text(form, "expected_version")))
+    except RallypointError as exc:
+        return campaign_page(request, service.load(cid), exc, _text(form, "form"))
+    return _see(f"/c/{done.campaign.campaign_id}?done={done.record.seq}#recorded")
+
+
+@router.post("/c/{cid}/undo")
+async def undo(request: Request, cid: str) -> Response:
+    """Undo the latest effective event (history is kept: an ``undone`` event is appended)."""
+    form = await _form(request)
+    service = deps.service(request)
+    try:
+        done = service.undo(cid, version_from_form(_text(form, "expected_version")))
+    except RallypointError as exc:
+        return campaign_page(request, service.load(cid), exc, "undo")
+    return _see(f"/c/{done.campaign.campaign_id}?done={done.record.seq}#recorded")
+
+
+@router.get("/c/{cid}/log", response_class=HTMLResponse)
+def log(request: Request, cid: str) -> HTMLResponse:
+    """Every event with its rolls; undone events struck through."""
+    service = deps.service(request)
+    c = service.load(cid)
+    return deps.renderer(request).html(request, "log.html", c=c, entries=service.log(cid))
+
+
+@router.get("/c/{cid}/export")
+def export(request: Request, cid: str) -> Response:
+    """The campaign's export file, as a download."""
+    name, text = deps.service(request).export_text(cid)
+    return Response(text, media_type="application/json",
+                    headers={"content-disposition": f'attachment; filename="{name}"'})
