@@ -5,7 +5,6 @@ from __future__ import annotations
 from fractions import Fraction
 
 from conftest import run
-
 from rallypoint.core.campaign import Campaign
 from rallypoint.rulesets.tcs.commands import AdvanceTurn, CheckImplementation, WriteSheet
 from rallypoint.rulesets.tcs.outlook import fo_outlook, sheet_outlook
