@@ -1,17 +1,199 @@
-"""The JSON API under ``/api``: the session API over HTTP, described by its OpenAPI schema."""
+"""The JSON API under ``/api``: the session API over HTTP, described by its OpenAPI schema.
+
+Each route is one session-API call. Commands are the rulesets' own JSON forms (the same ones
+``rallypoint.session.Session.execute`` takes); refusals are 4xx ``{code, message, where, fix}``.
+"""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
 
+from rallypoint.core.errors import MalformedInputError
+from rallypoint.session import CampaignInfo, Executed
+from rallypoint.session.preview import preview
 from rallypoint.web import deps
+from rallypoint.web.errors import ErrorBody
 
-router = APIRouter(prefix="/api", tags=["api"])
+REFUSALS: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorBody, "description": text} for status, text in (
+        (400, "Malformed request or command (`malformed-input`, `bad-data-file`)"),
+        (404, "Unknown campaign or id (`unknown-id`)"),
+        (409, "Refused by the rules (`illegal-now`) or stale (`stale-version`)"),
+        (413, "Body too large (`too-large`)"),
+        (415, "Write requests must be `application/json`"),
+    )}
+
+router = APIRouter(prefix="/api", tags=["campaigns"], responses=REFUSALS)
+
+
+class Strict(BaseModel):
+    """Request bodies refuse unknown fields."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class NewCampaign(Strict):
+    """Create a campaign from a shipped scenario (by name) or a scenario file's text."""
+
+    scenario: str | None = Field(default=None, max_length=200,
+                                 description="a shipped scenario's name (see /api/scenarios)")
+    scenario_toml: str | None = Field(default=None, description="a scenario file's TOML text")
+    name: str | None = Field(default=None, max_length=200)
+    seed: str | None = Field(default=None, max_length=200)
+
+
+class CommandRequest(Strict):
+    """A ruleset command, in the JSON form the session API takes."""
+
+    command: dict[str, Any] = Field(
+        description='{"kind": ..., "expected_version": N, ...fields of the command}')
+    dice: str | None = Field(default=None, max_length=400,
+                             description="scripted dice, e.g. '6,6,5' (default: the "
+                             "campaign's seeded dice)")
+
+
+class PreviewRequest(Strict):
+    """A command to decide in memory; nothing is stored and no die is rolled."""
+
+    command: dict[str, Any]
+
+
+class AnswerRequest(Strict):
+    """Answer a pending decision by a named policy."""
+
+    expected_version: int = Field(ge=1)
+    decision: str | None = Field(default=None, description="key or subject (default: the next)")
+    policy: str | None = Field(default=None, description="policy name (default: the first)")
+
+
+class VersionRequest(Strict):
+    """The campaign version the request was made against."""
+
+    expected_version: int = Field(ge=1)
+
+
+class ImportRequest(Strict):
+    """An export document (as ``GET /api/campaigns/{ref}/export`` gives it)."""
+
+    document: dict[str, Any]
+    name: str | None = Field(default=None, max_length=200)
+
+
+class Scenario(BaseModel):
+    """A scenario shipped with a ruleset."""
+
+    ruleset: str
+    name: str
+
+
+class Recorded(BaseModel):
+    """A stored event and what it did."""
+
+    seq: int
+    type: str
+    summary: str
+    payload: dict[str, Any]
+    version: int
+    retried: bool
+    pending: list[dict[str, Any]]
+
+
+def _recorded(done: Executed) -> Recorded:
+    return Recorded(seq=done.record.seq, type=done.record.type, summary=done.summary,
+                    payload=done.record.payload, version=done.campaign.version,
+                    retried=done.retried, pending=[d.model_dump() for d in done.pending])
+
+
+@router.get("/scenarios")
+def scenarios(request: Request) -> list[Scenario]:
+    """The scenarios shipped with each ruleset."""
+    return [Scenario(ruleset=r, name=p.stem) for r, _, p in deps.service(request).scenarios()]
 
 
 @router.get("/campaigns")
-def list_campaigns(request: Request) -> list[dict[str, Any]]:
+def list_campaigns(request: Request) -> list[CampaignInfo]:
     """Every campaign in the database, oldest first."""
-    return [i.model_dump(mode="json") for i in deps.service(request).campaigns()]
+    return deps.service(request).campaigns()
+
+
+@router.post("/campaigns", status_code=201)
+def create_campaign(request: Request, body: NewCampaign) -> CampaignInfo:
+    """Create a campaign (exactly one of ``scenario`` and ``scenario_toml``)."""
+    service = deps.service(request)
+    if (body.scenario is None) == (body.scenario_toml is None):
+        raise MalformedInputError("give exactly one of scenario and scenario_toml",
+                                  where="scenario", fix="Name a shipped scenario or send TOML.")
+    if body.scenario_toml is not None:
+        return service.create_uploaded("scenario.toml", body.scenario_toml.encode(), body.name,
+                                       body.seed)
+    return service.create_shipped(body.scenario or "", body.name, body.seed)
+
+
+@router.get("/campaigns/{ref}")
+def view(request: Request, ref: str) -> dict[str, Any]:
+    """The campaign's view: id, name, version, the ruleset's state view, pending decisions."""
+    return deps.service(request).view(ref)
+
+
+@router.get("/campaigns/{ref}/decisions")
+def decisions(request: Request, ref: str) -> dict[str, Any]:
+    """Pending decisions with their legal choices, and the policies that can answer them."""
+    c = deps.service(request).load(ref)
+    return {"version": c.version,
+            "pending": [d.model_dump() for d in c.ruleset.pending(c.state)],
+            "policies": [{"name": p.name, "summary": p.summary} for p in c.ruleset.policies()]}
+
+
+@router.post("/campaigns/{ref}/commands", status_code=201)
+def execute(request: Request, ref: str, body: CommandRequest) -> Recorded:
+    """Decide a command and store its event.
+
+    A command made against an older version that is still legal now is decided again at the
+    current version once (``retried: true``); otherwise it is refused as ``stale-version``.
+    """
+    return _recorded(deps.service(request).execute(ref, body.command, body.dice, strict=False))
+
+
+@router.post("/campaigns/{ref}/preview")
+def preview_command(request: Request, ref: str, body: PreviewRequest) -> dict[str, Any]:
+    """What a command would do now, decided in memory: nothing is stored, no die is rolled."""
+    return preview(deps.service(request).load(ref), body.command).to_json()
+
+
+@router.post("/campaigns/{ref}/answers", status_code=201)
+def answer(request: Request, ref: str, body: AnswerRequest) -> Recorded:
+    """Answer a pending decision by a named policy."""
+    return _recorded(deps.service(request).answer(ref, body.decision, body.policy,
+                                                  body.expected_version))
+
+
+@router.post("/campaigns/{ref}/undo", status_code=201)
+def undo(request: Request, ref: str, body: VersionRequest) -> Recorded:
+    """Undo the latest effective event (appends an ``undone`` event; history is kept)."""
+    return _recorded(deps.service(request).undo(ref, body.expected_version))
+
+
+@router.get("/campaigns/{ref}/log")
+def log(request: Request, ref: str) -> list[dict[str, Any]]:
+    """Every event, oldest first: summary, whether undone, every roll with its odds."""
+    return [e.to_json() for e in deps.service(request).log(ref)]
+
+
+@router.get("/campaigns/{ref}/export")
+def export(request: Request, ref: str) -> JSONResponse:
+    """The campaign's export document (for ``POST /api/import`` or ``rallypoint import``)."""
+    name, text = deps.service(request).export_text(ref)
+    return JSONResponse(json.loads(text),
+                        headers={"content-disposition": f'attachment; filename="{name}"'})
+
+
+@router.post("/import", status_code=201)
+def import_(request: Request, body: ImportRequest) -> CampaignInfo:
+    """Import an export document: a new campaign, or the newer events of one already here."""
+    text = json.dumps(body.document, ensure_ascii=False)
+    return deps.service(request).import_uploaded("import.json", text.encode(), body.name)

@@ -54,8 +54,10 @@ def status_for(error: RallypointError) -> int:
     return STATUS.get(error.code, 400)
 
 
-def body_for(error: RallypointError) -> dict[str, Any]:
-    """The JSON body for a library error."""
+def body_for(error: RallypointError, hide: str | None = None) -> dict[str, Any]:
+    """The JSON body for a library error (``hide``: a server path never shown to a client)."""
+    if hide is not None and error.where == hide:
+        error = type(error)(error.what, fix=error.fix)
     return ErrorBody(code=error.code, message=error.message, where=error.where,
                      fix=error.fix).model_dump()
 
@@ -86,9 +88,10 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(RallypointError)
     async def _library(request: Request, exc: RallypointError) -> Response:
+        body = body_for(exc, hide=str(request.app.state.settings.db))
         if _wants_html(request):
-            return _page(request, ErrorBody(**body_for(exc)), status_for(exc))
-        return JSONResponse(body_for(exc), status_code=status_for(exc))
+            return _page(request, ErrorBody(**body), status_for(exc))
+        return JSONResponse(body, status_code=status_for(exc))
 
     @app.exception_handler(RefusedRequest)
     async def _refused(request: Request, exc: RefusedRequest) -> Response:
@@ -100,8 +103,8 @@ def install(app: FastAPI) -> None:
     async def _invalid(_: Request, exc: RequestValidationError) -> Response:
         where, message = validation_message(exc)
         return JSONResponse(ErrorBody(
-            code="malformed-input", message=message + ". See /docs for the request's fields.",
-            where=where or None, fix="See /docs for the request's fields.").model_dump(),
+            code="malformed-input", message=message + ". See /api/docs for the request's fields.",
+            where=where or None, fix="See /api/docs for the request's fields.").model_dump(),
             status_code=400)
 
     @app.exception_handler(ValidationError)

@@ -30,7 +30,8 @@ MAX_REPEAT = 50
 
 async def _form(request: Request) -> FormData:
     """The submitted form, after the CSRF check (403 and nothing done if it fails)."""
-    form = await request.form()
+    limit = deps.settings(request).max_upload
+    form = await request.form(max_part_size=limit, max_files=4, max_fields=2000)
     token = form.get(CSRF_FIELD)
     check_csrf(deps.settings(request).secret, request.scope.get("state", {}).get("csrf_cookie"),
                token if isinstance(token, str) else request.headers.get("x-csrf-token"))

@@ -114,7 +114,13 @@ class GuardMiddleware:
         cookie = _cookie(headers, CSRF_COOKIE)
         new_cookie = None if cookie else _random_key()
         scope.setdefault("state", {})["csrf_cookie"] = cookie or new_cookie
-        await self.app(scope, self._limited(receive, send), self._decorated(send, new_cookie))
+        if scope["method"] not in SAFE_METHODS and "content-length" not in headers:
+            try:
+                receive = await self._buffered(receive)
+            except RefusedRequest as refused:
+                await _refuse(send, refused)
+                return
+        await self.app(scope, receive, self._decorated(send, new_cookie))
 
     def _check(self, scope: Scope, headers: dict[str, str]) -> None:
         host = headers.get("host", "")
@@ -130,6 +136,10 @@ class GuardMiddleware:
         if headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
             raise RefusedRequest(403, "cross-site", "cross-site requests may not change "
                                  "anything. Use the page served by this server.")
+        if scope["path"].startswith("/api/") and not headers.get(
+                "content-type", "").lower().startswith("application/json"):
+            raise RefusedRequest(415, "unsupported-media-type", "the JSON API takes only "
+                                 "Content-Type: application/json. Send the body as JSON.")
         origin = headers.get("origin")
         if origin is not None and not _same_origin(origin, scope, host):
             raise RefusedRequest(403, "cross-site", f"origin {origin!r} may not change "
@@ -139,21 +149,35 @@ class GuardMiddleware:
         return (f"the request body is larger than {self.settings.max_upload // 1024} KiB. "
                 "Send a smaller file.")
 
-    def _limited(self, receive: Receive, send: Send) -> Receive:
-        # Content-Length may be absent (chunked upload): count what actually arrives.
+    async def _buffered(self, receive: Receive) -> Receive:
+        """Read a body of unknown length (chunked) up to the cap, then replay it to the app.
+
+        Raises:
+            RefusedRequest: 413 as soon as more than the cap has arrived.
+        """
+        chunks: list[bytes] = []
         seen = 0
-        limit = self.settings.max_upload
-
-        async def wrapped() -> Message:
-            nonlocal seen
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > limit:
-                    raise RefusedRequest(413, "too-large", self._too_large())
-            return message
+            if message["type"] != "http.request":
+                break
+            chunks.append(message.get("body", b""))
+            seen += len(chunks[-1])
+            if seen > self.settings.max_upload:
+                raise RefusedRequest(413, "too-large", self._too_large())
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        sent = False
 
-        return wrapped
+        async def replay() -> Message:
+            nonlocal sent
+            if sent:
+                return await receive()
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        return replay
 
     def _decorated(self, send: Send, new_cookie: str | None) -> Send:
         async def wrapped(message: Message) -> None:

@@ -97,8 +97,8 @@ class Service:
     # --- writing -------------------------------------------------------------------------------
 
     def create_shipped(self, path: str, name: str | None, seed: str | None) -> CampaignInfo:
-        """Create a campaign from one of the shipped scenarios (by its path as listed)."""
-        shipped = {str(p): p for _, _, p in self.scenarios()}
+        """Create a campaign from one of the shipped scenarios (by its path or its name)."""
+        shipped = {key: p for _, _, p in self.scenarios() for key in (str(p), p.stem)}
         if path not in shipped:
             raise MalformedInputError(f"no shipped scenario {path!r}", where="scenario",
                                       fix="Pick one from the list of shipped scenarios.")
