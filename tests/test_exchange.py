@@ -10,23 +10,24 @@ from typing import Any
 import pytest
 
 from rallypoint.core.errors import DataFileError, IntegrityError, StoreError
-from rallypoint.core.events import CREATED, NewEvent
+from rallypoint.core.events import NewEvent
 from rallypoint.store import EventStore, export_campaign, import_campaign, read_export
+from store_kit import events, store_played
 
 CID = "5eed5eed-0000-1111-2222-333344445555"
+PLAYED = events()
 
 
-def ev(i: int, who: str = "me") -> NewEvent:
-    return NewEvent(type="test", payload={"n": i, "text": f"{who} moves {i}"})
+def ev(i: int) -> NewEvent:
+    """Event ``i`` of the playthrough (stored again, it gets a new time and so a new hash)."""
+    return PLAYED[i - 1]
 
 
 @pytest.fixture
 def home(tmp_path: Path) -> Iterator[EventStore]:
-    """The sender's store: one campaign with events 1..3."""
+    """The sender's store: one real (squares) campaign with events 1..3."""
     with EventStore(tmp_path / "home.sqlite3") as store:
-        store.create_campaign(CID, "Kursk", "test",
-                              NewEvent(type=CREATED, payload={"name": "Kursk", "seed": 1}))
-        store.append_many(CID, 2, [ev(2), ev(3)])
+        store_played(store, CID, "Kursk", 3)
         yield store
 
 
@@ -48,9 +49,11 @@ def test_export_then_import_gives_identical_records(
     path = tmp_path / "kursk.json"
     assert export_campaign(home, CID, path) == 3
     data = load(path)
-    assert data["format"] == "rallypoint-campaign" and data["format_version"] == 1
-    assert data["campaign"] == {"id": CID, "name": "Kursk", "ruleset": "test",
+    assert data["format"] == "rallypoint-campaign" and data["format_version"] == 2
+    assert data["campaign"] == {"id": CID, "name": "Kursk", "ruleset": "squares",
                                 "created_at": home.campaign(CID).created_at}
+    assert data["head"] == {"seq": 3, "hash": home.events(CID)[-1].hash}
+    assert data["signatures"] == []
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
 
     info = import_campaign(away, read_export(path))
@@ -62,7 +65,7 @@ def test_export_then_import_gives_identical_records(
 def test_import_under_another_name(home: EventStore, away: EventStore, tmp_path: Path) -> None:
     path = tmp_path / "kursk.json"
     export_campaign(home, CID, path)
-    away.create_campaign("someone-else", "Kursk", "test", ev(1))
+    away.create_campaign("someone-else", "Kursk", "squares", ev(1))
     with pytest.raises(StoreError, match="'Kursk'") as info:
         import_campaign(away, read_export(path))
     assert info.value.fix is not None and "--name" in info.value.fix
@@ -75,7 +78,7 @@ def test_tampered_file_refused_and_nothing_written(
     path = tmp_path / "kursk.json"
     export_campaign(home, CID, path)
     data = load(path)
-    data["events"][1]["payload"]["text"] = "me moves 2, and a free rally"
+    data["events"][1]["payload"]["note"] = "and a free rally"
     path.write_text(json.dumps(data, indent=2), encoding="utf-8")
     with pytest.raises(IntegrityError, match="seq 2") as info:
         import_campaign(away, read_export(path))
@@ -102,7 +105,7 @@ def test_partial_import_appends_only_newer_events(
     first, second = tmp_path / "turn1.json", tmp_path / "turn2.json"
     export_campaign(home, CID, first)
     import_campaign(away, read_export(first), name="Kursk at home")
-    away.append_many(CID, 4, [ev(4, "them"), ev(5, "them")])  # the opponent plays ...
+    away.append_many(CID, 4, [ev(4), ev(5)])  # the opponent plays ...
     export_campaign(away, CID, second)  # ... and mails it back
 
     info = import_campaign(home, read_export(second))
@@ -119,8 +122,8 @@ def test_diverging_logs_refused(home: EventStore, away: EventStore, tmp_path: Pa
     shared, theirs = tmp_path / "shared.json", tmp_path / "theirs.json"
     export_campaign(home, CID, shared)
     import_campaign(away, read_export(shared))
-    home.append(CID, 4, ev(4, "me"))
-    away.append_many(CID, 4, [ev(4, "them"), ev(5, "them")])
+    home.append(CID, 4, ev(4))
+    away.append_many(CID, 4, [ev(4), ev(5)])  # the same move, made again: another history
     export_campaign(away, CID, theirs)
     before = home.events(CID)
     with pytest.raises(IntegrityError, match="the logs diverge at seq 4"):
@@ -148,7 +151,7 @@ def test_missing_file(tmp_path: Path) -> None:
     ("change", "message", "line"),
     [
         ({"format": "something-else"}, "not a rallypoint campaign export", 2),
-        ({"format_version": 2}, "format_version 2 is not supported", 3),
+        ({"format_version": 3}, "format_version 3 is not supported", 3),
     ],
 )
 def test_wrong_format_or_version(

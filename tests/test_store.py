@@ -157,7 +157,7 @@ def test_campaign_info(store: EventStore, campaign: str) -> None:
 def test_duplicate_name_or_id_refused(store: EventStore, campaign: str) -> None:
     with pytest.raises(StoreError, match="named 'Alpha' already exists") as info:
         store.create_campaign("other-id", "Alpha", "test", created())
-    assert info.value.fix == "choose another --name"
+    assert info.value.fix == "choose another name"
     with pytest.raises(StoreError, match="already exists"):
         store.create_campaign(CID, "Beta", "test", created())
     assert [c.name for c in store.campaigns()] == ["Alpha"]

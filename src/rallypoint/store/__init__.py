@@ -8,20 +8,20 @@ from rallypoint.store.exchange import (
     read_export,
 )
 from rallypoint.store.migrations import MIGRATIONS
-from rallypoint.store.sqlite import (
-    CampaignInfo,
-    EventStore,
-    VerifyReport,
-    default_db_path,
-)
+from rallypoint.store.names import MAX_NAME_LENGTH, clean_name
+from rallypoint.store.records import CampaignInfo, StoredLog, VerifyReport
+from rallypoint.store.sqlite import EventStore, default_db_path
 
 __all__ = [
+    "MAX_NAME_LENGTH",
     "MIGRATIONS",
     "CampaignInfo",
     "EventStore",
     "ExportedCampaign",
     "ExportedCampaignHeader",
+    "StoredLog",
     "VerifyReport",
+    "clean_name",
     "default_db_path",
     "export_campaign",
     "import_campaign",

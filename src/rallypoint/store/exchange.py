@@ -7,6 +7,7 @@ the new events) from "our histories split" (the logs diverge: refuse).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -15,45 +16,96 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from rallypoint.core.errors import DataFileError, IntegrityError
-from rallypoint.core.events import EventRecord, verify_chain
-from rallypoint.store.sqlite import CampaignInfo, EventStore
+from rallypoint.core.events import EventRecord, canonical_json, verify_chain
+from rallypoint.core.inputs import loads_json, read_text, shorten
+from rallypoint.store.foldcheck import check_import
+from rallypoint.store.records import CampaignInfo
+from rallypoint.store.sqlite import EventStore
 
 FORMAT: Final = "rallypoint-campaign"
-FORMAT_VERSION: Final = 1
+FORMAT_VERSION: Final = 2
+"""Version 2 adds the hashed header with the head; version 1 files (no head) are still read."""
 
 
 class ExportedCampaignHeader(BaseModel):
-    """The campaign row as exported."""
+    """The campaign as exported: its id, the name and ruleset of its ``created`` event."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(min_length=1, max_length=200)
+    name: str = Field(max_length=1000)
+    ruleset: str = Field(min_length=1, max_length=100)
+    created_at: str = Field(max_length=100)
+
+
+class ExportedHead(BaseModel):
+    """The newest event of the exported log: a file whose last events were cut no longer ends
+    at its head."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    seq: int = Field(ge=1)
+    hash: str = Field(pattern=r"^[0-9a-f]{64}$")
+
+
+class Signature(BaseModel):
+    """Reserved for the two-player issue: a signature over ``header_hash`` by a player's key.
+
+    No version of rallypoint writes one yet, and a file that carries one is refused until one
+    can check it: an unchecked signature would only look like trust.
+    """
 
     model_config = ConfigDict(frozen=True)
 
-    id: str
-    name: str
-    ruleset: str
-    created_at: str
+    algorithm: str
+    key_id: str
+    signature: str
 
 
 class ExportedCampaign(BaseModel):
-    """A parsed, well-formed export file (its chain is checked on import, not here)."""
+    """A parsed, well-formed export file (its chain is checked on import, not here).
+
+    Attributes:
+        campaign: Who the file is about.
+        head: The newest event (``None`` only in a version-1 file).
+        header_hash: SHA-256 of the canonical JSON of format, format_version, campaign and head:
+            the value a signature will sign, binding the head to the chain.
+        signatures: Always empty for now (see :class:`Signature`).
+        events: The whole log.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     format: Literal["rallypoint-campaign"] = FORMAT
-    format_version: Literal[1] = FORMAT_VERSION
+    format_version: Literal[1, 2] = FORMAT_VERSION
     campaign: ExportedCampaignHeader
+    head: ExportedHead | None = None
+    header_hash: str | None = None
+    signatures: list[Signature] = []
     events: list[EventRecord]
 
 
-def export_campaign(store: EventStore, campaign_id: str, path: Path) -> int:
+def header_hash(campaign: ExportedCampaignHeader, head: ExportedHead,
+                format_version: int = FORMAT_VERSION) -> str:
+    """The hash a signature covers: the header fields and the head, in canonical JSON."""
+    body = {"format": FORMAT, "format_version": format_version,
+            "campaign": campaign.model_dump(), "head": head.model_dump()}
+    return hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
+
+
+def export_campaign(store: EventStore, campaign_id: str, path: Path, *,
+                    allow_broken: bool = False) -> int:
     """Write a campaign and its whole log to ``path`` atomically.
 
     Args:
         store: The store to read from.
         campaign_id: Exact campaign id.
         path: Destination file; replaced if it exists. Its directory must exist.
+        allow_broken: Write even a log that fails verification (a backup before ``delete``;
+            import refuses such a file, so a broken log is never passed on as good).
 
     Returns:
         The number of events written.
@@ -63,18 +115,28 @@ def export_campaign(store: EventStore, campaign_id: str, path: Path) -> int:
         IntegrityError: The stored log fails verification (a broken log is not passed on).
         DataFileError: The file cannot be written.
     """
-    info = store.campaign(campaign_id)
-    records = store.events(campaign_id)
-    problem = verify_chain(records)
-    if problem is not None:
+    log = store.log(campaign_id)
+    if log.problem is not None and not allow_broken:
         raise IntegrityError(
-            f"campaign {campaign_id!r} is broken at seq {problem.seq}: {problem.reason}",
+            f"campaign {log.info.name!r} is broken at seq {log.problem.seq}: "
+            f"{log.problem.reason}",
             where=store.path, fix="restore the campaign from an earlier export before exporting")
+    records = log.records
+    if not records:
+        raise IntegrityError(f"campaign {log.info.name!r} has no readable events",
+                             where=store.path, fix="delete it with --no-backup")
+    first = records[0].payload
+    campaign = ExportedCampaignHeader(
+        id=log.info.id, name=str(first.get("name", log.info.name)),
+        ruleset=str(first.get("ruleset", log.info.ruleset)), created_at=log.info.created_at)
+    head = ExportedHead(seq=records[-1].seq, hash=records[-1].hash)
     document: dict[str, Any] = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
-        "campaign": {"id": info.id, "name": info.name, "ruleset": info.ruleset,
-                     "created_at": info.created_at},
+        "campaign": campaign.model_dump(),
+        "head": head.model_dump(),
+        "header_hash": header_hash(campaign, head),
+        "signatures": [],
         "events": [record.model_dump() for record in records],
     }
     text = json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
@@ -112,55 +174,59 @@ def _write_atomically(path: Path, text: str) -> None:
 def read_export(path: Path) -> ExportedCampaign:
     """Read and validate an export file (format, version and shape; not yet the hash chain).
 
+    The file is size-capped, parsed strictly (no NaN, 64-bit integers, bounded nesting) and
+    validated event by event, stopping at the first bad one, so junk costs little memory.
+
     Raises:
         DataFileError: The file is missing or unreadable, not JSON, or not a supported export.
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise DataFileError(f"export file {str(path)!r} does not exist", where=str(path),
-                            fix="check the path of the file you were sent") from exc
-    except UnicodeDecodeError as exc:
-        raise DataFileError(f"export file is not UTF-8 text: {exc.reason}", where=str(path),
-                            fix="ask for the file again; it may have been mangled in transit"
-                            ) from exc
-    except OSError as exc:
-        raise DataFileError(f"cannot read export file: {exc.strerror}", where=str(path),
-                            fix="check the file's permissions") from exc
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DataFileError(f"export file is not valid JSON: {exc.msg} at line {exc.lineno}, "
-                            f"column {exc.colno}", where=f"{path}:{exc.lineno}",
-                            fix="ask for the file again, or repair the JSON at that spot") from exc
+    text = read_text(path, "export file")
+    data = loads_json(text, str(path))
     if not isinstance(data, dict):
         raise DataFileError("export file does not contain a JSON object", where=f"{path}:1",
                             fix="pass a file made by rallypoint export")
     _check_format(path, text, data)
+    events = data.get("events")
+    if not isinstance(events, list):
+        raise DataFileError("export file has no events list", where=f"{path} events",
+                            fix="ask for a fresh export; the file was edited or damaged")
+    parsed: list[EventRecord] = []
+    for index, item in enumerate(events):
+        try:
+            parsed.append(EventRecord.model_validate(item))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            raise _invalid(path, ("events", index, *first["loc"]), first["msg"]) from None
     try:
-        return ExportedCampaign.model_validate(data)
+        return ExportedCampaign.model_validate({**data, "events": parsed})
     except ValidationError as exc:
         first = exc.errors()[0]
-        field = _field_path(first["loc"])
-        raise DataFileError(f"export file has an invalid field {field}: {first['msg']}",
-                            where=f"{path} {field}",
-                            fix="ask for a fresh export; the file was edited or damaged") from exc
+        raise _invalid(path, first["loc"], first["msg"]) from None
+
+
+def _invalid(path: Path, loc: tuple[int | str, ...], msg: str) -> DataFileError:
+    field = _field_path(loc)
+    return DataFileError(f"export file has an invalid field {field}: {msg}",
+                         where=f"{path} {field}",
+                         fix="ask for a fresh export; the file was edited or damaged")
 
 
 def _check_format(path: Path, text: str, data: dict[str, Any]) -> None:
     """Refuse files that are not rallypoint campaign exports of a version we read."""
     fmt = data.get("format")
     if fmt != FORMAT:
-        raise DataFileError(f"not a rallypoint campaign export (format is {fmt!r}, "
+        shown = shorten(repr(fmt), 40)
+        raise DataFileError(f"not a rallypoint campaign export (format is {shown}, "
                             f"expected {FORMAT!r})", where=f"{path}:{_line_of(text, 'format')}",
                             fix="pass a file made by rallypoint export")
     version = data.get("format_version")
-    if version != FORMAT_VERSION:
+    if version not in (1, FORMAT_VERSION) or type(version) is not int:
         newer = type(version) is int and version > FORMAT_VERSION
         raise DataFileError(
-            f"export format_version {version!r} is not supported (this rallypoint reads "
-            f"version {FORMAT_VERSION})", where=f"{path}:{_line_of(text, 'format_version')}",
+            f"export format_version {shorten(repr(version), 30)} is not supported (this "
+            f"rallypoint reads versions 1 to {FORMAT_VERSION})",
+            where=f"{path}:{_line_of(text, 'format_version')}",
             fix="upgrade rallypoint" if newer else "ask for a fresh export")
 
 
@@ -181,11 +247,15 @@ def _field_path(loc: tuple[int | str, ...]) -> str:
 def import_campaign(
     store: EventStore, exported: ExportedCampaign, name: str | None = None,
 ) -> CampaignInfo:
-    """Bring an exported campaign into ``store``, verifying it first.
+    """Bring an exported campaign into ``store``, verifying it whole first.
 
-    A new campaign is inserted with all its events exactly as exported (same times and hashes).
-    A campaign already in the store gets only the events beyond its stored log, provided the
-    stored log is a prefix of the imported one; this is how an opponent's moves come back.
+    Before anything is written the file must pass, in order: its header (hash, head at the end of
+    the log, no unchecked signature), its hash chain, the ``created`` event matching the header,
+    plausible timestamps, and a fold of every event through the ruleset (so a file that cannot be
+    played is never stored). A new campaign is then inserted with all its events exactly as
+    exported (same times and hashes). A campaign already in the store gets only the events beyond
+    its stored log, provided the stored log is a prefix of the imported one; this is how an
+    opponent's moves come back.
 
     Args:
         store: The destination store.
@@ -197,14 +267,17 @@ def import_campaign(
         The campaign as stored afterwards.
 
     Raises:
-        IntegrityError: The imported chain is broken or diverges from the stored log (nothing
+        IntegrityError: The file fails any check above, or diverges from the stored log (nothing
             is written).
         StoreError: The name is taken by a different campaign.
     """
     header = exported.campaign
-    _check_importable(header.id, exported.events)
+    records = exported.events
+    _check_importable(header.id, records)
+    check_header(exported)
+    check_import(header, records)
     return store.import_records(header.id, name or header.name, header.ruleset,
-                                header.created_at, exported.events)
+                                header.created_at, records)
 
 
 def _check_importable(campaign_id: str, records: Sequence[EventRecord]) -> None:
@@ -215,11 +288,36 @@ def _check_importable(campaign_id: str, records: Sequence[EventRecord]) -> None:
     for record in records:
         if record.campaign_id != campaign_id:
             raise IntegrityError(
-                f"event {record.seq} belongs to campaign {record.campaign_id!r}, "
-                f"not {campaign_id!r}", where=f"seq {record.seq}",
+                f"event {record.seq} belongs to campaign {shorten(record.campaign_id)!r}, "
+                f"not {shorten(campaign_id)!r}", where=f"seq {record.seq}",
                 fix="export the campaign again; the file mixes campaigns")
     problem = verify_chain(records)
     if problem is not None:
         raise IntegrityError(f"the imported log is broken at seq {problem.seq}: {problem.reason}",
                              where=f"seq {problem.seq}",
                              fix="ask for a fresh export; the file was edited or damaged")
+
+
+def check_header(exported: ExportedCampaign) -> None:
+    """The header's hash, and its head against the log's last event (a cut tail shows here)."""
+    if exported.signatures:
+        raise IntegrityError("the file carries signatures, which this rallypoint cannot check",
+                             where="signatures", fix="upgrade rallypoint to import it")
+    if exported.format_version == 1:
+        return  # written before heads existed: only the chain can be checked
+    head, stated = exported.head, exported.header_hash
+    if head is None or stated is None:
+        raise IntegrityError("the file has no head or header_hash", where="head",
+                             fix="ask for a fresh export; the file was edited or damaged")
+    if stated != header_hash(exported.campaign, head, exported.format_version):
+        raise IntegrityError("the header does not match its header_hash (edited?)",
+                             where="header_hash",
+                             fix="ask for a fresh export; the file was edited or damaged")
+    last = exported.events[-1]
+    if (last.seq, last.hash) != (head.seq, head.hash):
+        cut = head.seq - last.seq
+        what = (f"the file's log ends at seq {last.seq} but its head is seq {head.seq}: the "
+                f"newest {cut} event(s) were cut" if cut > 0 else
+                f"the file's last event (seq {last.seq}) is not its head (seq {head.seq})")
+        raise IntegrityError(what, where="head",
+                             fix="ask for a fresh export; the file was cut or edited")

@@ -46,8 +46,77 @@ BEGIN
 END;
 """
 
+_HEADS = """
+-- Each campaign records its head (seq and hash of its newest event), so a log whose newest events
+-- were cut is told apart from a shorter log. Triggers keep the head in step with the events: an
+-- event must extend the head, and inserting it moves the head; nothing else may move it.
+ALTER TABLE campaigns ADD COLUMN head_seq INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE campaigns
+    ADD COLUMN head_hash TEXT NOT NULL
+    DEFAULT '0000000000000000000000000000000000000000000000000000000000000000';
+
+UPDATE campaigns SET
+    head_seq = COALESCE((SELECT MAX(seq) FROM events WHERE campaign_id = campaigns.id), 0),
+    head_hash = COALESCE((SELECT hash FROM events WHERE campaign_id = campaigns.id
+                          ORDER BY seq DESC LIMIT 1), head_hash);
+
+-- A campaign id listed here may lose its rows: ``EventStore.delete_campaign`` inserts it, deletes
+-- the campaign and removes it again, all in one transaction. Deleting is the only way events leave.
+CREATE TABLE campaign_deletions (campaign_id TEXT PRIMARY KEY);
+
+-- This machine's own record of when it last wrote to each campaign ("the campaign you meant"),
+-- kept apart from the hashed events so an imported clock never decides it.
+CREATE TABLE local_use (
+    campaign_id TEXT PRIMARY KEY,
+    use_order INTEGER NOT NULL,
+    used_at TEXT NOT NULL
+);
+
+DROP TRIGGER events_no_delete;
+CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+WHEN NOT EXISTS (SELECT 1 FROM campaign_deletions WHERE campaign_id = OLD.campaign_id)
+BEGIN
+    SELECT RAISE(ABORT, 'events are append-only');
+END;
+
+CREATE TRIGGER events_extend_head BEFORE INSERT ON events
+WHEN NOT EXISTS (SELECT 1 FROM campaigns WHERE id = NEW.campaign_id
+                 AND head_seq + 1 = NEW.seq AND head_hash = NEW.prev_hash)
+BEGIN
+    SELECT RAISE(ABORT, 'an event must extend its campaign''s head');
+END;
+
+CREATE TRIGGER events_move_head AFTER INSERT ON events
+BEGIN
+    UPDATE campaigns SET head_seq = NEW.seq, head_hash = NEW.hash WHERE id = NEW.campaign_id;
+    INSERT OR REPLACE INTO local_use (campaign_id, use_order, used_at)
+    VALUES (NEW.campaign_id, (SELECT COALESCE(MAX(use_order), 0) + 1 FROM local_use),
+            strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
+END;
+
+CREATE TRIGGER campaigns_head_follows_events BEFORE UPDATE OF head_seq, head_hash ON campaigns
+WHEN NEW.head_seq <> OLD.head_seq + 1
+  OR NOT EXISTS (SELECT 1 FROM events WHERE campaign_id = NEW.id
+                 AND seq = NEW.head_seq AND hash = NEW.head_hash)
+BEGIN
+    SELECT RAISE(ABORT, 'a campaign''s head moves only by appending events');
+END;
+
+CREATE TRIGGER campaigns_fixed BEFORE UPDATE OF id, ruleset, created_at ON campaigns
+BEGIN
+    SELECT RAISE(ABORT, 'a campaign''s id, ruleset and creation time never change');
+END;
+
+CREATE TRIGGER campaigns_no_delete BEFORE DELETE ON campaigns
+WHEN NOT EXISTS (SELECT 1 FROM campaign_deletions WHERE campaign_id = OLD.id)
+BEGIN
+    SELECT RAISE(ABORT, 'campaigns are removed only by rallypoint delete');
+END;
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("0001_initial", _INITIAL),
+    ("0002_campaign_heads", _HEADS),
 ]
 """Every migration as ``(name, sql)``, in the order they are applied."""
 
@@ -60,14 +129,22 @@ INSERT INTO events (campaign_id, seq, type, payload, recorded_at, prev_hash, has
 VALUES (?, ?, ?, ?, ?, ?, ?)
 """
 
-# Every campaign with its version (max seq) and the time of that last event.
+# Every campaign with its version (max seq), the time of that last event, and its recorded head.
 CAMPAIGN_SELECT = """
 SELECT c.id, c.name, c.ruleset, c.created_at,
-       COALESCE(e.seq, 0), COALESCE(e.recorded_at, c.created_at)
+       COALESCE(e.seq, 0), COALESCE(e.recorded_at, c.created_at), c.head_seq, c.head_hash
 FROM campaigns AS c
 LEFT JOIN events AS e
   ON e.campaign_id = c.id
  AND e.seq = (SELECT MAX(seq) FROM events WHERE campaign_id = c.id)
+"""
+
+# The campaign this machine wrote to last (never chosen by an event's own, possibly imported,
+# clock); campaigns never written here rank by creation order after every used one.
+LATEST_SELECT = CAMPAIGN_SELECT + """
+LEFT JOIN local_use AS u ON u.campaign_id = c.id
+ORDER BY u.use_order IS NULL, u.use_order DESC, c.rowid DESC
+LIMIT 1
 """
 
 # One campaign's events; the LEFT JOIN yields one all-NULL row for a campaign without events and
@@ -125,14 +202,54 @@ def _has_code(text: str) -> bool:
 
 
 def applied_migrations(conn: sqlite3.Connection) -> list[str]:
-    """Names of the migrations recorded in ``conn``'s database, in the order they apply."""
-    conn.execute(_BOOKKEEPING)
+    """Names of the migrations recorded in ``conn``'s database, in the order they apply.
+
+    Only reads: a database without the bookkeeping table has applied none.
+    """
+    if "schema_migrations" not in _tables(conn):
+        return []
     rows = conn.execute("SELECT name FROM schema_migrations ORDER BY name").fetchall()
     return [str(row[0]) for row in rows]
 
 
+def _tables(conn: sqlite3.Connection) -> set[str]:
+    rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+    return {str(row[0]) for row in rows}
+
+
+def pending_migrations(conn: sqlite3.Connection, where: str) -> list[str]:
+    """Names of the migrations this database still needs, without changing it.
+
+    An empty database needs them all; a rallypoint store needs those it has not recorded.
+
+    Raises:
+        StoreError: The file is an SQLite database of something else (it is left unchanged), or
+            it records migrations this version does not know (a newer rallypoint wrote it).
+    """
+    tables = _tables(conn)
+    if tables and "schema_migrations" not in tables:
+        shown = ", ".join(sorted(tables)[:5]) + (" …" if len(tables) > 5 else "")
+        raise StoreError(
+            f"not a rallypoint database: it is an SQLite file with other tables ({shown})",
+            where=where, fix="pass the path of a rallypoint database with --db (nothing was "
+            "changed in this file)")
+    known = [name for name, _ in MIGRATIONS]
+    applied = applied_migrations(conn)
+    unknown = sorted(set(applied) - set(known))
+    if unknown:
+        raise StoreError(
+            f"the database has schema migrations this rallypoint does not know: {unknown}",
+            where=where,
+            fix="upgrade rallypoint to the version that wrote this database",
+        )
+    return [name for name in known if name not in applied]
+
+
 def apply_migrations(conn: sqlite3.Connection, where: str) -> list[str]:
     """Apply every migration not yet recorded, each in its own ``BEGIN IMMEDIATE`` transaction.
+
+    A database that is already current is only read: no write lock is taken, so opening it never
+    waits on another process's write.
 
     Args:
         conn: A connection opened with ``isolation_level=None`` (explicit transactions).
@@ -142,21 +259,16 @@ def apply_migrations(conn: sqlite3.Connection, where: str) -> list[str]:
         The names applied by this call (empty when the schema was already current).
 
     Raises:
-        StoreError: The database records migrations this version does not know (it was written
-            by a newer rallypoint), or a migration failed.
+        StoreError: The database is not a rallypoint store, records migrations this version does
+            not know (it was written by a newer rallypoint), or a migration failed.
     """
-    known = [name for name, _ in MIGRATIONS]
-    unknown = sorted(set(applied_migrations(conn)) - set(known))
-    if unknown:
-        raise StoreError(
-            f"the database has schema migrations this rallypoint does not know: {unknown}",
-            where=where,
-            fix="upgrade rallypoint to the version that wrote this database",
-        )
+    if not pending_migrations(conn, where):
+        return []
     applied_now: list[str] = []
     for position, (name, sql) in enumerate(MIGRATIONS, start=1):
         conn.execute("BEGIN IMMEDIATE")
         try:
+            conn.execute(_BOOKKEEPING)
             # Re-check under the write lock: another process may have migrated since we looked.
             done = conn.execute(
                 "SELECT 1 FROM schema_migrations WHERE name = ?", (name,)

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict
 
 from rallypoint.core.errors import (
     IntegrityError,
@@ -32,14 +31,23 @@ from rallypoint.core.events import (
     EventRecord,
     NewEvent,
     canonical_json,
-    verify_chain,
 )
 from rallypoint.store import migrations
-from rallypoint.store.migrations import CAMPAIGN_INSERT, CAMPAIGN_SELECT, EVENT_INSERT, LOG_SELECT
+from rallypoint.store.integrity import check_rows
+from rallypoint.store.migrations import (
+    CAMPAIGN_INSERT,
+    CAMPAIGN_SELECT,
+    EVENT_INSERT,
+    LATEST_SELECT,
+    LOG_SELECT,
+)
+from rallypoint.store.names import clean_name
+from rallypoint.store.opening import DB_ENV_VAR, connect, sql_errors, translate
+from rallypoint.store.records import CampaignInfo, StoredLog, VerifyReport
 
-DB_ENV_VAR = "RALLYPOINT_DB"
-BUSY_TIMEOUT_MS = 5000
 _MIN_PREFIX = 4
+_BROKEN_FIX = ("nothing was written; run `rallypoint verify`, then `rallypoint delete` it and "
+               "import it again from an export")
 
 
 def default_db_path() -> Path:
@@ -52,39 +60,6 @@ def default_db_path() -> Path:
     return platformdirs.user_data_path("rallypoint") / "rallypoint.sqlite3"
 
 
-class CampaignInfo(BaseModel):
-    """A campaign as listed by the store.
-
-    Attributes:
-        id: Campaign id.
-        name: Unique human name.
-        ruleset: Ruleset key.
-        created_at: ``recorded_at`` of its ``created`` event.
-        version: Highest seq stored (the state version commands are made against).
-        last_recorded_at: ``recorded_at`` of the event at ``version``.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    id: str
-    name: str
-    ruleset: str
-    created_at: str
-    version: int
-    last_recorded_at: str
-
-
-class VerifyReport(BaseModel):
-    """Result of checking a campaign's stored hash chain."""
-
-    model_config = ConfigDict(frozen=True)
-
-    campaign_id: str
-    events: int
-    ok: bool
-    problem: ChainProblem | None
-
-
 class EventStore:
     """All campaigns' event logs in one SQLite file.
 
@@ -94,28 +69,10 @@ class EventStore:
         path: The database file (created with its parent directory if missing), or ``":memory:"``.
     """
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, readonly: bool = False) -> None:
         self.path = str(path)
-        try:
-            if self.path != ":memory:" and not self.path.startswith("file:"):
-                Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
-            # isolation_level=None: the sqlite3 module must not open transactions behind our back.
-            self._conn = sqlite3.connect(self.path, isolation_level=None)
-        except (sqlite3.Error, OSError) as exc:
-            raise StoreError(f"cannot open the database: {exc}", where=self.path,
-                             fix=f"check the path and permissions, or set ${DB_ENV_VAR}") from exc
-        try:
-            # busy_timeout first, so that switching to WAL waits for other openers.
-            for pragma in (f"busy_timeout = {BUSY_TIMEOUT_MS}", "journal_mode = WAL",
-                           "synchronous = FULL", "foreign_keys = ON"):
-                self._conn.execute(f"PRAGMA {pragma}")
-            migrations.apply_migrations(self._conn, self.path)
-        except BaseException as exc:
-            self._conn.close()
-            if isinstance(exc, sqlite3.Error):
-                raise StoreError(f"cannot open the database: {exc}", where=self.path,
-                                 fix="check that it is a rallypoint database") from exc
-            raise
+        self.readonly = readonly
+        self._conn = connect(self.path, readonly=readonly)
 
     def close(self) -> None:
         """Close the connection; safe to call twice. SQLite discards any unfinished transaction."""
@@ -147,11 +104,13 @@ class EventStore:
 
         Driver errors become :class:`StoreError`; our own errors pass through unchanged.
         """
+        if self.readonly:
+            raise StoreError("this store was opened read-only", where=self.path,
+                             fix="open it with EventStore(path) to write")
         try:
             self._conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as exc:
-            raise StoreError(f"the database is busy: {exc}", where=self.path,
-                             fix="wait for the other rallypoint process, then retry") from exc
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path, "writing") from exc
         try:
             yield self._conn
             self._conn.execute("COMMIT")
@@ -159,10 +118,18 @@ class EventStore:
             if self._conn.in_transaction:
                 self._conn.execute("ROLLBACK")
             if isinstance(exc, sqlite3.Error):
-                raise StoreError(f"database write failed: {exc}", where=self.path,
-                                 fix="nothing was written; retry, and run verify if it persists"
-                                 ) from exc
+                raise translate(exc, self.path, "writing") from exc
             raise
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        """One read transaction, so several SELECTs see the same snapshot of the file."""
+        with sql_errors(self.path, "reading"):
+            self._conn.execute("BEGIN")
+            try:
+                yield self._conn
+            finally:
+                self._conn.execute("COMMIT")
 
     def create_campaign(
         self, campaign_id: str, name: str, ruleset: str, created: NewEvent,
@@ -171,7 +138,7 @@ class EventStore:
 
         Args:
             campaign_id: New unique id.
-            name: New unique human name.
+            name: New unique human name (cleaned by :func:`clean_name`).
             ruleset: Ruleset key.
             created: The first event (normally of type ``created``).
 
@@ -179,8 +146,11 @@ class EventStore:
 
         Raises:
             StoreError: The id or the name is already taken.
-            MalformedInputError: The payload is not JSON-serialisable.
+            MalformedInputError: The name is empty or too long, or the payload is not
+                JSON-serialisable.
         """
+        name = clean_name(name)
+        record = EventRecord.seal(campaign_id, 1, _normalised(created, 1), GENESIS_HASH)
         with self._write() as conn:
             taken = conn.execute("SELECT id, name FROM campaigns WHERE id = ? OR name = ?",
                                  (campaign_id, name)).fetchone()
@@ -188,11 +158,8 @@ class EventStore:
                 raise StoreError(f"a campaign with id {campaign_id!r} already exists",
                                  where=self.path, fix="use a new campaign id")
             if taken is not None:
-                raise StoreError(f"a campaign named {name!r} already exists (id {taken[0]})",
-                                 where=self.path, fix="choose another --name")
-            record = EventRecord.seal(campaign_id, 1, _normalised(created, 1), GENESIS_HASH)
-            conn.execute(CAMPAIGN_INSERT,
-                         (campaign_id, name, ruleset, record.recorded_at))
+                raise self._name_taken(name, str(taken[0]))
+            conn.execute(CAMPAIGN_INSERT, (campaign_id, name, ruleset, record.recorded_at))
             _insert(conn, record)
         return record
 
@@ -208,6 +175,9 @@ class EventStore:
     ) -> list[EventRecord]:
         """Append several events atomically: all are stored or none.
 
+        The stored log is checked whole first (chain and head), under the write lock: nothing is
+        ever appended on top of a broken log.
+
         Args:
             campaign_id: The campaign.
             expected_seq: The seq the first new event must get (current version + 1).
@@ -215,19 +185,21 @@ class EventStore:
 
         Raises:
             UnknownIdError: No such campaign.
+            IntegrityError: The stored log fails verification.
             StaleVersionError: The campaign is not at ``expected_seq - 1``.
             MalformedInputError: A payload is not JSON-serialisable (nothing is written).
         """
+        normalised = [_normalised(event, seq) for seq, event in enumerate(events, expected_seq)]
         records: list[EventRecord] = []
         with self._write() as conn:
-            last_seq, prev_hash = self._last(conn, campaign_id)
+            last_seq, prev_hash = self._intact_head(conn, campaign_id)
             if last_seq + 1 != expected_seq:
                 raise StaleVersionError(
                     f"campaign {campaign_id!r} is at version {last_seq}, "
                     f"the command was made against version {expected_seq - 1}",
                     where=campaign_id, fix="reload and try again")
-            for seq, event in enumerate(events, start=expected_seq):
-                record = EventRecord.seal(campaign_id, seq, _normalised(event, seq), prev_hash)
+            for seq, event in enumerate(normalised, start=expected_seq):
+                record = EventRecord.seal(campaign_id, seq, event, prev_hash)
                 _insert(conn, record)
                 records.append(record)
                 prev_hash = record.hash
@@ -240,21 +212,24 @@ class EventStore:
         """Store already-sealed events exactly as given (same times and hashes), atomically.
 
         The caller must have verified ``records`` (:func:`rallypoint.store.exchange.import_campaign`
-        does). If the campaign exists, its stored log must be a prefix of ``records`` (or the other
-        way round) and only the events beyond it are appended; otherwise the campaign is created
-        with ``name`` and all events.
+        does). If the campaign exists, its stored log must be intact and a prefix of ``records``
+        (or the other way round) and only the events beyond it are appended; otherwise the
+        campaign is created with ``name`` and all events.
 
         Raises:
-            IntegrityError: ``records`` diverge from the stored log.
+            IntegrityError: ``records`` diverge from the stored log, or the stored log is broken.
             StoreError: ``name`` is taken by another campaign.
         """
+        name = clean_name(name)
         with self._write() as conn:
             exists = conn.execute("SELECT 1 FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
             other = conn.execute("SELECT id FROM campaigns WHERE name = ?", (name,)).fetchone()
             if not exists and other:
                 raise StoreError(f"a different campaign named {name!r} exists (id {other[0]})",
                                  where=self.path, fix="pass --name to import it under another name")
-            if not exists:
+            if exists:
+                self._intact_head(conn, campaign_id)
+            else:
                 conn.execute(CAMPAIGN_INSERT, (campaign_id, name, ruleset, created_at))
             stored = [h for (h,) in conn.execute(
                 "SELECT hash FROM events WHERE campaign_id = ? ORDER BY seq", (campaign_id,))]
@@ -268,29 +243,82 @@ class EventStore:
                 _insert(conn, record)
         return self.campaign(campaign_id)
 
+    def rename_campaign(self, campaign_id: str, name: str) -> CampaignInfo:
+        """Give a campaign a new local name (its events, and so its exports, keep theirs).
+
+        Raises:
+            UnknownIdError: No such campaign.
+            MalformedInputError: The name is empty or too long.
+            StoreError: Another campaign has that name.
+        """
+        name = clean_name(name)
+        with self._write() as conn:
+            self._row(conn, campaign_id)
+            other = conn.execute("SELECT id FROM campaigns WHERE name = ? AND id <> ?",
+                                 (name, campaign_id)).fetchone()
+            if other is not None:
+                raise self._name_taken(name, str(other[0]))
+            conn.execute("UPDATE campaigns SET name = ? WHERE id = ?", (name, campaign_id))
+        return self.campaign(campaign_id)
+
+    def delete_campaign(self, campaign_id: str) -> int:
+        """Remove a campaign and all its rows, atomically; return how many events it had.
+
+        The only way events leave the store: the append-only triggers let rows go only for a
+        campaign listed in ``campaign_deletions``, which exists only inside this transaction.
+        Rows of other tables keyed by ``campaign_id`` (caches such as snapshots) go too.
+
+        Raises:
+            UnknownIdError: No such campaign.
+        """
+        with self._write() as conn:
+            self._row(conn, campaign_id)
+            count = int(conn.execute("SELECT COUNT(*) FROM events WHERE campaign_id = ?",
+                                     (campaign_id,)).fetchone()[0])
+            conn.execute("INSERT INTO campaign_deletions VALUES (?)", (campaign_id,))
+            for table in _tables_keyed_by_campaign(conn):
+                conn.execute(f'DELETE FROM "{table}" WHERE campaign_id = ?', (campaign_id,))
+            conn.execute("DELETE FROM campaigns WHERE id = ?", (campaign_id,))
+            conn.execute("DELETE FROM campaign_deletions WHERE campaign_id = ?", (campaign_id,))
+        return count
+
     def events(self, campaign_id: str) -> list[EventRecord]:
         """Every stored event of a campaign, ordered by seq.
 
         Raises :class:`UnknownIdError` for an unknown campaign and :class:`IntegrityError` if a
         stored payload is not a JSON object (the file was edited).
         """
-        records, unreadable, _ = self._read(campaign_id)
+        with self._read() as conn:
+            records, unreadable, _ = self._rows(conn, campaign_id)
         if unreadable is not None:
             raise IntegrityError(
                 f"event {unreadable.seq} of campaign {campaign_id!r}: {unreadable.reason}",
                 where=self.path, fix="run verify and restore the campaign from an export")
         return records
 
+    def log(self, campaign_id: str) -> StoredLog:
+        """A campaign's row, its events and the first integrity problem, from one snapshot.
+
+        Events after an unreadable row are left out; ``problem`` says where and why.
+
+        Raises:
+            UnknownIdError: No such campaign.
+        """
+        with self._read() as conn:
+            info = self._row(conn, campaign_id)
+            records, unreadable, _ = self._rows(conn, campaign_id)
+            _, problem = check_rows(conn, campaign_id, info.head_seq, info.head_hash)
+        return StoredLog(info=info, records=records, problem=_earlier(problem, unreadable))
+
     def campaign(self, campaign_id: str) -> CampaignInfo:
         """One campaign by exact id (raises :class:`UnknownIdError` if there is none)."""
-        row = self._conn.execute(CAMPAIGN_SELECT + " WHERE c.id = ?", (campaign_id,)).fetchone()
-        if row is None:
-            raise self._unknown(campaign_id)
-        return _info(row)
+        with self._read() as conn:
+            return self._row(conn, campaign_id)
 
     def campaigns(self) -> list[CampaignInfo]:
         """Every campaign, oldest first."""
-        rows = self._conn.execute(CAMPAIGN_SELECT + " ORDER BY c.created_at, c.id").fetchall()
+        with self._read() as conn:
+            rows = conn.execute(CAMPAIGN_SELECT + " ORDER BY c.created_at, c.id").fetchall()
         return [_info(row) for row in rows]
 
     def find(self, name_or_id: str) -> CampaignInfo:
@@ -306,8 +334,9 @@ class EventStore:
                     if len(name_or_id) >= _MIN_PREFIX and c.id.startswith(name_or_id)]
         if exact or len(prefixed) == 1:
             return (exact or prefixed)[0]
-        what = (f"id prefix {name_or_id!r} matches {len(prefixed)} campaigns" if prefixed
-                else f"no campaign with name or id {name_or_id!r}")
+        typed = name_or_id if len(name_or_id) <= 40 else name_or_id[:40] + "…"
+        what = (f"id prefix {typed!r} matches {len(prefixed)} campaigns" if prefixed
+                else f"no campaign with name or id {typed!r}")
         candidates = prefixed or known
         names = ", ".join(repr(c.name) for c in candidates[:5])
         more = f" and {len(candidates) - 5} more" if len(candidates) > 5 else ""
@@ -316,31 +345,44 @@ class EventStore:
         raise UnknownIdError(what, where=self.path, fix=fix)
 
     def latest(self) -> CampaignInfo | None:
-        """The most recently active campaign (latest event), or ``None`` if there are none."""
-        known = self.campaigns()
-        return max(known, key=lambda c: (c.last_recorded_at, c.created_at)) if known else None
+        """The campaign this machine wrote to last, or ``None`` if there are none.
+
+        Decided by the store's own record of local writes (``local_use``), never by events'
+        ``recorded_at``: an imported event dated 9999 does not make its campaign the default.
+        """
+        with self._read() as conn:
+            row = conn.execute(LATEST_SELECT).fetchone()
+        return None if row is None else _info(row)
 
     def verify(self, campaign_id: str) -> VerifyReport:
-        """Check the stored chain: contiguous seqs, linked and matching hashes.
+        """Check the stored log: contiguous seqs, linked and matching hashes, the recorded head.
 
-        Rows are re-read and their payload parsed exactly as stored, so an edited payload, a
-        dropped or reordered event is reported rather than silently repaired.
+        Rows are re-read exactly as stored, so an edited payload, a dropped, reordered or cut
+        event is reported rather than silently repaired.
 
         Raises:
             UnknownIdError: No such campaign.
         """
-        records, unreadable, count = self._read(campaign_id)
-        # A chain problem before an unreadable row is the earlier, more useful report.
-        problem = verify_chain(records) or unreadable
-        return VerifyReport(campaign_id=campaign_id, events=count, ok=problem is None,
-                            problem=problem)
+        log = self.log(campaign_id)
+        with self._read() as conn:
+            count = int(conn.execute("SELECT COUNT(*) FROM events WHERE campaign_id = ?",
+                                     (campaign_id,)).fetchone()[0])
+        return VerifyReport(campaign_id=campaign_id, events=count, head_seq=log.info.head_seq,
+                            ok=log.problem is None, problem=log.problem)
 
-    def _read(self, campaign_id: str) -> tuple[list[EventRecord], ChainProblem | None, int]:
+    def check(self, campaign_id: str) -> ChainProblem | None:
+        """The first integrity problem of a stored log (chain or head), or ``None`` if intact."""
+        with self._read() as conn:
+            info = self._row(conn, campaign_id)
+            return check_rows(conn, campaign_id, info.head_seq, info.head_hash)[1]
+
+    def _rows(self, conn: sqlite3.Connection, campaign_id: str,
+              ) -> tuple[list[EventRecord], ChainProblem | None, int]:
         """Stored records up to the first unreadable row, that row's problem, and the row count.
 
         One SELECT, so the campaign check and the rows come from the same snapshot.
         """
-        rows = self._conn.execute(LOG_SELECT, (campaign_id,)).fetchall()
+        rows = conn.execute(LOG_SELECT, (campaign_id,)).fetchall()
         if not rows:
             raise self._unknown(campaign_id)
         rows = [row for row in rows if row[1] is not None]  # LEFT JOIN: a campaign, no events
@@ -348,7 +390,7 @@ class EventStore:
         for campaign, seq, type_, payload_text, recorded_at, prev_hash, hash_ in rows:
             try:
                 payload = json.loads(payload_text)
-            except ValueError:
+            except (ValueError, TypeError, RecursionError):
                 payload = None
             if not isinstance(payload, dict):
                 problem = ChainProblem(seq=seq, reason="payload is not a JSON object (edited?)")
@@ -357,17 +399,51 @@ class EventStore:
                                        recorded_at=recorded_at, prev_hash=prev_hash, hash=hash_))
         return records, None, len(rows)
 
-    def _last(self, conn: sqlite3.Connection, campaign_id: str) -> tuple[int, str]:
-        """(seq, hash) of the campaign's last event, read inside the write transaction."""
-        if conn.execute("SELECT 1 FROM campaigns WHERE id = ?", (campaign_id,)).fetchone() is None:
+    def _row(self, conn: sqlite3.Connection, campaign_id: str) -> CampaignInfo:
+        row = conn.execute(CAMPAIGN_SELECT + " WHERE c.id = ?", (campaign_id,)).fetchone()
+        if row is None:
             raise self._unknown(campaign_id)
-        row = conn.execute("SELECT seq, hash FROM events WHERE campaign_id = ? "
-                           "ORDER BY seq DESC LIMIT 1", (campaign_id,)).fetchone()
-        return (0, GENESIS_HASH) if row is None else (int(row[0]), str(row[1]))
+        return _info(row)
+
+    def _intact_head(self, conn: sqlite3.Connection, campaign_id: str) -> tuple[int, str]:
+        """(seq, hash) of the campaign's head, read inside the write transaction.
+
+        Raises:
+            UnknownIdError: No such campaign.
+            IntegrityError: The stored log fails verification (writes never build on it).
+        """
+        info = self._row(conn, campaign_id)
+        _, problem = check_rows(conn, campaign_id, info.head_seq, info.head_hash)
+        if problem is not None:
+            raise IntegrityError(
+                f"campaign {info.name!r} is broken at seq {problem.seq}: {problem.reason}",
+                where=self.path, fix=_BROKEN_FIX)
+        return info.head_seq, info.head_hash
+
+    def _name_taken(self, name: str, other_id: str) -> StoreError:
+        return StoreError(f"a campaign named {name!r} already exists (id {other_id[:8]})",
+                          where=self.path, fix="choose another name")
 
     def _unknown(self, campaign_id: str) -> UnknownIdError:
-        return UnknownIdError(f"no campaign with id {campaign_id!r}", where=self.path,
+        shown = campaign_id if len(campaign_id) <= 40 else campaign_id[:40] + "…"
+        return UnknownIdError(f"no campaign with id {shown!r}", where=self.path,
                               fix="check the name or id against the list of campaigns")
+
+
+def _earlier(*problems: ChainProblem | None) -> ChainProblem | None:
+    """The problem at the lowest seq; at a tie the last given (the more specific) wins."""
+    found = [p for p in problems if p is not None]
+    return min(reversed(found), key=lambda p: p.seq) if found else None
+
+
+def _tables_keyed_by_campaign(conn: sqlite3.Connection) -> list[str]:
+    """Every table with a ``campaign_id`` column except the bookkeeping of a deletion itself."""
+    names = [str(r[0]) for r in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    keyed = [n for n in names if n != "campaign_deletions" and any(
+        col[1] == "campaign_id" for col in conn.execute(f'PRAGMA table_info("{n}")'))]
+    # Events last: other tables may reference them.
+    return sorted(keyed, key=lambda n: n == "events")
 
 
 def _normalised(event: NewEvent, seq: int) -> NewEvent:
@@ -378,7 +454,7 @@ def _normalised(event: NewEvent, seq: int) -> NewEvent:
     """
     try:
         payload = json.loads(canonical_json(event.payload))
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, RecursionError) as exc:
         raise MalformedInputError(
             f"the payload of event {event.type!r} (seq {seq}) cannot be stored as JSON: {exc}",
             where=f"seq {seq}", fix="use only JSON values (dict, list, str, int, finite float, "

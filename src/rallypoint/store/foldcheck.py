@@ -1,0 +1,130 @@
+"""Import checks beyond the hash chain: the header against ``created``, clocks, and a full fold.
+
+A re-hashed file passes the chain check whatever it says, so before an import writes anything the
+whole log is played in memory through the ruleset (:mod:`rallypoint.core.campaign`), exactly as
+every later command will play it. A file that cannot be played — an ``undone`` naming no event,
+a missing field, an unknown event type, numbers outside the rules' range — is refused whole, and
+so can never make a stored campaign crash every verb that touches it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any, Final
+
+from rallypoint.core.errors import IntegrityError, RallypointError
+from rallypoint.core.events import CREATED, UNDONE, EventRecord
+from rallypoint.core.inputs import check_value, shorten
+
+if TYPE_CHECKING:
+    from rallypoint.store.exchange import ExportedCampaignHeader
+
+CLOCK_SKEW: Final = timedelta(minutes=10)
+"""How far in this machine's future an imported event's time may be (clocks differ a little)."""
+
+_FIX: Final = "ask for a fresh export; the file was edited or damaged (nothing was imported)"
+
+
+def check_import(header: ExportedCampaignHeader, records: Sequence[EventRecord]) -> None:
+    """Refuse an export whose header, clocks or content do not hold together.
+
+    Raises:
+        IntegrityError: Naming the first event (or header field) that fails, with the fix.
+    """
+    _check_created(header, records[0])
+    now = datetime.now(UTC)
+    previous: datetime | None = None
+    for record in records:
+        when = _timestamp(record, now)
+        if previous is not None and when < previous - CLOCK_SKEW:
+            raise _refuse(record, "is dated before the event it follows")
+        previous = when
+        check_value(record.payload, f"seq {record.seq} payload")
+    if header.created_at != records[0].recorded_at:
+        raise IntegrityError("the header's created_at is not the created event's time",
+                             where="campaign.created_at", fix=_FIX)
+    fold_all(records)
+
+
+def _check_created(header: ExportedCampaignHeader, first: EventRecord) -> None:
+    """The log starts with ``created`` and the header repeats its ruleset and name."""
+    if first.type != CREATED:
+        raise _refuse(first, f"is {shorten(first.type, 40)!r}, not the 'created' event")
+    payload = first.payload
+    for field in ("ruleset", "name"):
+        stated, actual = getattr(header, field), payload.get(field)
+        if stated != actual:
+            raise IntegrityError(
+                f"the header's {field} {shorten(str(stated), 40)!r} is not the created event's "
+                f"{shorten(str(actual), 40)!r}", where=f"campaign.{field}", fix=_FIX)
+
+
+def _timestamp(record: EventRecord, now: datetime) -> datetime:
+    """The event's ``recorded_at`` as a UTC time, refusing nonsense and the future."""
+    try:
+        when = datetime.fromisoformat(record.recorded_at)
+    except ValueError:
+        raise _refuse(record, f"has no valid time ({shorten(record.recorded_at, 40)!r})") from None
+    if when.tzinfo is None:
+        raise _refuse(record, "has a time without a time zone")
+    if when > now + CLOCK_SKEW:
+        raise _refuse(record, f"is dated {record.recorded_at[:19]}, in the future (this "
+                              f"machine's clock says {now.isoformat(timespec='seconds')})")
+    return when
+
+
+def fold_all(records: Sequence[EventRecord]) -> Any:
+    """Play every event through its ruleset in memory; return the final campaign.
+
+    Raises:
+        IntegrityError: At the first event that is malformed or cannot be applied.
+    """
+    from rallypoint.core.campaign import Campaign  # the core's fold, exactly as commands use it
+
+    campaign = _guard(records[0], Campaign.from_events, records[:1])
+    for record in records[1:]:
+        if record.type == UNDONE:
+            _check_undo(campaign, record)
+        campaign = _guard(record, _step, campaign, record)
+    _guard(records[-1], _views, campaign)
+    return campaign
+
+
+def _views(campaign: Any) -> None:
+    """What every read shows must also work on the final state."""
+    campaign.ruleset.state_json(campaign.state)
+    campaign.ruleset.pending(campaign.state)
+
+
+def _step(campaign: Any, record: EventRecord) -> Any:
+    after = campaign.with_event(record)
+    if record.type != UNDONE:
+        campaign.ruleset.describe(record.type, record.payload)
+        campaign.ruleset.rolls(record.payload)
+    return after
+
+
+def _check_undo(campaign: Any, record: EventRecord) -> None:
+    """An ``undone`` must cancel an earlier, still effective ruleset event."""
+    target = record.payload.get("target")
+    effective = {e.seq for e in campaign.effective()}
+    if type(target) is not int or target not in effective:
+        raise _refuse(record, f"undoes {shorten(repr(target), 30)}, which is not an earlier "
+                              "event still in effect")
+
+
+def _guard(record: EventRecord, step: Callable[..., Any], *args: Any) -> Any:
+    """Run one fold step; any failure is the file's fault and refuses the import."""
+    try:
+        return step(*args)
+    except RallypointError as exc:
+        raise _refuse(record, f"cannot be played: {shorten(exc.what, 120)}") from None
+    except Exception as exc:  # a malformed payload may fail anywhere inside a ruleset's fold
+        detail = shorten(f"{type(exc).__name__}: {exc}", 120)
+        raise _refuse(record, f"cannot be played ({detail})") from None
+
+
+def _refuse(record: EventRecord, what: str) -> IntegrityError:
+    return IntegrityError(f"event {record.seq} ({shorten(record.type, 40)!r}) {what}",
+                          where=f"seq {record.seq}", fix=_FIX)
