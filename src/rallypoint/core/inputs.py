@@ -108,6 +108,7 @@ def check_value(value: Any, where: str) -> None:
     stack: list[tuple[Any, str, int]] = [(value, "", 0)]
     while stack:
         item, path, depth = stack.pop()
+        path = shorten(path, 80)
         if depth > MAX_DEPTH:
             raise DataFileError(f"data nested more than {MAX_DEPTH} levels deep",
                                 where=f"{where} {path}".strip(),
