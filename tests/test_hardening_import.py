@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from store_kit import events, store_played
 
 from rallypoint.core.errors import DataFileError, IntegrityError, RallypointError
 from rallypoint.core.events import GENESIS_HASH, event_hash
 from rallypoint.store import EventStore, export_campaign, import_campaign, read_export
 from rallypoint.store.exchange import ExportedCampaignHeader, ExportedHead, header_hash
+from store_kit import events, store_played
 
 CID = "feed0000-1111-2222-3333-444455556666"
 

@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
+from rallypoint.cli import campaign_verbs
 from rallypoint.cli.session import (
     SETTINGS,
     CampaignOpt,
@@ -61,23 +63,27 @@ def new(
     """Create a campaign from a scenario file."""
     with guarded():
         info = session().create(scenario, name=name, seed=seed)
-    console.print(f"created campaign [bold]{info.name}[/] ({info.ruleset}, id {info.id[:8]})",
-                  highlight=False)
+    console.print(f"created campaign [bold]{escape(info.name)}[/] ({info.ruleset}, "
+                  f"id {info.id[:8]})", highlight=False)
 
 
 @app.command("list")
 def list_(as_json: JsonOpt = False) -> None:
     """List the campaigns in the database."""
     from rich.table import Table
+    from rich.text import Text
 
     with guarded():
-        infos = session().campaigns()
+        infos = session().campaigns(missing_ok=False)
     if as_json:
         print_json([i.model_dump(mode="json") for i in infos])
         return
     table = Table("name", "ruleset", "id", "version", "last active")
     for i in infos:
-        table.add_row(i.name, i.ruleset, i.id[:8], str(i.version), i.last_recorded_at[:19])
+        version = f"{i.version} (cut from {i.head_seq})" if i.cut else str(i.version)
+        # Text, not markup: a name like 'x[/]' shows as typed and cannot break the table.
+        table.add_row(Text(i.name), Text(i.ruleset), i.id[:8], version,
+                      Text(i.last_recorded_at[:19]))
     console.print(table)
 
 
@@ -121,44 +127,26 @@ def undo(campaign: CampaignOpt = None) -> None:
 
 @app.command()
 def verify(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
-    """Check a campaign's hash chain; exit 1 if any event was edited or lost."""
+    """Check a campaign's hash chain and head; exit 1 if any event was edited, lost or cut."""
     with guarded():
-        if campaign is None and not session().campaigns():
+        if campaign is None and not session().campaigns(missing_ok=False):
             console.print("no campaigns")
             raise typer.Exit(1)
         report = session().verify(campaign_ref(campaign))
     if as_json:
         print_json(report.model_dump(mode="json"))
     elif report.ok:
-        console.print(f"[green]ok[/]: {report.events} events, hash chain intact", highlight=False)
+        console.print(f"[green]ok[/]: {report.events} events, hash chain intact, head at "
+                      f"#{report.head_seq}", highlight=False)
     else:
         problem = report.problem
         console.print(f"[red]BROKEN[/] at #{problem.seq if problem else '?'}: "
-                      f"{problem.reason if problem else ''}", highlight=False)
+                      f"{escape(problem.reason) if problem else ''}", highlight=False)
     if not report.ok:
         raise typer.Exit(1)
 
 
-@app.command()
-def export(
-    file: Annotated[Path, typer.Argument(help="JSON file to write.")],
-    campaign: CampaignOpt = None,
-) -> None:
-    """Export a campaign to one JSON file (for play by e-mail)."""
-    with guarded():
-        count = session().export(campaign_ref(campaign), file)
-    console.print(f"exported {count} events to {file}", highlight=False)
-
-
-@app.command("import")
-def import_(
-    file: Annotated[Path, typer.Argument(help="JSON file from `rallypoint export`.")],
-    name: Annotated[str | None, typer.Option(help="Name for a new campaign.")] = None,
-) -> None:
-    """Import a campaign (or the newer events of one you have) from an export file."""
-    with guarded():
-        info = session().import_file(file, name=name)
-    console.print(f"imported {info.name} ({info.version} events)", highlight=False)
+campaign_verbs.register(app)
 
 
 @app.command()

@@ -89,17 +89,30 @@ def campaign_ref(ref: str | None) -> str:
 
     if ref is not None:
         return ref
-    known = session().campaigns()
-    if not known:
+    # The campaign this machine last wrote to: an imported event's clock never decides it.
+    last = session().last_used()
+    if last is None:
         raise UnknownIdError("there are no campaigns in this database",
                              fix="Create one with `rallypoint new SCENARIO.toml`.")
-    return max(known, key=lambda c: (c.last_recorded_at, c.created_at)).id
+    return last.id
 
 
 def current(ref: str | None) -> Campaign:
-    """Load a campaign for a read command (one line and exit 2 if there is none)."""
+    """Load a campaign for a read command (one line and exit 2 if there is none).
+
+    A campaign whose log fails verification is still shown, under a warning line on stderr
+    (commands on it are refused by the library).
+    """
     with guarded():
-        return session().load(campaign_ref(ref))
+        chosen = campaign_ref(ref)
+        problem = session().check(chosen)
+        if problem is not None:
+            err_console.print(
+                f"[bold red]warning[/] [dim](integrity)[/]: this campaign is BROKEN at "
+                f"#{problem.seq}: {escape(problem.reason)}; commands are refused until it is "
+                "restored (see `rallypoint verify`, `rallypoint delete`)",
+                highlight=False, soft_wrap=True)
+        return session().load(chosen)
 
 
 def execute(ref: str | None, build: Callable[[Campaign], Command], dice: str | None,

@@ -27,11 +27,12 @@ from rallypoint.core.errors import (
     StaleVersionError,
     UnknownIdError,
 )
-from rallypoint.core.events import NewEvent
+from rallypoint.core.events import ChainProblem, NewEvent
 from rallypoint.core.ruleset import Command, Decision, PolicyInfo, Ruleset, get_ruleset
 from rallypoint.dice import Roller, ScriptedRoller, SeededRoller
 from rallypoint.session.results import Executed, LogEntry, campaign_view, log_entries, summary
-from rallypoint.store import CampaignInfo, EventStore, VerifyReport
+from rallypoint.store import CampaignInfo, EventStore, VerifyReport, clean_name
+from rallypoint.store.foldcheck import fold_stored
 
 CommandLike = Command | Mapping[str, Any]
 """A command model, or its JSON form (``{"kind": ..., "expected_version": ..., ...}``)."""
@@ -83,14 +84,21 @@ class Session:
         self.path = Path(path).expanduser()
 
     @contextmanager
-    def _store(self) -> Iterator[EventStore]:
-        with EventStore(self.path) as store:
+    def _store(self, *, write: bool = False) -> Iterator[EventStore]:
+        # Reads open read-only: they never create the file, migrate a current one or lock it.
+        with EventStore(self.path, readonly=not write) as store:
             yield store
 
     # --- campaigns -----------------------------------------------------------------------------
 
-    def campaigns(self) -> list[CampaignInfo]:
-        """Every campaign in the database, oldest first."""
+    def campaigns(self, *, missing_ok: bool = True) -> list[CampaignInfo]:
+        """Every campaign in the database, oldest first.
+
+        A database file that does not exist yet has none (``missing_ok=False``: refuse it, to
+        catch a mistyped path); either way a read creates nothing.
+        """
+        if missing_ok and not self.path.exists():
+            return []
         with self._store() as store:
             return store.campaigns()
 
@@ -102,6 +110,44 @@ class Session:
         """
         with self._store() as store:
             return store.find(ref)
+
+    def last_used(self) -> CampaignInfo | None:
+        """The campaign this machine last wrote to (``None`` if none), for front ends that offer
+        a default. Decided by the store's local record of writes, never by events' own clocks.
+
+        Raises:
+            StoreError: The database file does not exist (nothing is created).
+        """
+        with self._store() as store:
+            return store.latest()
+
+    def check(self, ref: str) -> ChainProblem | None:
+        """The first integrity problem of the campaign's stored log, or ``None`` if it is intact.
+
+        Reads still work on a broken campaign (so a front end can show it, marked); every write
+        to it is refused until it is deleted and imported again from a good export.
+        """
+        with self._store() as store:
+            return store.check(store.find(ref).id)
+
+    def rename(self, ref: str, name: str) -> CampaignInfo:
+        """Give a campaign a new local name (control characters dropped; must be unique)."""
+        with self._store(write=True) as store:
+            return store.rename_campaign(store.find(ref).id, name)
+
+    def delete(self, ref: str, *, backup: Path | None) -> int:
+        """Delete a campaign and its log, after exporting it to ``backup`` unless that is None.
+
+        The backup holds whatever can be read, even of a broken log (import checks it again).
+        Returns the number of events deleted.
+        """
+        from rallypoint.store import export_campaign
+
+        with self._store(write=True) as store:
+            info = store.find(ref)
+            if backup is not None:
+                export_campaign(store, info.id, backup, allow_broken=True)
+            return store.delete_campaign(info.id, expected_version=info.version)
 
     def create(self, scenario: Path, *, name: str | None = None, seed: str | None = None,
                campaign_id: str | None = None) -> CampaignInfo:
@@ -125,7 +171,7 @@ class Session:
                                 where=f"{scenario}:1",
                                 fix='Add a top-level line like ruleset = "tcs".')
         ruleset = get_ruleset(str(data["ruleset"]))
-        label = name or scenario.stem
+        label = clean_name(name or scenario.stem)
         return self._create(label, ruleset, created_event(ruleset, scenario, label, seed=seed),
                             campaign_id)
 
@@ -133,12 +179,13 @@ class Session:
                     seed: str | None = None, campaign_id: str | None = None) -> CampaignInfo:
         """Create a campaign from an already validated, JSON-ready scenario of ``ruleset``."""
         rules = get_ruleset(ruleset)
+        name = clean_name(name)
         return self._create(name, rules, created_from_scenario(rules, scenario, name, seed=seed),
                             campaign_id)
 
     def _create(self, name: str, ruleset: Ruleset[Any], created: NewEvent,
                 campaign_id: str | None) -> CampaignInfo:
-        with self._store() as store:
+        with self._store(write=True) as store:
             new_id = campaign_id or uuid.uuid4().hex
             store.create_campaign(new_id, name, ruleset.name, created)
             return store.campaign(new_id)
@@ -239,7 +286,7 @@ class Session:
             IllegalNowError: Nothing to undo.
             StaleVersionError: ``expected_version`` is not the current version.
         """
-        with self._store() as store:
+        with self._store(write=True) as store:
             campaign = _load(store, ref)
             event = campaign.undo_event(campaign.version if expected_version is None
                                         else expected_version)
@@ -253,7 +300,7 @@ class Session:
         The campaign stays in memory between commands (each event is folded once), so a long
         unattended run costs time linear in its length. Each event is stored as it is decided.
         """
-        with self._store() as store:
+        with self._store(write=True) as store:
             campaign = _load(store, ref)
             while (command := step(campaign)) is not None:
                 event = _decide(campaign, command, None, roller)
@@ -273,12 +320,12 @@ class Session:
         from rallypoint.store import import_campaign, read_export
 
         exported = read_export(path)
-        with self._store() as store:
+        with self._store(write=True) as store:
             return import_campaign(store, exported, name)
 
     def _write(self, ref: str, build: Builder, expected: int | None, dice: Dice,
                roller: RollerFor | None) -> Executed:
-        with self._store() as store:
+        with self._store(write=True) as store:
             campaign = _load(store, ref)
             raced = expected is not None and expected != campaign.version
             if raced:
@@ -304,7 +351,10 @@ class Session:
 
 
 def _load(store: EventStore, ref: str) -> Campaign:
-    return Campaign.from_events(store.events(store.find(ref).id))
+    # A stored log that cannot be played (kept from before imports were checked) is one
+    # IntegrityError line naming the event, not a traceback from deep inside a ruleset.
+    campaign: Campaign = fold_stored(store.events(store.find(ref).id))
+    return campaign
 
 
 def _decide(campaign: Campaign, command: Command, dice: Dice,

@@ -74,7 +74,7 @@ def _timestamp(record: EventRecord, now: datetime) -> datetime:
     return when
 
 
-def fold_all(records: Sequence[EventRecord]) -> Any:
+def fold_all(records: Sequence[EventRecord], fix: str = _FIX) -> Any:
     """Play every event through its ruleset in memory; return the final campaign.
 
     Raises:
@@ -82,13 +82,34 @@ def fold_all(records: Sequence[EventRecord]) -> Any:
     """
     from rallypoint.core.campaign import Campaign  # the core's fold, exactly as commands use it
 
-    campaign = _guard(records[0], Campaign.from_events, records[:1])
+    campaign = _guard(records[0], fix, Campaign.from_events, records[:1])
     for record in records[1:]:
         if record.type == UNDONE:
-            _check_undo(campaign, record)
-        campaign = _guard(record, _step, campaign, record)
-    _guard(records[-1], _views, campaign)
+            _check_undo(campaign, record, fix)
+        campaign = _guard(record, fix, _step, campaign, record)
+    _guard(records[-1], fix, _views, campaign)
     return campaign
+
+
+STORED_FIX: Final = ("delete it with `rallypoint delete` (a backup is exported first) and import "
+                     "a good export of it again")
+
+
+def fold_stored(records: Sequence[EventRecord]) -> Any:
+    """Fold a stored log for a command; a log that cannot be played is one IntegrityError line.
+
+    The fast fold runs first; only when it fails is the log replayed step by step to name the
+    event at fault (a log stored before imports were checked may hold one).
+    """
+    from rallypoint.core.campaign import Campaign
+
+    if not records:
+        raise IntegrityError("the campaign has no readable events", fix=STORED_FIX)
+    try:
+        return Campaign.from_events(records)
+    except Exception:
+        fold_all(records, STORED_FIX)
+        raise
 
 
 def _views(campaign: Any) -> None:
@@ -105,26 +126,26 @@ def _step(campaign: Any, record: EventRecord) -> Any:
     return after
 
 
-def _check_undo(campaign: Any, record: EventRecord) -> None:
+def _check_undo(campaign: Any, record: EventRecord, fix: str) -> None:
     """An ``undone`` must cancel an earlier, still effective ruleset event."""
     target = record.payload.get("target")
     effective = {e.seq for e in campaign.effective()}
     if type(target) is not int or target not in effective:
         raise _refuse(record, f"undoes {shorten(repr(target), 30)}, which is not an earlier "
-                              "event still in effect")
+                              "event still in effect", fix)
 
 
-def _guard(record: EventRecord, step: Callable[..., Any], *args: Any) -> Any:
-    """Run one fold step; any failure is the file's fault and refuses the import."""
+def _guard(record: EventRecord, fix: str, step: Callable[..., Any], *args: Any) -> Any:
+    """Run one fold step; any failure is the log's fault and refuses it."""
     try:
         return step(*args)
     except RallypointError as exc:
-        raise _refuse(record, f"cannot be played: {shorten(exc.what, 120)}") from None
+        raise _refuse(record, f"cannot be played: {shorten(exc.what, 120)}", fix) from None
     except Exception as exc:  # a malformed payload may fail anywhere inside a ruleset's fold
         detail = shorten(f"{type(exc).__name__}: {exc}", 120)
-        raise _refuse(record, f"cannot be played ({detail})") from None
+        raise _refuse(record, f"cannot be played ({detail})", fix) from None
 
 
-def _refuse(record: EventRecord, what: str) -> IntegrityError:
+def _refuse(record: EventRecord, what: str, fix: str = _FIX) -> IntegrityError:
     return IntegrityError(f"event {record.seq} ({shorten(record.type, 40)!r}) {what}",
-                          where=f"seq {record.seq}", fix=_FIX)
+                          where=f"seq {record.seq}", fix=fix)

@@ -261,18 +261,28 @@ class EventStore:
             conn.execute("UPDATE campaigns SET name = ? WHERE id = ?", (name, campaign_id))
         return self.campaign(campaign_id)
 
-    def delete_campaign(self, campaign_id: str) -> int:
+    def delete_campaign(self, campaign_id: str, expected_version: int | None = None) -> int:
         """Remove a campaign and all its rows, atomically; return how many events it had.
 
         The only way events leave the store: the append-only triggers let rows go only for a
         campaign listed in ``campaign_deletions``, which exists only inside this transaction.
         Rows of other tables keyed by ``campaign_id`` (caches such as snapshots) go too.
 
+        Args:
+            campaign_id: The campaign.
+            expected_version: If given, refuse unless the campaign is still at this version (so
+                a backup taken just before covers every event deleted).
+
         Raises:
             UnknownIdError: No such campaign.
+            StaleVersionError: It moved past ``expected_version``.
         """
         with self._write() as conn:
-            self._row(conn, campaign_id)
+            info = self._row(conn, campaign_id)
+            if expected_version is not None and info.version != expected_version:
+                raise StaleVersionError(
+                    f"campaign {info.name!r} is at version {info.version}, not "
+                    f"{expected_version}", where=campaign_id, fix="run the delete again")
             count = int(conn.execute("SELECT COUNT(*) FROM events WHERE campaign_id = ?",
                                      (campaign_id,)).fetchone()[0])
             conn.execute("INSERT INTO campaign_deletions VALUES (?)", (campaign_id,))

@@ -1,0 +1,97 @@
+"""Campaign housekeeping verbs: export, import, rename and delete (the only way events leave)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from rallypoint.cli.session import CampaignOpt, campaign_ref, console, guarded, session
+
+
+def export(
+    file: Annotated[Path, typer.Argument(help="JSON file to write.")],
+    campaign: CampaignOpt = None,
+) -> None:
+    """Export a campaign to one JSON file (for play by e-mail)."""
+    with guarded():
+        count = session().export(campaign_ref(campaign), file)
+    console.print(f"exported {count} events to {escape(str(file))}", highlight=False)
+
+
+def import_(
+    file: Annotated[Path, typer.Argument(help="JSON file from `rallypoint export`.")],
+    name: Annotated[str | None, typer.Option(help="Name for a new campaign.")] = None,
+) -> None:
+    """Import a campaign (or the newer events of one you have) from an export file.
+
+    The whole file is checked first (header, hash chain, head, clocks, and a replay of every
+    event through its rules); a file that fails any check is refused and nothing is written.
+    """
+    with guarded():
+        info = session().import_file(file, name=name)
+    console.print(f"imported {escape(info.name)} ({info.version} events)", highlight=False)
+
+
+def rename(
+    campaign: Annotated[str, typer.Argument(help="Campaign name or id.")],
+    new_name: Annotated[str, typer.Argument(help="The new name.")],
+) -> None:
+    """Give a campaign a new local name (its history and exports are unchanged)."""
+    with guarded():
+        old = session().resolve(campaign)
+        renamed = session().rename(old.id, new_name)
+    console.print(f"renamed {escape(old.name)} to [bold]{escape(renamed.name)}[/]",
+                  highlight=False)
+
+
+def delete(
+    campaign: Annotated[str, typer.Argument(help="Campaign name or id.")],
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")]
+    = False,
+    no_backup: Annotated[bool, typer.Option(
+        "--no-backup", help="Do not export a backup first.")] = False,
+) -> None:
+    """Delete a campaign and its whole log (a backup export is written first).
+
+    The only way events leave the store. The backup goes to a ``backups`` folder beside the
+    database; a broken campaign is backed up as far as it can be read.
+    """
+    with guarded():
+        info = session().resolve(campaign)
+        if not yes:
+            question = (f"Delete campaign {info.name!r} ({info.ruleset}, {info.version} events)"
+                        + ("" if no_backup else " after exporting a backup") + "?")
+            try:
+                confirmed = typer.confirm(question, default=False)
+            except typer.Abort:
+                confirmed = False
+            if not confirmed:
+                console.print("nothing deleted", highlight=False)
+                raise typer.Exit(1)
+        backup = None if no_backup else backup_path(session().path, info.name, info.id)
+        if backup is not None:
+            backup.parent.mkdir(parents=True, exist_ok=True)
+        count = session().delete(info.id, backup=backup)
+    where = f"; backup in {escape(str(backup))}" if backup else ""
+    console.print(f"deleted {escape(info.name)} ({count} events){where}", highlight=False,
+                  soft_wrap=True)
+
+
+def backup_path(db: Path, name: str, campaign_id: str) -> Path:
+    """``backups/<name>-<id8>-<UTC time>.json`` beside the database file."""
+    slug = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in name)[:40].strip("-")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    return db.expanduser().resolve().parent / "backups" / f"{slug or 'campaign'}-" \
+        f"{campaign_id[:8]}-{stamp}.json"
+
+
+def register(app: typer.Typer) -> None:
+    """Add these verbs to the top-level app."""
+    app.command()(export)
+    app.command("import")(import_)
+    app.command()(rename)
+    app.command()(delete)
