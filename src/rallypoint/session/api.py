@@ -22,6 +22,7 @@ from rallypoint.core.campaign import Campaign, created_event, created_from_scena
 from rallypoint.core.errors import (
     DataFileError,
     IllegalNowError,
+    IntegrityError,
     MalformedInputError,
     RallypointError,
     StaleVersionError,
@@ -171,7 +172,7 @@ class Session:
                                 where=f"{scenario}:1",
                                 fix='Add a top-level line like ruleset = "tcs".')
         ruleset = get_ruleset(str(data["ruleset"]))
-        label = clean_name(name or scenario.stem)
+        label = clean_name(name if name is not None else scenario.stem)
         return self._create(label, ruleset, created_event(ruleset, scenario, label, seed=seed),
                             campaign_id)
 
@@ -351,9 +352,16 @@ class Session:
 
 
 def _load(store: EventStore, ref: str) -> Campaign:
+    info = store.find(ref)
+    if not store.readonly and (problem := store.check(info.id)) is not None:
+        # Refuse before deciding, so the player hears "broken", not a rules refusal.
+        raise IntegrityError(
+            f"campaign {info.name!r} is broken at seq {problem.seq}: {problem.reason}",
+            where=str(store.path), fix="nothing was written; see `rallypoint verify`, then "
+            "`rallypoint delete` it and import a good export of it again")
     # A stored log that cannot be played (kept from before imports were checked) is one
     # IntegrityError line naming the event, not a traceback from deep inside a ruleset.
-    campaign: Campaign = fold_stored(store.events(store.find(ref).id))
+    campaign: Campaign = fold_stored(store.events(info.id))
     return campaign
 
 
