@@ -87,6 +87,11 @@ class Session:
     @contextmanager
     def _store(self, *, write: bool = False) -> Iterator[EventStore]:
         # Reads open read-only: they never create the file, migrate a current one or lock it.
+        if not write and not self.path.exists():
+            # Nothing has been stored here yet, so no campaign a read asks for exists.
+            raise UnknownIdError(f"no database at {str(self.path)!r}, so no campaigns yet",
+                                 where=str(self.path), fix="check --db (or $RALLYPOINT_DB); "
+                                 "a database is made by the first `rallypoint new`")
         with EventStore(self.path, readonly=not write) as store:
             yield store
 
