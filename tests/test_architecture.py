@@ -1,4 +1,17 @@
-"""The shape of the code base: who may import whom, and no branching on a ruleset's name."""
+"""The shape of the code base, checked exactly on the syntax tree.
+
+- core and dice know no ruleset and no front end; dice does not import core at all (the errors
+  live in the leaf module ``rallypoint.errors``); rulesets never import a store or a front end.
+  Modules are matched by exact name, so ``from rallypoint import rulesets`` and
+  ``importlib.import_module("rallypoint.rulesets")`` count as importing ``rallypoint.rulesets``.
+- Rule code never touches an RNG: no ``random``, ``secrets`` or ``numpy.random`` import, and no
+  ``np.random``/``random.``/``secrets.`` attribute access.
+- Nothing outside a ruleset's own folder compares a value with a ruleset's name (``==``, ``!=``,
+  ``in``, ``not in``, ``match`` cases), so a new ruleset needs no edit elsewhere.
+
+The checkers are plain functions over source text; the planted violations below prove that each
+one flags what it is for.
+"""
 
 from __future__ import annotations
 
@@ -7,63 +20,203 @@ from pathlib import Path
 
 import pytest
 
+from rallypoint.core.ruleset import plugins
+
 SRC = Path(__file__).resolve().parents[1] / "src" / "rallypoint"
+RULESET_NAMES = frozenset(plugins())
+FRONT_ENDS = ("rallypoint.store", "rallypoint.cli", "rallypoint.web", "rallypoint.lab",
+              "rallypoint.session")
+FORBIDDEN: dict[str, tuple[str, ...]] = {
+    "core": ("rallypoint.rulesets", *FRONT_ENDS),
+    "dice": ("rallypoint.core", "rallypoint.rulesets", *FRONT_ENDS),
+    "rulesets": FRONT_ENDS,
+}
+"""Top-level package → the modules (and everything under them) it must never import."""
+RNG_MODULES = frozenset({"random", "secrets", "numpy.random"})
+ALLOWED_RNG = {("core/campaign.py", "secrets.token_hex")}
+"""A new campaign's random seed is not a roll: the one place the core may draw randomness."""
 
 
-def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    found: set[str] = set()
+def _module_of(path: str) -> str:
+    parts = path.removesuffix(".py").split("/")
+    return ".".join(["rallypoint", *parts]).removesuffix(".__init__")
+
+
+def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node except those under ``if TYPE_CHECKING:`` (annotations do not run)."""
+    skipped: set[int] = set()
     for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skipped.update(id(n) for stmt in node.body for n in ast.walk(stmt))
+    return [n for n in ast.walk(tree) if id(n) not in skipped]
+
+
+def imported_modules(source: str, path: str) -> set[str]:
+    """Every module ``source`` (at ``path`` under src/rallypoint) imports at run time, by exact
+    name: ``from a import b`` yields both ``a`` and ``a.b``; relative imports are resolved;
+    ``importlib.import_module("x")`` with a literal yields ``x``."""
+    package = _module_of(path).rsplit(".", 1)[0] if not path.endswith("__init__.py") \
+        else _module_of(path)
+    found: set[str] = set()
+    for node in _runtime_nodes(ast.parse(source)):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            found.add(node.module)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+        elif (isinstance(node, ast.Call) and ast.unparse(node.func).endswith("import_module")
+              and node.args and isinstance(node.args[0], ast.Constant)
+              and isinstance(node.args[0].value, str)):
+            found.add(node.args[0].value)
     return found
 
 
-def _files(sub: str) -> list[Path]:
-    return sorted((SRC / sub).rglob("*.py"))
+def forbidden_imports(source: str, path: str) -> list[str]:
+    """Imports that break the layering for the package ``path`` is in."""
+    banned = FORBIDDEN.get(path.split("/")[0], ())
+    return sorted(m for m in imported_modules(source, path)
+                  if any(m == b or m.startswith(b + ".") for b in banned))
 
 
-@pytest.mark.parametrize("path", _files("core") + _files("dice"), ids=str)
-def test_core_and_dice_know_no_ruleset(path: Path) -> None:
-    for module in _imports(path):
-        assert not module.startswith("rallypoint.rulesets."), f"{path} imports {module}"
-        assert not module.startswith(("rallypoint.store", "rallypoint.cli")), module
+def rng_uses(source: str, path: str) -> list[str]:
+    """RNG imports and ``np.random``/``random.``/``secrets.`` accesses in rule code."""
+    if path.split("/")[0] not in {"rulesets", "core"}:
+        return []
+    allowed = {text.split(".")[0] for where, text in ALLOWED_RNG if where == path}
+    problems = [f"imports {m}" for m in sorted(imported_modules(source, path))
+                if m in RNG_MODULES and m not in allowed]
+    for node in _runtime_nodes(ast.parse(source)):
+        if not isinstance(node, ast.Attribute):
+            continue
+        text = ast.unparse(node)
+        head = text.split(".")[0]
+        if (head in {"random", "secrets"} and text.count(".") == 1
+                and (path, text) not in ALLOWED_RNG) or text.endswith(
+                ("np.random", "numpy.random")):
+            problems.append(f"line {node.lineno}: {text}")
+    return problems
 
 
-@pytest.mark.parametrize("path", _files("rulesets"), ids=str)
-def test_rulesets_never_import_store_cli_or_web(path: Path) -> None:
-    for module in _imports(path):
-        assert not module.startswith(
-            ("rallypoint.store", "rallypoint.cli", "rallypoint.web", "rallypoint.lab")
-        ), f"{path} imports {module}"
+def _names_in(node: ast.AST) -> set[str]:
+    """Ruleset names a comparison operand spells out: a string, or a tuple/list/set of them."""
+    items = node.elts if isinstance(node, ast.Tuple | ast.List | ast.Set) else [node]
+    return {i.value for i in items if isinstance(i, ast.Constant) and i.value in RULESET_NAMES}
 
 
-@pytest.mark.parametrize("path", sorted(SRC.rglob("*.py")), ids=str)
-def test_no_branching_on_a_ruleset_name(path: Path) -> None:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    for node in ast.walk(tree):
+def ruleset_name_branches(source: str, path: str) -> list[str]:
+    """Comparisons with a ruleset's name outside that ruleset's own folder."""
+    parts = path.split("/")
+    own = parts[1] if parts[0] == "rulesets" and len(parts) > 2 else None
+    problems = []
+    for node in ast.walk(ast.parse(source)):
+        names: set[str] = set()
         if isinstance(node, ast.Compare):
             for side in [node.left, *node.comparators]:
-                # A ruleset may check a file is its own; nothing else may name one in a branch.
-                own = path.parent.name if path.parent.parent.name == "rulesets" else None
-                names = {"tcs", "platoon", "squares"} - {own}
-                if isinstance(side, ast.Constant) and side.value in names:
-                    pytest.fail(f"{path}:{node.lineno} compares against a ruleset name")
+                names |= _names_in(side)
+        elif isinstance(node, ast.MatchValue):
+            names |= _names_in(node.value)
+        if names - {own}:
+            problems.append(f"line {getattr(node, 'lineno', '?')}: {ast.unparse(node)}")
+    return problems
 
 
-@pytest.mark.parametrize("path", sorted(SRC.rglob("*.py")), ids=str)
+SOURCES = sorted(SRC.rglob("*.py"))
+
+
+def _rel(path: Path) -> str:
+    return path.relative_to(SRC).as_posix()
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=_rel)
+def test_layering(path: Path) -> None:
+    assert forbidden_imports(path.read_text(encoding="utf-8"), _rel(path)) == []
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=_rel)
 def test_rule_code_never_touches_an_rng(path: Path) -> None:
     if path.name == "rollers.py":
         return
-    for module in _imports(path):
-        assert module not in {"random", "secrets", "numpy.random"} or path.name == "campaign.py", (
-            f"{path} imports {module}: rolls go through chance nodes and rollers"
-        )
+    assert rng_uses(path.read_text(encoding="utf-8"), _rel(path)) == []
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=_rel)
+def test_no_branching_on_a_ruleset_name(path: Path) -> None:
+    assert ruleset_name_branches(path.read_text(encoding="utf-8"), _rel(path)) == []
+
+
+def test_the_registry_knows_every_ruleset_folder() -> None:
+    folders = {p.parent.name for p in (SRC / "rulesets").glob("*/plugin.py")}
+    assert folders == RULESET_NAMES == {"tcs", "platoon", "squares"}
+
+
+# --- the planted violations: each checker must flag what it exists for ----------------------
+
+def test_flags_numpy_rng_in_rule_code() -> None:
+    planted = "import numpy as np\n\ndef roll():\n    return np.random.default_rng().integers(6)\n"
+    assert rng_uses(planted, "rulesets/tcs/rules.py") == [
+        "line 4: np.random"]
+    assert rng_uses("import random\nx = random.randint(1, 6)\n", "rulesets/squares/rally.py") == [
+        "imports random", "line 2: random.randint"]
+    assert rng_uses("import secrets\nx = secrets.randbelow(6)\n", "core/ruleset.py") == [
+        "imports secrets", "line 2: secrets.randbelow"]
+    assert rng_uses("from numpy import random\n", "rulesets/platoon/dice.py") == [
+        "imports numpy.random"]
+
+
+def test_flags_the_rulesets_package_imported_by_core() -> None:
+    assert forbidden_imports("from rallypoint import rulesets\n", "core/ruleset.py") == [
+        "rallypoint.rulesets"]
+    assert forbidden_imports("import rallypoint.rulesets\n", "core/ruleset.py") == [
+        "rallypoint.rulesets"]
+    assert forbidden_imports("from .. import rulesets\n", "core/ruleset.py") == [
+        "rallypoint.rulesets"]
+    assert forbidden_imports('import importlib\nimportlib.import_module("rallypoint.rulesets")\n',
+                             "core/ruleset.py") == ["rallypoint.rulesets"]
+
+
+def test_flags_a_ruleset_module_imported_by_core() -> None:
+    assert forbidden_imports("from rallypoint.rulesets.tcs import RULESET\n",
+                             "core/campaign.py") == ["rallypoint.rulesets.tcs",
+                                                     "rallypoint.rulesets.tcs.RULESET"]
+
+
+def test_flags_a_branch_on_a_ruleset_name() -> None:
+    planted = 'def f(name):\n    if name in ("tcs", "platoon"):\n        return 1\n'
+    assert ruleset_name_branches(planted, "cli/odds.py") == [
+        "line 2: name in ('tcs', 'platoon')"]
+    assert ruleset_name_branches('x = name == "squares"\n', "lab/odds.py") == [
+        "line 1: name == 'squares'"]
+    assert ruleset_name_branches('match name:\n    case "tcs":\n        pass\n', "core/x.py") == [
+        "line 2: 'tcs'"]
+    # A ruleset may check that something is its own, but not name another.
+    assert ruleset_name_branches('ok = name == "tcs"\n', "rulesets/tcs/ruleset.py") == []
+    assert ruleset_name_branches('bad = name == "tcs"\n', "rulesets/squares/ruleset.py") != []
+
+
+def test_flags_dice_importing_core_but_not_annotations() -> None:
+    assert forbidden_imports("from rallypoint.core.errors import MalformedInputError\n",
+                             "dice/nodes.py") == ["rallypoint.core.errors",
+                                                  "rallypoint.core.errors.MalformedInputError"]
+    annotated = ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                 "    from rallypoint.core.events import NewEvent\n")
+    assert forbidden_imports(annotated, "dice/play.py") == []
+
+
+def test_clean_code_is_not_flagged() -> None:
+    clean = ('from rallypoint.errors import MalformedInputError\n'
+             'from rallypoint.dice import roll\n'
+             'kind = "sp"\nif kind == "disorder":\n    pass\n')
+    for path in ("core/campaign.py", "rulesets/tcs/rules.py", "cli/odds.py"):
+        assert forbidden_imports(clean, path) == []
+        assert rng_uses(clean, path) == []
+        assert ruleset_name_branches(clean, path) == []
 
 
 def test_modules_stay_small() -> None:
-    big = [(p, n) for p in SRC.rglob("*.py")
+    big = [(p, n) for p in SOURCES
            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500]
     assert not big, f"modules over 500 lines: {big}"

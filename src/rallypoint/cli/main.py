@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.markup import escape
@@ -22,6 +22,7 @@ from rallypoint.cli.session import (
     print_json,
     session,
 )
+from rallypoint.core.ruleset import plugin, plugins
 
 app = typer.Typer(
     name="rallypoint",
@@ -31,15 +32,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-RULESET_CLIS: dict[str, str] = {
-    "tcs": "rallypoint.cli.tcs",
-    "platoon": "rallypoint.cli.platoon",
-    "squares": "rallypoint.cli.squares",
-}
-"""Ruleset name → the CLI module that adds its verbs and renders its state."""
-
-
-
 @app.callback()
 def main(
     db: Annotated[Path | None, typer.Option(
@@ -48,10 +40,6 @@ def main(
 ) -> None:
     """Rules engine and campaign keeper for wargame recovery."""
     SETTINGS.db = db
-
-
-def _plugin(ruleset: str) -> Any:
-    return importlib.import_module(RULESET_CLIS[ruleset])
 
 
 @app.command()
@@ -96,7 +84,7 @@ def show(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
     if as_json:
         print_json(campaign_view(c))
         return
-    _plugin(c.ruleset.name).render(c)
+    plugin(c.ruleset.name).load("render")(c)
 
 
 @app.command()
@@ -190,8 +178,10 @@ def serve(
                allowed_hosts=tuple(allow_host or ()))
 
 
-for _name, _module in RULESET_CLIS.items():
-    app.add_typer(importlib.import_module(_module).app, name=_name)
+# Each installed ruleset brings its verbs (`rallypoint tcs ...`); no ruleset is named here.
+for _plugin in plugins().values():
+    if _plugin.cli is not None:
+        app.add_typer(_plugin.load("cli"), name=_plugin.name)
 app.add_typer(importlib.import_module("rallypoint.cli.odds").app, name="odds")
 app.add_typer(importlib.import_module("rallypoint.cli.simulate").app, name="simulate")
 

@@ -12,6 +12,12 @@ from rallypoint.cli.session import JsonOpt, console, guarded, print_json
 
 app = typer.Typer(help="Exact odds of every roll (fractions, from the rules' own chance nodes).",
                   no_args_is_help=True)
+tcs_odds = typer.Typer()
+"""The TCS commands of ``rallypoint odds`` (joined through the tcs plugin's ``odds_cli``)."""
+platoon_odds = typer.Typer()
+"""The platoon commands of ``rallypoint odds``."""
+squares_odds = typer.Typer()
+"""The squares commands of ``rallypoint odds``."""
 
 
 def _pct(text: str) -> str:
@@ -28,7 +34,7 @@ def _table(title: str, rows: dict[str, str], key: str = "outcome") -> None:
     console.print(table)
 
 
-@app.command("tcs-recovery")
+@tcs_odds.command("tcs-recovery")
 def tcs_recovery(
     modifier: Annotated[int, typer.Option(help="Everything added to the die (morale, "
                                                "battalion morale, nationality, scenario).")],
@@ -49,7 +55,7 @@ def tcs_recovery(
     console.print(table)
 
 
-@app.command("tcs-implementation")
+@tcs_odds.command("tcs-implementation")
 def tcs_implementation(
     row: Annotated[int, typer.Option(help="Command prep + Op Sheet size.")],
     weighted_turns: Annotated[int, typer.Option(help="Weighted turns accrued.")],
@@ -75,7 +81,7 @@ def tcs_implementation(
         console.print(f"not within {horizon} turns: {result['later']}", highlight=False)
 
 
-@app.command("tcs-fo")
+@tcs_odds.command("tcs-fo")
 def tcs_fo(
     number: Annotated[int, typer.Option(help="FO Recovery Number (AFH 12, GD'41 11, BW 9).")],
     horizon: Annotated[int, typer.Option(help="Hours to show.")] = 24,
@@ -93,7 +99,7 @@ def tcs_fo(
     _table("hours until the FO returns", result["hours"], "hour")
 
 
-@app.command("tcs-morale")
+@tcs_odds.command("tcs-morale")
 def tcs_morale(as_json: JsonOpt = False) -> None:
     """Battalion morale points recovered (one die halved, rounded up)."""
     from rallypoint.lab import odds
@@ -105,7 +111,7 @@ def tcs_morale(as_json: JsonOpt = False) -> None:
     _table("battalion morale recovery", result["points"], "points")
 
 
-@app.command("platoon")
+@platoon_odds.command("platoon")
 def platoon(as_json: JsonOpt = False) -> None:
     """The platoon's rolls: arrival delays, transfers, wound healing, section 8 draws."""
     from rallypoint.lab import odds
@@ -123,7 +129,7 @@ def platoon(as_json: JsonOpt = False) -> None:
                 f"{k}: {p}" for k, p in dist.items()), highlight=False, soft_wrap=True)
 
 
-@app.command("squares-rally")
+@squares_odds.command("squares-rally")
 def squares_rally(
     modifier: Annotated[int | None, typer.Option(
         help="Total modifier of the rally test (one die + M: pass on 6+, break on 0 or less).")]
@@ -163,3 +169,15 @@ def squares_rally(
                       f"{row['modifier']:+d}",
                       *(row.get(k, "0") for k in ("pass", "no_effect", "break")))
     console.print(table)
+
+
+def _join_rulesets() -> None:
+    """Each installed ruleset's odds commands become ``rallypoint odds`` commands."""
+    from rallypoint.core.ruleset import plugins
+
+    for plugin in plugins().values():
+        if plugin.odds_cli is not None:
+            app.registered_commands.extend(plugin.load("odds_cli").registered_commands)
+
+
+_join_rulesets()

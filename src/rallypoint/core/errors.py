@@ -1,88 +1,27 @@
-"""One root error with subclasses by kind of wrongness.
+"""The error kinds, re-exported from the leaf module :mod:`rallypoint.errors`.
 
-Every error carries a stable ``code`` (for ``--json`` consumers and tests), says *what* is wrong,
-*where* (a file:line, a field, a counter id) and ends with *how to fix it*. The CLI prints
-``str(error)`` as one line and exits with status 2; nothing is written when one is raised.
+The errors live in a module that imports nothing of rallypoint, so ``dice`` can raise them without
+importing ``core`` (and ``core`` can use dice without a cycle).
 """
 
-from __future__ import annotations
+from rallypoint.errors import (
+    DataFileError,
+    IllegalNowError,
+    IntegrityError,
+    MalformedInputError,
+    RallypointError,
+    StaleVersionError,
+    StoreError,
+    UnknownIdError,
+)
 
-from typing import ClassVar
-
-
-class RallypointError(Exception):
-    """Root of every error rallypoint raises on purpose.
-
-    Args:
-        what: What is wrong, quoting the bad input with ``!r`` where there is one.
-        where: Where it is: ``file.toml:12``, ``formations[0].companies[2].counters[1].steps``,
-            or a counter/company id. Optional.
-        fix: One sentence on how to fix it. Optional but almost always given.
-    """
-
-    code: ClassVar[str] = "error"
-
-    def __init__(self, what: str, *, where: str | None = None, fix: str | None = None) -> None:
-        self.what = what
-        self.where = where
-        self.fix = fix
-        super().__init__(self.message)
-
-    @property
-    def message(self) -> str:
-        """The one-line message: ``what (at where). fix``."""
-        text = self.what
-        if self.where:
-            text += f" (at {self.where})"
-        if self.fix:
-            text = text.rstrip(".") + ". " + self.fix
-        return text
-
-    def __str__(self) -> str:
-        return self.message
-
-    def to_dict(self) -> dict[str, str | None]:
-        """A JSON-ready form of the error."""
-        return {"code": self.code, "what": self.what, "where": self.where, "fix": self.fix}
-
-
-class MalformedInputError(RallypointError):
-    """The input is not well formed: wrong type, unknown id, bad syntax."""
-
-    code = "malformed-input"
-
-
-class UnknownIdError(MalformedInputError):
-    """An id (counter, company, formation, sheet, campaign) that does not exist."""
-
-    code = "unknown-id"
-
-
-class IllegalNowError(RallypointError):
-    """Well-formed, but the rules do not allow it in the current state."""
-
-    code = "illegal-now"
-
-
-class StaleVersionError(RallypointError):
-    """A command was made against an older state version than the campaign's current one."""
-
-    code = "stale-version"
-
-
-class DataFileError(RallypointError):
-    """A data file or scenario file is missing, unreadable, or invalid."""
-
-    code = "bad-data-file"
-
-
-class StoreError(RallypointError):
-    """The event store cannot do what was asked (missing campaign, integrity failure)."""
-
-    code = "store"
-
-
-class IntegrityError(StoreError):
-    """The event log fails verification: a broken hash chain or a gap in sequence numbers."""
-
-    code = "integrity"
+__all__ = [
+    "DataFileError",
+    "IllegalNowError",
+    "IntegrityError",
+    "MalformedInputError",
+    "RallypointError",
+    "StaleVersionError",
+    "StoreError",
+    "UnknownIdError",
+]

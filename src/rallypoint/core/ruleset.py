@@ -1,12 +1,15 @@
 """What a ruleset is, as the core sees it, and the registry that finds one by name.
 
-The core never imports a ruleset module by name: rulesets register themselves (see
-``rallypoint.rulesets``), and everything else looks them up here. There is no
-``if ruleset == ...`` anywhere.
+The core never imports a ruleset module by name: each installed ruleset declares a
+:class:`RulesetPlugin` under the ``rallypoint.rulesets`` entry-point group, and everything else
+looks rulesets up here. There is no ``if ruleset == ...`` anywhere.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
+import importlib.metadata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -153,34 +156,122 @@ class Ruleset(Protocol, Generic[S]):
         ...
 
 
-_REGISTRY: dict[str, Ruleset[Any]] = {}
+ENTRY_POINT_GROUP = "rallypoint.rulesets"
+"""The entry-point group a ruleset registers under (``[project.entry-points."rallypoint.rulesets"]``
+in ``pyproject.toml``): ``name = "package.module:PLUGIN"``, a :class:`RulesetPlugin`."""
 
 
-def register(ruleset: Ruleset[Any]) -> Ruleset[Any]:
-    """Add a ruleset to the registry under its ``name``."""
-    _REGISTRY[ruleset.name] = ruleset
+@dataclass(frozen=True)
+class RulesetPlugin:
+    """How one ruleset plugs in: its name and where each of its parts lives.
+
+    Every part is a ``"module:attribute"`` reference, imported only when a front end needs that
+    part, so listing the rulesets costs nothing and a command loads only its campaign's ruleset.
+
+    Attributes:
+        name: The ruleset key stored in every campaign (``created`` event) of it.
+        rules: The :class:`Ruleset` object.
+        cli: A typer app with the ruleset's verbs (``rallypoint <name> ...``).
+        render: ``render(campaign) -> None``: how ``rallypoint show`` prints a campaign of it.
+        odds_cli: A typer app whose commands join ``rallypoint odds``.
+        lab: The module of its lab simulation (whole-campaign Monte Carlo).
+    """
+
+    name: str
+    rules: str
+    cli: str | None = None
+    render: str | None = None
+    odds_cli: str | None = None
+    lab: str | None = None
+
+    def load(self, part: str) -> Any:
+        """Import one part (``"rules"``, ``"cli"``, ``"render"``, ...) and return it.
+
+        Raises:
+            UnknownIdError: The ruleset does not provide that part.
+        """
+        reference = getattr(self, part, None)
+        if not isinstance(reference, str):
+            raise UnknownIdError(f"the {self.name} ruleset has no {part!r} part",
+                                 fix="Use a part its plugin declares.")
+        module, _, attribute = reference.partition(":")
+        return getattr(importlib.import_module(module), attribute)
+
+    def ruleset(self) -> Ruleset[Any]:
+        """The ruleset itself (imports its rule modules)."""
+        rules: Ruleset[Any] = self.load("rules")
+        return rules
+
+
+_REGISTERED: dict[str, RulesetPlugin | Ruleset[Any]] = {}
+
+
+def register(ruleset: Ruleset[Any] | RulesetPlugin) -> Ruleset[Any] | RulesetPlugin:
+    """Register a ruleset (or its plugin) at run time, ahead of any installed under the same name.
+
+    Installed rulesets need no call: they are found through the ``rallypoint.rulesets`` entry
+    points. This is for rulesets made in a test or a notebook.
+    """
+    _REGISTERED[ruleset.name] = ruleset
     return ruleset
 
 
+def plugins() -> dict[str, RulesetPlugin]:
+    """Every installed ruleset plugin, sorted by name (imports no rule code)."""
+    return {name: _plugin_from(point) for name, point in _entry_points().items()}
+
+
+def plugin(name: str) -> RulesetPlugin:
+    """The installed plugin of one ruleset (imports only its plugin module).
+
+    Raises:
+        UnknownIdError: No ruleset of that name is installed.
+    """
+    point = _entry_points().get(name)
+    if point is None:
+        raise _unknown(name)
+    return _plugin_from(point)
+
+
 def get_ruleset(name: str) -> Ruleset[Any]:
-    """Find a registered ruleset by name."""
-    _load_builtin()
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        known = ", ".join(sorted(_REGISTRY)) or "none"
-        raise UnknownIdError(
-            f"no ruleset named {name!r}", fix=f"Use one of: {known}."
-        ) from None
+    """Find a ruleset by name, importing only that one.
+
+    Raises:
+        UnknownIdError: No ruleset of that name is registered or installed.
+    """
+    found = _REGISTERED.get(name)
+    if found is None:
+        found = plugin(name)
+    return found.ruleset() if isinstance(found, RulesetPlugin) else found
 
 
 def registered() -> dict[str, Ruleset[Any]]:
-    """Every registered ruleset by name."""
-    _load_builtin()
-    return dict(_REGISTRY)
+    """Every ruleset by name (installed ones sorted by name, then run-time ones)."""
+    names = [*_entry_points(), *(n for n in _REGISTERED if n not in _entry_points())]
+    return {name: get_ruleset(name) for name in names}
 
 
-def _load_builtin() -> None:
-    # Importing the package registers the built-in rulesets; done lazily so that importing the
-    # core stays cheap and free of ruleset modules.
-    import rallypoint.rulesets  # noqa: F401
+@functools.cache
+def _entry_points() -> dict[str, importlib.metadata.EntryPoint]:
+    # Sorted by name: entry points have no order of their own across installers.
+    points = {point.name: point for point in sorted(
+        importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name)}
+    if not points:
+        raise UnknownIdError(
+            f"no rulesets are installed (entry-point group {ENTRY_POINT_GROUP!r} is empty)",
+            fix="Reinstall rallypoint (`uv sync`) so its rulesets are registered.")
+    return points
+
+
+def _plugin_from(point: importlib.metadata.EntryPoint) -> RulesetPlugin:
+    loaded = point.load()
+    if not isinstance(loaded, RulesetPlugin) or loaded.name != point.name:
+        raise UnknownIdError(
+            f"entry point {point.name!r} = {point.value!r} is not a RulesetPlugin of that name",
+            fix="Point the entry point at the ruleset's PLUGIN object.")
+    return loaded
+
+
+def _unknown(name: str) -> UnknownIdError:
+    known = ", ".join(sorted({*_entry_points(), *_REGISTERED})) or "none"
+    return UnknownIdError(f"no ruleset named {name!r}", fix=f"Use one of: {known}.")

@@ -22,7 +22,6 @@ from typing import Any, Final, Protocol
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from rallypoint.core.errors import IntegrityError, MalformedInputError
 from rallypoint.dice.nodes import Roll
 from rallypoint.dice.rollers import SeededRoller
 from rallypoint.dice.v1 import (
@@ -34,6 +33,7 @@ from rallypoint.dice.v1 import (
     check_reveal,
     pair_key,
 )
+from rallypoint.errors import IntegrityError, MalformedInputError
 
 PROOF_KEY: Final = "dice_proof"
 """The payload key under which an event carries its :class:`DiceProof`."""

@@ -16,8 +16,8 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from rallypoint.core.errors import MalformedInputError
 from rallypoint.dice import exact
+from rallypoint.errors import MalformedInputError
 
 T = TypeVar("T", bound=Hashable)
 

@@ -8,13 +8,15 @@ gets back, and passes the event through :func:`with_proof`. Rule code never sees
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rallypoint.core.errors import IllegalNowError
-from rallypoint.core.events import NewEvent
 from rallypoint.dice.audit import DICE_KEY, PROOF_KEY, LoggedEvent, logical_position
 from rallypoint.dice.rollers import Roller
 from rallypoint.dice.v1 import DiceMode, ProvenRoller, server_roller, typed_roller
+from rallypoint.errors import IllegalNowError
+
+if TYPE_CHECKING:  # an annotation only: dice imports nothing of core at run time
+    from rallypoint.core.events import NewEvent
 
 
 def scheme_of(created: Mapping[str, Any]) -> DiceMode | None:
@@ -58,5 +60,5 @@ def with_proof(event: NewEvent, roller: Roller) -> NewEvent:
     proof = roller.proof()
     if proof is None:
         return event
-    return NewEvent(type=event.type,
-                    payload={**event.payload, PROOF_KEY: proof.model_dump(mode="json")})
+    return event.model_copy(
+        update={"payload": {**event.payload, PROOF_KEY: proof.model_dump(mode="json")}})

@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Protocol, TypeVar
 
-from rallypoint.core.errors import MalformedInputError
 from rallypoint.dice.nodes import ChanceNode, Roll, fraction_text
+from rallypoint.errors import MalformedInputError
 
 T = TypeVar("T")
 

@@ -36,9 +36,9 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rallypoint.core.errors import IntegrityError, MalformedInputError
 from rallypoint.dice.nodes import ChanceNode
 from rallypoint.dice.rollers import Roller, SeededRoller
+from rallypoint.errors import IntegrityError, MalformedInputError
 
 SCHEME: Final = "dice-v1"
 COMMIT_TAG: Final = b"rallypoint dice-v1 commit\x00"

@@ -1,12 +1,7 @@
-"""Built-in rulesets. Importing this package registers each one with the core registry."""
+"""Built-in rulesets, each in its own package.
 
-from rallypoint.core.ruleset import register
-from rallypoint.rulesets.platoon import RULESET as PLATOON
-from rallypoint.rulesets.squares import RULESET as SQUARES
-from rallypoint.rulesets.tcs import RULESET as TCS
-
-register(TCS)
-register(PLATOON)
-register(SQUARES)
-
-__all__ = ["PLATOON", "SQUARES", "TCS"]
+Nothing is registered by importing this package: every ruleset declares a
+:class:`~rallypoint.core.ruleset.RulesetPlugin` in its ``plugin`` module, named by an entry point
+in the ``rallypoint.rulesets`` group (``pyproject.toml``). A new ruleset is a new package here
+plus one entry-point line; the core and the front ends find it by looping over the registry.
+"""

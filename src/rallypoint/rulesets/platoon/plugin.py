@@ -1,0 +1,18 @@
+"""How the platoon ruleset plugs into rallypoint.
+
+``PLUGIN`` is the object its ``rallypoint.rulesets`` entry point names.
+
+Parts are referenced by ``module:attribute`` and imported only when a front end needs them.
+"""
+
+from rallypoint.core.ruleset import RulesetPlugin
+
+PLUGIN = RulesetPlugin(
+    name="platoon",
+    rules="rallypoint.rulesets.platoon.ruleset:RULESET",
+    cli="rallypoint.cli.platoon:app",
+    render="rallypoint.cli.platoon:render",
+    odds_cli="rallypoint.cli.odds:platoon_odds",
+    lab="rallypoint.lab.platoon_sim",
+)
+"""The platoon ruleset's registration."""

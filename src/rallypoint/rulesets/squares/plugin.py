@@ -1,0 +1,18 @@
+"""How the squares ruleset plugs into rallypoint.
+
+``PLUGIN`` is the object its ``rallypoint.rulesets`` entry point names.
+
+Parts are referenced by ``module:attribute`` and imported only when a front end needs them.
+"""
+
+from rallypoint.core.ruleset import RulesetPlugin
+
+PLUGIN = RulesetPlugin(
+    name="squares",
+    rules="rallypoint.rulesets.squares.ruleset:RULESET",
+    cli="rallypoint.cli.squares:app",
+    render="rallypoint.cli.squares:render",
+    odds_cli="rallypoint.cli.odds:squares_odds",
+    lab="rallypoint.lab.squares_sim",
+)
+"""The squares ruleset's registration."""

@@ -1,0 +1,18 @@
+"""How the tcs ruleset plugs into rallypoint.
+
+``PLUGIN`` is the object its ``rallypoint.rulesets`` entry point names.
+
+Parts are referenced by ``module:attribute`` and imported only when a front end needs them.
+"""
+
+from rallypoint.core.ruleset import RulesetPlugin
+
+PLUGIN = RulesetPlugin(
+    name="tcs",
+    rules="rallypoint.rulesets.tcs.ruleset:RULESET",
+    cli="rallypoint.cli.tcs:app",
+    render="rallypoint.cli.tcs:render",
+    odds_cli="rallypoint.cli.odds:tcs_odds",
+    lab="rallypoint.lab.tcs_sim",
+)
+"""The tcs ruleset's registration."""
