@@ -29,7 +29,7 @@ from typing import Any
 from rallypoint.core.errors import MalformedInputError
 
 CONTROL = frozenset({"csrf_token", "expected_version", "dice", "policy", "decision", "kind",
-                     "form", "repeat"})
+                     "form", "repeat", "return"})
 """Fields that steer the request rather than fill the command."""
 
 

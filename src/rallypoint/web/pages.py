@@ -7,13 +7,15 @@ beside the form, with the library's status code, and nothing is written.
 
 from __future__ import annotations
 
+import json
 from typing import Any
+from urllib.parse import parse_qsl, urlencode
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.datastructures import FormData, UploadFile
 
-from rallypoint.core.errors import MalformedInputError, RallypointError
+from rallypoint.core.errors import MalformedInputError, RallypointError, UnknownIdError
 from rallypoint.session import Campaign
 from rallypoint.session.preview import Preview, preview
 from rallypoint.web import deps
@@ -45,6 +47,27 @@ def _text(form: FormData, name: str) -> str | None:
 
 def _pairs(form: FormData) -> list[tuple[str, str]]:
     return [(k, v) for k, v in form.multi_items() if isinstance(v, str)]
+
+
+async def _pairs_with_files(form: FormData) -> list[tuple[str, str]]:
+    """Form fields, with each uploaded file as its text (and ``NAME.filename``)."""
+    pairs: list[tuple[str, str]] = []
+    for key, value in form.multi_items():
+        if isinstance(value, str):
+            pairs.append((key, value))
+        elif value.filename:
+            try:
+                text = (await value.read()).decode("utf-8")
+            except UnicodeDecodeError:
+                raise MalformedInputError(f"{value.filename!r} is not UTF-8 text", where=key,
+                                          fix="Upload the JSON or TOML file itself.") from None
+            pairs += [(key, text), (f"{key}.filename", value.filename)]
+    return pairs
+
+
+def _selection(form: FormData) -> dict[str, str]:
+    """What the page had selected when the form was sent (its ``return`` field: a query)."""
+    return dict(parse_qsl(_text(form, "return") or ""))
 
 
 def _see(url: str) -> Response:
@@ -115,14 +138,21 @@ async def import_(request: Request) -> Response:
 
 
 def campaign_page(request: Request, campaign: Campaign, error: RallypointError | None = None,
-                  form: str | None = None, done: int | None = None) -> HTMLResponse:
-    """A campaign's page: the ruleset's view, what was just recorded, undo and export."""
+                  form: str | None = None, done: int | None = None,
+                  chosen: dict[str, str] | None = None) -> HTMLResponse:
+    """A campaign's page: the ruleset's view, what was just recorded, undo and export.
+
+    ``chosen``: what the page has selected (a view's ``QUERY`` names, e.g. a squares unit).
+    """
     view = view_module(campaign.ruleset.name)
+    wanted = getattr(view, "QUERY", ())
+    given = chosen if chosen is not None else dict(request.query_params)
+    selection = {k: v for k, v in given.items() if k in wanted and v}
     recorded = [e for e in deps.service(request).log(campaign.campaign_id)
                 if done is not None and e.seq >= done] if done else []
     return deps.renderer(request).html(
         request, view.TEMPLATE, status=status_for(error) if error else 200, c=campaign,
-        error=error, error_form=form, recorded=recorded, **view.context(campaign))
+        error=error, error_form=form, recorded=recorded, **view.context(campaign, **selection))
 
 
 @router.get("/c/{cid}", response_class=HTMLResponse)
@@ -137,7 +167,9 @@ async def do(request: Request, cid: str) -> Response:
     form = await _form(request)
     service = deps.service(request)
     try:
-        command = command_from_form(_pairs(form))
+        campaign = service.load(cid)
+        translate = getattr(view_module(campaign.ruleset.name), "translate", command_from_form)
+        command = translate(await _pairs_with_files(form))
         version = version_from_form(_text(form, "expected_version"))
         repeat = int(_text(form, "repeat") or 1)
         if not 1 <= repeat <= MAX_REPEAT:
@@ -151,8 +183,11 @@ async def do(request: Request, cid: str) -> Response:
     except (RallypointError, ValueError) as exc:
         error = exc if isinstance(exc, RallypointError) else MalformedInputError(
             f"repeat: {exc}", where="repeat", fix="Type a whole number.")
-        return campaign_page(request, service.load(cid), error, _text(form, "form"))
-    return _see(f"/c/{done.campaign.campaign_id}?done={first}#recorded")
+        return campaign_page(request, service.load(cid), error, _text(form, "form"),
+                             chosen=_selection(form))
+    keep = urlencode(_selection(form))
+    return _see(f"/c/{done.campaign.campaign_id}?done={first}{'&' + keep if keep else ''}"
+                "#recorded")
 
 
 @router.post("/c/{cid}/preview", response_class=HTMLResponse)
@@ -205,6 +240,19 @@ def log(request: Request, cid: str) -> HTMLResponse:
     service = deps.service(request)
     c = service.load(cid)
     return deps.renderer(request).html(request, "log.html", c=c, entries=service.log(cid))
+
+
+@router.get("/c/{cid}/download/{name}.json")
+def download(request: Request, cid: str, name: str) -> Response:
+    """A file the ruleset's page offers (the platoon's battle roster)."""
+    campaign = deps.service(request).load(cid)
+    offered = getattr(view_module(campaign.ruleset.name), "DOWNLOADS", {})
+    if name not in offered:
+        raise UnknownIdError(f"this page offers no file {name!r}",
+                             fix="Use the download links on the campaign's page.")
+    text = json.dumps(offered[name](campaign), indent=2, ensure_ascii=False) + "\n"
+    return Response(text, media_type="application/json", headers={
+        "content-disposition": f'attachment; filename="{name}-v{campaign.version}.json"'})
 
 
 @router.get("/c/{cid}/export")

@@ -1,0 +1,99 @@
+"""The squares campaign page: the grid (sides marked by letter and border, not colour alone),
+and for a chosen unit who may rally it, with every modifier named and the exact odds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from rallypoint.core.errors import RallypointError
+from rallypoint.rulesets.squares.data import RallyKind
+from rallypoint.rulesets.squares.rally import RallyPlan, opportunities, plan_rally
+from rallypoint.rulesets.squares.state import SquaresState
+from rallypoint.session import Campaign
+
+TEMPLATE = "squares/campaign.html"
+QUERY = ("unit",)
+"""Query parameters the page takes: the chosen unit."""
+
+
+@dataclass(frozen=True)
+class RallyChoice:
+    """A legal rally of the chosen unit, ready for the page."""
+
+    leader: str
+    leader_name: str
+    kind: str
+    modifiers: list[tuple[str, int]]
+    total: int
+    odds: dict[str, Fraction]
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A rally of the chosen unit that its leader may not make now, and why."""
+
+    leader: str
+    kind: str
+    reason: str
+
+
+def _choice(state: SquaresState, plan: RallyPlan) -> RallyChoice:
+    return RallyChoice(plan.leader, state.board.name(plan.leader), plan.kind.value,
+                       [(m.name, m.value) for m in plan.node.modifiers],
+                       plan.node.modifier_total,
+                       {r.value: p for r, p in plan.odds(state).items()})
+
+
+def unit_panel(state: SquaresState, unit_id: str) -> dict[str, Any]:
+    """Who may rally ``unit_id`` now (odds, modifiers) and why the others may not."""
+    board = state.board
+    choices = [_choice(state, p) for p in opportunities(state) if p.unit == unit_id]
+    allowed = {(c.leader, c.kind) for c in choices}
+    refused: list[Refused] = []
+    leaders = [board.brigadier_of(unit_id), board.commander_of(board.side_of(unit_id))]
+    for leader in dict.fromkeys(lead for lead in leaders if lead is not None):
+        for kind in RallyKind:
+            if (leader, kind.value) in allowed:
+                continue
+            try:
+                plan_rally(state, leader, unit_id, kind)
+            except RallypointError as exc:
+                refused.append(Refused(leader, kind.value, exc.what))
+    return {"id": unit_id, "choices": choices, "refused": refused}
+
+
+def _cells(state: dict[str, Any]) -> dict[str, dict[str, list[tuple[str, dict[str, Any]]]]]:
+    """Square → its units and leaders (in play)."""
+    cells: dict[str, dict[str, list[tuple[str, dict[str, Any]]]]] = {}
+    for uid, u in state["units"].items():
+        if u["status"] == "in_play":
+            cells.setdefault(u["square"], {"units": [], "leaders": []})["units"].append((uid, u))
+    for lid, ldr in state["leaders"].items():
+        if ldr["square"]:
+            cells.setdefault(ldr["square"], {"units": [], "leaders": []})["leaders"].append(
+                (lid, ldr))
+    return cells
+
+
+def context(campaign: Campaign, unit: str | None = None) -> dict[str, Any]:
+    """Everything the squares page template shows (``unit``: the chosen unit, if any)."""
+    state: SquaresState = campaign.state
+    view = campaign.ruleset.state_json(state)
+    grid = view["grid"]
+    sides = {s: i for i, s in enumerate(state.board.side_marks)}
+    chosen = unit if unit in view["units"] and view["units"][unit]["status"] == "in_play" \
+        else None
+    return {
+        "s": view,
+        "columns": [chr(ord("A") + i) for i in range(grid["columns"])],
+        "rows": list(range(grid["rows"], 0, -1)),
+        "cells": _cells(view),
+        "marks": state.board.side_marks,
+        "side_index": sides,
+        "chosen": unit_panel(state, chosen) if chosen else None,
+        "in_play": [uid for uid, u in view["units"].items() if u["status"] == "in_play"],
+        "out": [uid for uid, u in view["units"].items() if u["status"] != "in_play"],
+        "pending": campaign.ruleset.pending(state),
+    }
