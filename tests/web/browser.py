@@ -78,9 +78,13 @@ def browser_page(base_url: str, width: int = 1100, height: int = 900,
     problems.check()
 
 
-def shot(page: Page, name: str, full_page: bool = True) -> Path:
-    """Save a screenshot to docs/screenshots/NAME.png."""
+def shot(page: Page, name: str, full_page: bool = False, part: str | None = None) -> Path:
+    """Save a screenshot to docs/screenshots/NAME.png: the window, the whole page, or the
+    element ``part`` (a CSS selector)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=full_page)
+    if part is not None:
+        page.locator(part).screenshot(path=str(path))
+    else:
+        page.screenshot(path=str(path), full_page=full_page)
     return path

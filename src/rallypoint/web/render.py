@@ -19,14 +19,29 @@ from rallypoint.web.settings import WebSettings
 
 
 def percent(value: Any) -> str:
-    """``Fraction(2, 9)`` (or ``"2/9"``) → ``"22.2 %"``."""
-    fraction = Fraction(str(value))
-    return f"{float(fraction) * 100:.1f} %"
+    """``Fraction(2, 9)`` (or ``"2/9"``) → ``"22.2 %"``; never rounds a chance to 0 or 100."""
+    p = Fraction(str(value))
+    text = f"{float(p) * 100:.1f} %"
+    if 0 < p < 1 and text in ("0.0 %", "100.0 %"):
+        return "<0.1 %" if p < Fraction(1, 2) else ">99.9 %"
+    return text
+
+
+READABLE_DENOMINATOR = 1296
+"""Exact fractions up to this denominator (four dice) are shown; beyond it, only the percent."""
 
 
 def fraction(value: Any) -> str:
     """An exact fraction as text: ``"2/9"``, ``"1"``, ``"0"``."""
     return str(Fraction(str(value)))
+
+
+def chance(value: Any) -> str:
+    """``"2/9 (22.2 %)"``; only the percent when the exact fraction is too long to read."""
+    p = Fraction(str(value))
+    if p.denominator > READABLE_DENOMINATOR:
+        return percent(p)
+    return f"{p} ({percent(p)})"
 
 
 def signed(value: int) -> str:
@@ -45,7 +60,7 @@ class Renderer:
             undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
             auto_reload=False, cache_size=400,
         )
-        self.env.filters.update(percent=percent, fraction=fraction, signed=signed)
+        self.env.filters.update(percent=percent, fraction=fraction, chance=chance, signed=signed)
 
     def token(self, request: Request) -> str:
         """The CSRF token for the browser making ``request`` (see :mod:`.security`)."""
