@@ -138,8 +138,31 @@ def test_a_day_out_of_action_gives_most_of_it_back() -> None:
     c = campaign(action_days=(), edit={"1C": {"fatigue": 40}, "1G": {"fatigue": 50},
                                        "1L": {"fatigue": 3}, "1D": {"fatigue": 100}})
     c = rest(c)
-    # rest_recovery 75%: the part given back is rounded down.
-    assert fatigue(c, "1C", "1G", "1L", "1D", "1A") == [10, 13, 1, 25, 0]
+    # rest_recovery 75%; the part given back rounds up ('rested men start fresh').
+    assert fatigue(c, "1C", "1G", "1L", "1D", "1A") == [10, 12, 0, 25, 0]
+
+
+def test_rest_brings_fatigue_to_zero() -> None:
+    # 14.1 'rested men start fresh': 100 → 25 → 6 → 1 → 0, and a man at 1 is fresh in a day.
+    c = campaign(action_days=(), edit={"1C": {"fatigue": 100}, "1G": {"fatigue": 1}})
+    seen = []
+    for _ in range(4):
+        c = rest(c)
+        seen.append(fatigue(c, "1C", "1G"))
+    assert seen == [[25, 0], [6, 0], [1, 0], [0, 0]]
+
+
+def test_rounding_rest_down_is_the_old_reading() -> None:
+    # fatigue.rest_rounds_up = 0 (and any campaign stored before the parameter existed): a man
+    # at 1 stays at 1 for good.
+    c = campaign(action_days=(), parameters={"fatigue.rest_rounds_up": 0},
+                 edit={"1C": {"fatigue": 40}, "1G": {"fatigue": 50}, "1L": {"fatigue": 3},
+                       "1D": {"fatigue": 1}})
+    c = rest(rest(c))
+    assert fatigue(c, "1C", "1G", "1L", "1D") == [3, 4, 1, 1]
+    raw = resolve_data({})
+    del raw["sections"]["fatigue"]["rest_rounds_up"]
+    assert load_data(raw).reading("fatigue", "rest_rounds_up") is False
 
 
 def test_the_night_after_an_action_gives_back_little() -> None:
@@ -167,7 +190,7 @@ def test_third_day_running_starts_shaken_from_accumulated_fatigue() -> None:
     assert starts[1] < shaken <= starts[2]
     # Rested men start fresh: two days out of action after the third action.
     c = rest(rest(c))
-    assert seated(c, "2", "loader")["starting_stress"] == 54 - 40 - 10
+    assert seated(c, "2", "loader")["starting_stress"] == 54 - 41 - 10
 
 
 def test_shaken_emerges_from_fatigue_not_from_a_day_counter() -> None:
@@ -240,7 +263,7 @@ def test_a_tired_veteran_is_closer_to_breaking_than_the_replacement_beside_him()
     assert veteran["starting_stress"] >= battle_roster(c)["shaken_stress"]
     # Rested, he is the steadiest man in the platoon.
     c = rest(rest(c))
-    assert seated(c, "1", "commander")["starting_stress"] == 4
+    assert seated(c, "1", "commander")["starting_stress"] == 3
 
 
 # -- 14.3 Wounds -----------------------------------------------------------------------------------
@@ -766,6 +789,95 @@ def test_the_year_every_step_in_order_as_one_event() -> None:
     assert {cid: t.name for cid, t in new_tanks.items() if cid != "4"} == pending_tanks
     assert new_tanks["4"].name != "Dog" and new_tanks["4"].name in RULES.names.tanks
     assert {t.status for i, t in s.tanks.items() if i in old.tanks} == {TankStatus.RETIRED}
+
+
+def test_a_roster_of_draftees_starts_at_nothing() -> None:
+    from rallypoint.rulesets.platoon.scenario import PlatoonInfo, PlatoonScenario, expand
+
+    draftees = expand(PlatoonScenario(platoon=PlatoonInfo(seed="s", veteran_percent=0)))
+    assert {m["steadiness"] for m in draftees["men"]} == {0}
+    seasoned = expand(PlatoonScenario(platoon=PlatoonInfo(seed="s")))
+    assert min(m["steadiness"] for m in seasoned["men"]) > 0, "veteran_percent 30: a choice"
+
+
+def test_by_trade_seats_an_arriving_commander_in_the_seat_left_empty() -> None:
+    # Crew 1's loader stepped up to command earlier; a commander arrives: no commander seat is
+    # empty, so he sits in the seat left empty, and nobody is bumped.
+    c = campaign(action_days=(), drop=("1L",), extra=[man("C9", "commander")])
+    (decision,) = RULESET.pending(c.state)
+    command = RULESET.policies()[0].decide(c.state, decision, c.version)
+    assert isinstance(command, PlaceMan)
+    assert (command.man, command.crew, command.seat) == ("C9", "1", Seat.LOADER)
+
+
+def test_the_year_ends_once_after_its_calendar() -> None:
+    c = campaign(action_days=(1, 3))
+    refuse(c, YearEnd(expected_version=c.version), IllegalNowError,
+           "year 1's calendar still holds 2 action\\(s\\), the next on day 1")
+    c = quiet_day(c)                                              # day 1 fought
+    c = rest(c)                                                   # day 2
+    refuse(c, YearEnd(expected_version=c.version), IllegalNowError, "the next on day 3")
+    c = quiet_day(c)                                              # day 3: the last action
+    c = run(c, YearEnd(expected_version=c.version), dice=())
+    assert (c.state.year, c.state.day, c.state.year_start) == (2, 4, 4)
+    # The next year's calendar, laid out from its first day: the same days, counted from day 4.
+    assert c.state.action_days == (1, 3, 4, 6)
+    # Not twice: year 2's calendar is still to come.
+    refuse(c, YearEnd(expected_version=c.version), IllegalNowError,
+           "year 2's calendar still holds 2 action")
+
+
+def test_an_empty_calendar_still_ends_a_year_only_once_a_day() -> None:
+    c = campaign(action_days=())
+    c = run(c, YearEnd(expected_version=c.version))
+    refuse(c, YearEnd(expected_version=c.version), IllegalNowError, "year 2 began today")
+    c = rest(c)
+    c = run(c, YearEnd(expected_version=c.version))
+    assert c.state.year == 3
+
+
+def test_the_year_guard_and_the_calendar_are_parameters() -> None:
+    off = {"year.once_after_calendar": 0, "year.renew_calendar": 0}
+    c = campaign(action_days=(1, 3), parameters=off)
+    c = run(c, YearEnd(expected_version=c.version))
+    c = run(c, YearEnd(expected_version=c.version))
+    assert (c.state.year, c.state.action_days) == (3, (1, 3))
+
+
+def test_the_year_clears_an_unassigned_mans_fatigue() -> None:
+    c = campaign(action_days=(), extra=[man("U1", "loader", fatigue=40)])
+    assert c.state.men["U1"].status is Status.UNASSIGNED
+    c = run(c, YearEnd(expected_version=c.version))
+    assert (c.state.men["U1"].fatigue, c.state.men["U1"].status) == (0, Status.UNASSIGNED)
+
+
+def test_a_gunner_promoted_within_his_own_crew_is_no_stranger() -> None:
+    # Crew 2 has no commander and nobody waits: its own gunner is the platoon's best and steps
+    # up; crew 2 pays no stranger's cohesion for him (only for the green gunner from Naples).
+    c = campaign(("1", "2"), action_days=(), drop=("2C",), edit={"2G": {"skill": 90}})
+    c = run(c, YearEnd(expected_version=c.version), dice=GREEN)
+    s = c.state
+    assert s.crews["2"].seats[Seat.COMMANDER] == "2G"
+    assert cohesion(c, "1", "2") == [70, 70 - 15]
+    green = s.men[str(s.crews["2"].seats[Seat.GUNNER])]
+    assert (green.trade, green.skill) == (Seat.GUNNER, 40)
+
+
+def test_commander_seats_draw_from_naples_before_other_seats() -> None:
+    # Two crews; 2C, 1G and 2G gone, nobody waiting: no gunner to promote. Crew 2's commander
+    # seat draws a green commander from Naples first; then the gunner seats.
+    c = campaign(("1", "2"), action_days=(), drop=("2C", "1G", "2G"))
+    before = c
+    c = run(c, YearEnd(expected_version=c.version), dice=GREEN * 3)
+    s = c.state
+    assert all(m is not None for cr in s.crews.values() for m in cr.seats.values())
+    arrivals = [(m.trade, m.crew, m.seat) for m in new_men(before, c)]
+    assert arrivals == [(Seat.COMMANDER, "2", Seat.COMMANDER), (Seat.GUNNER, "1", Seat.GUNNER),
+                        (Seat.GUNNER, "2", Seat.GUNNER)]
+    old = campaign(("1", "2"), action_days=(), drop=("2C", "1G", "2G"),
+                   parameters={"year.naples_commanders": 0})
+    old = run(old, YearEnd(expected_version=old.version), dice=GREEN * 2)
+    assert old.state.crews["2"].seats[Seat.COMMANDER] is None
 
 
 def test_the_year_fills_seats_from_the_unassigned_before_naples() -> None:

@@ -127,8 +127,12 @@ def _evening(p: Platoons, t: Tables, fought: BoolArray) -> None:
     most of it (14.1); cohesion up a little for each crew together (14.4)."""
     n = t.n
     pct = np.where(fought, n["fatigue.night_recovery"], n["fatigue.rest_recovery"])
-    p.fat -= p.fat * pct // 100
-    p.pfat -= p.pfat * n["fatigue.rest_recovery"] // 100
+    # A day out of action's share rounds up when fatigue.rest_rounds_up is on ('rested men start
+    # fresh'); the night's rounds down.
+    up = n.get("fatigue.rest_rounds_up", 0) == 1
+    p.fat -= np.where(fought | (not up), p.fat * pct // 100, -(-p.fat * pct // 100))
+    rest = n["fatigue.rest_recovery"]
+    p.pfat -= -(-p.pfat * rest // 100) if up else p.pfat * rest // 100
     together = p.occ.any(axis=2)
     p.coh[...] = np.where(together, np.maximum(p.coh, np.minimum(
         n["cohesion.cap"], p.coh + n["cohesion.per_day"])), p.coh)

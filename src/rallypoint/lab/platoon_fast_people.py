@@ -129,7 +129,7 @@ def year_end(p: Platoons, t: Tables, gen: np.random.Generator, day: int) -> None
     p.morale[...] = np.maximum(p.morale, np.minimum(n["morale.cap"],
                                                     p.morale + n["morale.per_year"]))
     land_men(p, t, gen, day, every=True)
-    _commanders(p, n["cohesion.stranger_loss"])
+    _commanders(p, t, gen)
     _other_seats(p, t, gen)
     # Five new tanks (one per crew); everything else retires, and a tank on its way lands and
     # retires with them.
@@ -138,9 +138,13 @@ def year_end(p: Platoons, t: Tables, gen: np.random.Generator, day: int) -> None
     p.tank_ring[...] = 0
 
 
-def _commanders(p: Platoons, loss: int) -> None:
+def _commanders(p: Platoons, t: Tables, gen: np.random.Generator) -> None:
     """``year._commanders``: an empty commander seat takes the best man waiting (a commander by
-    trade first), else the platoon's best gunner."""
+    trade first), else the platoon's best gunner, else (``year.naples_commanders``) a green
+    commander from Naples."""
+    loss = t.n["cohesion.stranger_loss"]
+    naples_first = t.n.get("year.naples_commanders", 0) == 1
+    green = len(t.skill) - 1
     everyone = np.arange(p.runs)
     for crew in range(p.crews):
         need = ~p.occ[:, crew, COMMANDER]
@@ -161,6 +165,14 @@ def _commanders(p: Platoons, loss: int) -> None:
             p.move(rr, src, np.full(len(rr), GUNNER), to, np.full(len(rr), COMMANDER))
             stranger = rr[src != crew]
             p.coh[stranger, crew] = np.maximum(0, p.coh[stranger, crew] - loss)
+        naples = everyone[need & ~waiting & ~gunners] if naples_first else everyone[:0]
+        if len(naples):
+            skill, stead = draw_attributes(t, gen, as_ints(np.full(len(naples), green)))
+            p.pool_add(naples, as_ints(np.full(len(naples), COMMANDER)), skill, stead)
+            slot = np.argmax(p.pocc[naples] & (p.pser[naples] == p.serial[naples, None] - 1),
+                             axis=1)
+            p.seat_from_pool(naples, slot, np.full(len(naples), crew),
+                             np.full(len(naples), COMMANDER), loss)
 
 
 def _other_seats(p: Platoons, t: Tables, gen: np.random.Generator) -> None:

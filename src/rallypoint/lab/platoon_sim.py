@@ -144,8 +144,12 @@ def prepare(spec: PlatoonSpec) -> Prepared:
                                   fix=f"Play at most {MAX_DAYS} days (--years or --days).")
     # The calendar repeats its weekly pattern for as many days as are played.
     platoon_info = {**scenario["platoon"], "days": max(days, year_days)}
+    # The lab lays out every year's days above and ends each year itself, so the player's
+    # year-end guard and calendar renewal (14.9) stay out of its way.
+    lab_years = {"year.once_after_calendar": 0, "year.renew_calendar": 0}
     scenario = {**scenario, "platoon": platoon_info,
-                "parameters": {**(scenario.get("parameters") or {}), **spec.parameters}}
+                "parameters": {**lab_years, **(scenario.get("parameters") or {}),
+                               **spec.parameters}}
     state = start(created_from_scenario(ruleset, scenario, "simulation", seed="lab")).state
     if spec.engine == "fast":
         from rallypoint.lab.platoon_fast import check_policy

@@ -35,6 +35,10 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "standin": ("tank_hit", "tank_knocked_out", "tank_written_off", "objective",
                 "enemy_withdrawn"),
 }
+ADDED_READINGS = (("fatigue", "rest_rounds_up"), ("year", "once_after_calendar"),
+                  ("year", "renew_calendar"), ("year", "naples_commanders"))
+"""Readings added after campaigns existed: 1 (on) by default, off when a campaign's stored data
+lacks them (see :meth:`PlatoonData.reading`)."""
 ATTRIBUTES = ("age", "skill", "nerve", "initiative", "steadiness")
 
 
@@ -95,6 +99,15 @@ class PlatoonData(FrozenModel):
     def n(self, section: str, key: str) -> int:
         """The value of parameter ``section.key``."""
         return self.sections[section][key].value
+
+    def reading(self, section: str, key: str) -> bool:
+        """A reading switched on by parameter ``section.key`` (one of :data:`ADDED_READINGS`).
+
+        A campaign stores the data it was created with; when that data predates the parameter,
+        the campaign keeps the reading it was played with (off), so its log replays unchanged.
+        """
+        found = self.sections.get(section, {}).get(key)
+        return bool(found.value) if found is not None else False
 
 
 @cache

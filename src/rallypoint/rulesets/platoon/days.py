@@ -125,14 +125,15 @@ def evening(state: PlatoonState, hooks: Hooks, rest: bool,
     it back.
     """
     rules = state.rules
+    fresh = rules.reading("fatigue", "rest_rounds_up")
     men = {}
     for man_id, man in state.men.items():
         if man.status in (Status.KILLED, Status.EVACUATED):
             men[man_id] = man
             continue
-        pct = rules.n("fatigue", "night_recovery" if man_id in fought and not rest
-                      else "rest_recovery")
-        fatigue = man.fatigue - man.fatigue * pct // 100
+        night = man_id in fought and not rest
+        pct = rules.n("fatigue", "night_recovery" if night else "rest_recovery")
+        fatigue = man.fatigue - _given_back(man.fatigue, pct, up=not night and fresh)
         # The lieutenant's trust in himself does not grow: 9.9 is about the other commanders.
         commander = man.seat is Seat.COMMANDER and not man.lieutenant
         trust = hooks.evening_trust(man.trust, rules) if commander else man.trust
@@ -145,6 +146,12 @@ def evening(state: PlatoonState, hooks: Hooks, rest: bool,
         for c in state.crews.values()
     }
     return replace(state, men=men, crews=crews)
+
+
+def _given_back(fatigue: int, pct: int, up: bool) -> int:
+    """The fatigue a day or a night gives back: ``pct`` percent of it, rounded up after a day out
+    of action (14.1 'rested men start fresh': rest reaches 0) and down after a night."""
+    return -(-fatigue * pct // 100) if up else fatigue * pct // 100
 
 
 def morning(state: PlatoonState, dice: pd.Recorder) -> PlatoonState:

@@ -139,6 +139,8 @@ class PlatoonState:
     filed: int = 0
     """Requests filed so far: each request's id is its serial (``r001``), never reused."""
     deferred: frozenset[str] = field(default_factory=frozenset)
+    year_start: int = 1
+    """The first day of the current year (14.9 lays the next year's calendar out from it)."""
 
     @property
     def progress(self) -> Fraction:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from fractions import Fraction
 
+from rallypoint.core.errors import IllegalNowError
 from rallypoint.rulesets.platoon import dice as pd
 from rallypoint.rulesets.platoon.model import (
     SEATS,
@@ -26,8 +27,29 @@ from rallypoint.rulesets.platoon.people import (
 from rallypoint.rulesets.platoon.section9 import Hooks
 
 
+def check_year_end(state: PlatoonState) -> None:
+    """14.9 comes once, after the year's calendar (parameter ``year.once_after_calendar``).
+
+    Raises:
+        IllegalNowError: An action of this year is still to come, or the year has just ended.
+    """
+    if not state.rules.reading("year", "once_after_calendar"):
+        return
+    ahead = [d for d in state.action_days if d >= max(state.day, state.year_start)]
+    if ahead:
+        raise IllegalNowError(
+            f"year {state.year}'s calendar still holds {len(ahead)} action(s), the next on day "
+            f"{ahead[0]} (today is day {state.day})",
+            fix=f"Play the year out first: the year ends after day {ahead[-1]}.")
+    if state.year > 1 and state.day == state.year_start:
+        raise IllegalNowError(
+            f"year {state.year} began today (day {state.day}): the year ends once, after its "
+            "calendar", fix="Play the new year's days first (`rallypoint platoon day`).")
+
+
 def year_end(state: PlatoonState, dice: pd.Recorder, hooks: Hooks) -> PlatoonState:
     """Each step of 14.9 in order; see docs/rules/platoon.md for the readings."""
+    check_year_end(state)
     rules = state.rules
     cap = rules.n("year", "skill_cap")
     men = {}
@@ -47,13 +69,24 @@ def year_end(state: PlatoonState, dice: pd.Recorder, hooks: Hooks) -> PlatoonSta
                                    state.morale + rules.n("morale", "per_year")))
     state = replace(state, men=men, crews=crews, morale=morale)
     state = land_arrivals(state, dice, every=True)
-    state = _commanders(state, hooks)
+    state = _commanders(state, dice, hooks)
     state = _other_seats(state, dice, hooks)
     state = _new_tanks(state)
-    return replace(state, year=state.year + 1)
+    return _next_calendar(replace(state, year=state.year + 1))
 
 
-def _commanders(state: PlatoonState, hooks: Hooks) -> PlatoonState:
+def _next_calendar(state: PlatoonState) -> PlatoonState:
+    """The next year's calendar (parameter ``year.renew_calendar``): this year's action days,
+    counted from today as the new year's first day."""
+    if not state.rules.reading("year", "renew_calendar"):
+        return state
+    pattern = [d - state.year_start for d in state.action_days if d >= state.year_start]
+    ahead = tuple(state.day + offset for offset in pattern)
+    return replace(state, year_start=state.day,
+                   action_days=tuple(sorted({*state.action_days, *ahead})))
+
+
+def _commanders(state: PlatoonState, dice: pd.Recorder, hooks: Hooks) -> PlatoonState:
     for crew_id in list(state.crews):
         if state.crews[crew_id].seats[Seat.COMMANDER] is not None:
             continue
@@ -69,6 +102,12 @@ def _commanders(state: PlatoonState, hooks: Hooks) -> PlatoonState:
             best = gunners[0]
             state = seat_man(vacate(state, best), best, crew_id, Seat.COMMANDER, hooks,
                              stranger=best.crew != crew_id)
+        elif state.rules.reading("year", "naples_commanders"):
+            # No one to place or promote: the commander's seat draws from Naples first, before
+            # any other seat does (the text fills commander seats before the rest).
+            state, man = new_man(state, Seat.COMMANDER, Fraction(0), dice,
+                                 "green replacement from Naples")
+            state = seat_man(state, man, crew_id, Seat.COMMANDER, hooks, stranger=True)
     return state
 
 
