@@ -180,6 +180,7 @@ def bench_store(quick: bool) -> Figure:
     import uuid
 
     from rallypoint.core.campaign import created_event
+    from rallypoint.core.events import NewEvent
     from rallypoint.core.ruleset import get_ruleset
     from rallypoint.dice import SeededRoller
     from rallypoint.rulesets.tcs.commands import AdvanceTurn
@@ -187,8 +188,9 @@ def bench_store(quick: bool) -> Figure:
 
     ruleset = get_ruleset("tcs")
     created = created_event(ruleset, ruleset.example_scenarios()[0], "bench", seed="bench")
-    state = ruleset.initial_state(created.payload["scenario"], created.payload["rules_data"])
-    event = ruleset.decide(state, AdvanceTurn(expected_version=1), SeededRoller("b", "b"))
+    state = ruleset.initial_state(created.event.scenario, created.event.rules_data)
+    event = NewEvent.of(ruleset.decide(state, AdvanceTurn(expected_version=1),
+                                       SeededRoller("b", "b")))
     n = 100 if quick else 500
     with tempfile.TemporaryDirectory(dir=ROOT) as tmp, EventStore(Path(tmp) / "b.db") as store:
         campaign = uuid.uuid4().hex
@@ -206,7 +208,7 @@ def bench_store(quick: bool) -> Figure:
 
 def bench_replay(quick: bool) -> Figure:
     from rallypoint.core.campaign import Campaign, created_event
-    from rallypoint.core.events import GENESIS_HASH, EventRecord
+    from rallypoint.core.events import GENESIS_HASH, EventRecord, NewEvent
     from rallypoint.core.ruleset import get_ruleset
     from rallypoint.dice import SeededRoller
     from rallypoint.lab.tcs_sim import sheet_command
@@ -215,17 +217,17 @@ def bench_replay(quick: bool) -> Figure:
     n = 20_000 if quick else 100_000
     ruleset = get_ruleset("tcs")
     created = created_event(ruleset, ruleset.example_scenarios()[0], "bench", seed="bench")
-    state = ruleset.initial_state(created.payload["scenario"], created.payload["rules_data"])
+    state = ruleset.initial_state(created.event.scenario, created.event.rules_data)
     records = [EventRecord.seal("bench", 1, created, GENESIS_HASH, "2026-01-01T00:00:00")]
     # A pending sheet, so every turn event also accrues weighted turns on replay.
     commands = [sheet_command(state, 1, 1)]
     while len(records) < n:
         command = commands.pop() if commands else AdvanceTurn(expected_version=len(records))
         event = ruleset.decide(state, command, SeededRoller("b", "b"))
-        record = EventRecord.seal("bench", len(records) + 1, event, records[-1].hash,
-                                  "2026-01-01T00:00:00")
+        record = EventRecord.seal("bench", len(records) + 1, NewEvent.of(event),
+                                  records[-1].hash, "2026-01-01T00:00:00")
         records.append(record)
-        state = ruleset.apply(state, event.type, event.payload)
+        state = ruleset.apply(state, event)
     elapsed = best_of(lambda: Campaign.from_events(records), 3)
     return Figure(f"replay {n:,} events", f"{elapsed * 1000:.0f} ms", "< 1 s", elapsed < 1,
                   "Campaign.from_events on a TCS log: created, a sheet, then turn events "

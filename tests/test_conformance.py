@@ -50,7 +50,10 @@ def test_ruleset_conformance(name: str, scenario: Path) -> None:
         assert json.loads(canonical_json(event.payload)) == event.payload
         after = c.record(event)
         assert _snapshot(c) == before, "apply must not mutate its input state"
-        assert ruleset.describe(event.type, event.payload).strip()
+        assert ruleset.describe(event.event).strip()
+        # The stored payload reads back (current schema) into exactly the decided typed event.
+        assert event.payload["v"] >= 2
+        assert ruleset.read_event(event.type, event.payload) == event.event
         c = after
         history.append(_snapshot(c))
     assert steps >= 3, "the playthrough must exercise the ruleset"

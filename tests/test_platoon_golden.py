@@ -42,7 +42,7 @@ def transcript() -> str:
     c = start(created_event(RULESET, scenario, "golden", seed=SEED))
     while c.state.day <= DAYS:
         c = play_day(c, _roller, intensity=1, policy="by_trade")
-    lines = [f"#{e.seq} {RULESET.describe(e.type, e.payload)}" for e in c.events[1:]]
+    lines = [f"#{e.seq} {c.describe(e.seq)}" for e in c.events[1:]]
     s = c.state
     lines.append(f"# end: day {s.day}, actions {s.fought}/{len(s.action_days)}, morale {s.morale}, "
                  f"serving {sum(m.status.value == 'serving' for m in s.men.values())}, "

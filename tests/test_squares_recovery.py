@@ -88,7 +88,7 @@ def test_failed_recovery_lists_every_failed_condition() -> None:
     c = battle([unit("t", "D4", sp=1, disordered=True), unit("e", "D5", brigade="r1")])
     c = run(c, MarkFire(expected_version=c.version, unit="t"))
     c = activate(c, "t")
-    text = c.ruleset.describe(c.events[-1].type, c.events[-1].payload)
+    text = c.describe(c.version)
     assert text == ("t activates: stays disordered — enemy adjacent (e); under fire this turn "
                     "(ranged); only 1 SP (needs more than 1)")
 

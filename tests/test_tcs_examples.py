@@ -15,7 +15,6 @@ import pytest
 from conftest import run
 from rallypoint.core.campaign import Campaign
 from rallypoint.dice import Roll
-from rallypoint.rulesets.tcs import RULESET
 from rallypoint.rulesets.tcs.commands import (
     AdvanceTurn,
     CheckImplementation,
@@ -34,7 +33,7 @@ def payload(c: Campaign, event_type: str) -> list[dict[str, Any]]:
 
 def rolls_of(c: Campaign) -> list[Roll]:
     """Every roll recorded in the campaign's events, in order."""
-    return [r for e in c.effective() for r in RULESET.rolls(e.payload)]
+    return [r for e in c.effective() for r in c.rolls(e.seq)]
 
 
 def piles(c: Campaign, company: str) -> tuple[int, int, int]:
@@ -167,7 +166,7 @@ def test_example1_bn_mg_does_not_roll(example1: Campaign) -> None:
     c = ex1_implemented(example1)
     entry = payload(c, "implementation_checked")[0]["recoveries"][3]
     assert entry == {"company": "MG/ErP112", "column": "hwy", "steps": 0, "roll": None,
-                     "moot": True}
+                     "moot": True, "pooling": False}
     assert [d.subject for d in c.ruleset.pending(c.state)] == ["1/ErP112", "2/ErP112",
                                                               "3/ErP112"]
 

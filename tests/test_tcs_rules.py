@@ -1369,7 +1369,8 @@ def test_hwy_and_to_company_with_nothing_to_recover_needs_no_choice(tmp_path: Pa
                            ctr("HT-g", type="to", kind="artillery", steps=2, morale=None)))
     c = implement(turns(sheet(c)), ())
     assert last(c)["recoveries"] == [
-        {"company": "HT", "column": "hwy", "steps": 0, "roll": None, "moot": True}]
+        {"company": "HT", "column": "hwy", "steps": 0, "roll": None, "moot": True,
+         "pooling": False}]
 
 
 def test_company_with_steps_to_distribute_cannot_go_on_a_new_sheet(example1: Campaign) -> None:

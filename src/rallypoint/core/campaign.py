@@ -8,15 +8,25 @@ rewritten. A command carries the version it was made against and a stale one is 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rallypoint.core.errors import IllegalNowError, IntegrityError, StaleVersionError
-from rallypoint.core.events import CREATED, GENESIS_HASH, UNDONE, EventRecord, NewEvent
+from rallypoint.core.events import (
+    CORE_EVENTS,
+    CREATED,
+    GENESIS_HASH,
+    UNDONE,
+    Created,
+    EventModel,
+    EventRecord,
+    NewEvent,
+    Undone,
+)
 from rallypoint.core.ruleset import Command, Ruleset, get_ruleset
-from rallypoint.dice import Roller
+from rallypoint.dice import Roll, Roller
 
 
 def created_event(
@@ -38,16 +48,16 @@ def created_from_scenario(
     # Build the initial state now so a scenario that validates but cannot start is refused
     # before anything is written.
     ruleset.initial_state(scenario, rules_data)
-    return NewEvent(
-        type=CREATED,
-        payload={
-            "ruleset": ruleset.name,
-            "name": name,
-            "scenario": scenario,
-            "rules_data": rules_data,
-            "seed": seed if seed is not None else secrets.token_hex(16),
-        },
-    )
+    return NewEvent.of(Created(ruleset=ruleset.name, name=name, scenario=scenario,
+                               rules_data=rules_data,
+                               seed=seed if seed is not None else secrets.token_hex(16)))
+
+
+def read_event(ruleset: Ruleset[Any], record: EventRecord) -> EventModel:
+    """The typed event of a stored record (core or ruleset), upcast to the current version."""
+    if record.type in (CREATED, UNDONE):
+        return CORE_EVENTS.read(record.type, record.payload)
+    return ruleset.read_event(record.type, record.payload)
 
 
 @dataclass(frozen=True)
@@ -60,6 +70,7 @@ class Campaign:
         events: Every stored event, in order.
         state: The folded state of the effective events.
         undone: Seqs of events cancelled by ``undone`` events.
+        typed: The typed event of each stored event (same order; read and upcast once).
     """
 
     campaign_id: str
@@ -67,6 +78,14 @@ class Campaign:
     events: tuple[EventRecord, ...]
     state: Any
     undone: frozenset[int]
+    typed: tuple[EventModel, ...]
+
+    @property
+    def created(self) -> Created:
+        """The ``created`` event."""
+        first = self.typed[0]
+        assert isinstance(first, Created)
+        return first
 
     @property
     def version(self) -> int:
@@ -76,28 +95,46 @@ class Campaign:
     @property
     def seed(self) -> str:
         """The campaign's dice seed (from its ``created`` event)."""
-        return str(self.events[0].payload["seed"])
+        return self.created.seed
 
     @property
     def name(self) -> str:
         """The name given at creation."""
-        return str(self.events[0].payload["name"])
+        return self.created.name
+
+    def event(self, seq: int) -> EventModel:
+        """The typed event stored at ``seq`` (1-based)."""
+        return self.typed[seq - 1]
+
+    def describe(self, seq: int) -> str:
+        """What the event at ``seq`` did, for the log (core events included)."""
+        event = self.event(seq)
+        if isinstance(event, Created):
+            return f"campaign {event.name!r} created ({event.ruleset})"
+        if isinstance(event, Undone):
+            return f"undo #{event.target}: {event.summary.splitlines()[0]}"
+        return self.ruleset.describe(event)
+
+    def rolls(self, seq: int) -> Sequence[Roll]:
+        """Every roll stored in the event at ``seq`` (none for core events)."""
+        event = self.event(seq)
+        return () if isinstance(event, Created | Undone) else self.ruleset.rolls(event)
 
     @classmethod
     def from_events(cls, events: Sequence[EventRecord]) -> Campaign:
-        """Rebuild a campaign by folding its log."""
+        """Rebuild a campaign by reading (and upcasting) each stored event once and folding."""
         if not events or events[0].type != CREATED:
             raise IntegrityError(
                 "the log does not start with a 'created' event",
                 fix="Import the campaign again from an export file.",
             )
-        first = events[0].payload
-        ruleset = get_ruleset(str(first["ruleset"]))
-        undone = frozenset(
-            int(e.payload["target"]) for e in events if e.type == UNDONE
-        )
-        state = fold(ruleset, events, undone)
-        return cls(events[0].campaign_id, ruleset, tuple(events), state, undone)
+        first = CORE_EVENTS.read(CREATED, events[0].payload)
+        assert isinstance(first, Created)
+        ruleset = get_ruleset(first.ruleset)
+        typed = tuple(read_event(ruleset, e) for e in events)
+        undone = frozenset(t.target for t in typed if isinstance(t, Undone))
+        state = fold(ruleset, typed, undone)
+        return cls(events[0].campaign_id, ruleset, tuple(events), state, undone, typed)
 
     def effective(self) -> list[EventRecord]:
         """Ruleset events that still count (not undone), in order."""
@@ -117,7 +154,7 @@ class Campaign:
     def decide(self, command: Command, roller: Roller) -> NewEvent:
         """Validate ``command`` and return its event; the campaign itself is unchanged."""
         self.check_version(command)
-        return self.ruleset.decide(self.state, command, roller)
+        return NewEvent.of(self.ruleset.decide(self.state, command, roller))
 
     def undo_event(self, expected_version: int) -> NewEvent:
         """The ``undone`` event that cancels the latest effective event."""
@@ -129,18 +166,13 @@ class Campaign:
                 fix="Undo only after a command has been recorded.",
             )
         target = effective[-1]
-        return NewEvent(
-            type=UNDONE,
-            payload={
-                "target": target.seq,
-                "summary": self.ruleset.describe(target.type, target.payload),
-            },
-        )
+        return NewEvent.of(Undone(target=target.seq,
+                                  summary=self.ruleset.describe(self.event(target.seq))))
 
     def record(self, event: NewEvent) -> Campaign:
         """Seal ``event`` as the next event (in memory) and return the campaign after it."""
         sealed = EventRecord.seal(self.campaign_id, self.version + 1, event, self.events[-1].hash)
-        return self.with_event(sealed)
+        return self.with_event(sealed, event.event)
 
     def execute(self, command: Command, roller: Roller) -> Campaign:
         """Decide ``command`` and record its event in memory (the store is the caller's job)."""
@@ -150,15 +182,22 @@ class Campaign:
         """Record an ``undone`` event for the latest effective event (in memory)."""
         return self.record(self.undo_event(self.version))
 
-    def with_event(self, record: EventRecord) -> Campaign:
-        """The campaign after ``record`` is appended (apply is pure, so this is cheap)."""
+    def with_event(self, record: EventRecord, event: EventModel | None = None) -> Campaign:
+        """The campaign after ``record`` is appended (apply is pure, so this is cheap).
+
+        Args:
+            record: The stored (or sealed) event.
+            event: Its typed event when the caller has it (saves reading the payload back).
+        """
+        typed_event = event if event is not None else read_event(self.ruleset, record)
         events = (*self.events, record)
-        if record.type == UNDONE:
-            undone = self.undone | {int(record.payload["target"])}
-            return Campaign(self.campaign_id, self.ruleset, events, fold(
-                self.ruleset, events, undone), undone)
-        state = self.ruleset.apply(self.state, record.type, record.payload)
-        return Campaign(self.campaign_id, self.ruleset, events, state, self.undone)
+        typed = (*self.typed, typed_event)
+        if isinstance(typed_event, Undone):
+            undone = self.undone | {typed_event.target}
+            return Campaign(self.campaign_id, self.ruleset, events,
+                            fold(self.ruleset, typed, undone), undone, typed)
+        state = self.ruleset.apply(self.state, typed_event)
+        return Campaign(self.campaign_id, self.ruleset, events, state, self.undone, typed)
 
 
 def start(created: NewEvent, campaign_id: str = "memory") -> Campaign:
@@ -166,12 +205,13 @@ def start(created: NewEvent, campaign_id: str = "memory") -> Campaign:
     return Campaign.from_events([EventRecord.seal(campaign_id, 1, created, GENESIS_HASH)])
 
 
-def fold(ruleset: Ruleset[Any], events: Sequence[EventRecord], undone: frozenset[int]) -> Any:
-    """Fold the effective events of a log into state."""
-    first: Mapping[str, Any] = events[0].payload
-    state = ruleset.initial_state(first["scenario"], first["rules_data"])
-    for event in events[1:]:
-        if event.type == UNDONE or event.seq in undone:
+def fold(ruleset: Ruleset[Any], typed: Sequence[EventModel], undone: frozenset[int]) -> Any:
+    """Fold the effective typed events of a log (``typed[0]`` is ``created``) into state."""
+    first = typed[0]
+    assert isinstance(first, Created)
+    state = ruleset.initial_state(first.scenario, first.rules_data)
+    for seq, event in enumerate(typed[1:], start=2):
+        if isinstance(event, Undone) or seq in undone:
             continue
-        state = ruleset.apply(state, event.type, event.payload)
+        state = ruleset.apply(state, event)
     return state

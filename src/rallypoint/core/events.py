@@ -10,11 +10,22 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from types import MappingProxyType
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    TypeAdapter,
+    ValidationError,
+)
+
+from rallypoint.core.errors import IntegrityError
 
 GENESIS_HASH = "0" * 64
 """The ``prev_hash`` of a campaign's first event."""
@@ -55,13 +66,178 @@ def now_text() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
-class NewEvent(BaseModel):
-    """An event decided by a command but not yet stored (no seq, no hash)."""
+K = TypeVar("K")
+V = TypeVar("V")
 
-    model_config = ConfigDict(frozen=True)
+
+def _freeze(value: Mapping[Any, Any]) -> Mapping[Any, Any]:
+    return MappingProxyType(dict(value))
+
+
+FrozenMap = Annotated[Mapping[K, V], AfterValidator(_freeze), PlainSerializer(dict)]
+"""A read-only mapping field of an event (a ``MappingProxyType``; JSON object when dumped)."""
+
+
+class EventModel(BaseModel):
+    """Base of every typed event: frozen, no unknown fields, a ``type`` tag and a schema version.
+
+    Each ruleset's events are a discriminated union (on ``type``) of subclasses that fix ``type``
+    with a ``Literal``. The stored payload is the model without ``type`` (the store keeps the type
+    beside it), and always carries ``v``, the ruleset's event schema version, so an old payload
+    can be recognised and upcast on read (see :class:`EventReader`).
+
+    Attributes:
+        type: The event type.
+        v: The schema version the payload was written in (after upcasting: the current one).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    type: str
+    v: int
+
+    def payload(self) -> dict[str, Any]:
+        """The JSON payload to store: every field but ``type`` (by its stored name)."""
+        data: dict[str, Any] = self.model_dump(mode="json", exclude={"type"}, by_alias=True)
+        return data
+
+
+Upcaster = Callable[[str, dict[str, Any]], dict[str, Any]]
+"""Turns one event payload of schema version *n* into version *n + 1*: (type, payload) → payload.
+
+It sees only the stored payload (never state or rules), so upcasting is as cheap and as fixed as
+the old format itself; it must set ``v`` to *n + 1*."""
+
+E = TypeVar("E", bound=EventModel)
+
+
+class EventReader(Generic[E]):
+    """Reads stored ``(type, payload)`` pairs into one union of typed events, upcasting old ones.
+
+    A payload without ``v`` is version 1 (everything written before schema versions existed).
+    Each version below ``current`` goes through its upcaster in turn; the result is validated
+    once into the union.
+
+    Args:
+        union: The discriminated union (``Annotated[A | B, Field(discriminator="type")]``).
+        current: The schema version events are written in now.
+        upcasters: ``{n: upcaster from n to n + 1}`` for every ``n`` below ``current``.
+        ruleset: Named in errors.
+    """
+
+    def __init__(self, union: Any, current: int, upcasters: Mapping[int, Upcaster],
+                 ruleset: str) -> None:
+        missing = [n for n in range(1, current) if n not in upcasters]
+        if missing:
+            raise ValueError(f"{ruleset}: no upcaster from event schema version(s) {missing}")
+        self.adapter: TypeAdapter[E] = TypeAdapter(union)
+        self.current = current
+        self.upcasters = dict(upcasters)
+        self.ruleset = ruleset
+
+    def upcast(self, event_type: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+        """The payload brought to the current schema version (a new dict; input unchanged)."""
+        data = dict(payload)
+        version = data.get("v", 1)
+        if type(version) is not int or not 1 <= version <= self.current:
+            raise IntegrityError(
+                f"{self.ruleset} event {event_type!r} has schema version {version!r}; this "
+                f"rallypoint reads versions 1 to {self.current}",
+                fix="Upgrade rallypoint to open this campaign.")
+        while version < self.current:
+            data = self.upcasters[version](event_type, data)
+            version += 1
+        return data
+
+    def read(self, event_type: str, payload: Mapping[str, Any]) -> E:
+        """The typed event for a stored payload of any schema version.
+
+        Raises:
+            IntegrityError: The payload is not an event of this ruleset (edited or foreign).
+        """
+        data = self.upcast(event_type, payload)
+        data["type"] = event_type
+        try:
+            return self.adapter.validate_python(data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            raise IntegrityError(
+                f"stored {self.ruleset} event {event_type!r} does not read: {first['msg']}",
+                where=".".join(str(p) for p in first["loc"]),
+                fix="Import the campaign again from an export file.") from None
+
+
+class NewEvent(BaseModel):
+    """An event decided by a command but not yet stored (no seq, no hash).
+
+    Attributes:
+        type: The event type (the typed event's ``type`` tag).
+        payload: Its JSON payload, as it will be stored and hashed.
+        event: The typed event it was made from, kept so that recording it in memory does not
+            parse the payload back (not stored; ``None`` for an event built from JSON).
+    """
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 
     type: str
     payload: dict[str, Any]
+    event: Any = Field(default=None, exclude=True, repr=False)
+
+    @classmethod
+    def of(cls, event: EventModel) -> NewEvent:
+        """The storable form of a typed event (its payload dumped to JSON once)."""
+        return cls(type=event.type, payload=event.payload(), event=event)
+
+
+CORE_SCHEMA = 2
+"""Schema version of the core events (1: before payloads carried ``v``)."""
+
+
+class Created(EventModel):
+    """A campaign begins: everything it replays from is stored here, never read from files again.
+
+    Attributes:
+        ruleset: The ruleset's registered name.
+        name: The name given at creation.
+        scenario: The validated, JSON-ready scenario.
+        rules_data: The ruleset's data with the scenario's overrides applied.
+        seed: The campaign's dice seed.
+    """
+
+    type: Literal["created"] = "created"
+    v: int = CORE_SCHEMA
+    ruleset: str
+    name: str
+    scenario: FrozenMap[str, Any]
+    rules_data: FrozenMap[str, Any]
+    seed: str
+
+
+class Undone(EventModel):
+    """An earlier event stops counting (undo appends; history is never rewritten).
+
+    Attributes:
+        target: The seq of the event it cancels.
+        summary: What that event did, as its ruleset described it.
+    """
+
+    type: Literal["undone"] = "undone"
+    v: int = CORE_SCHEMA
+    target: int
+    summary: str
+
+
+CoreEvent = Annotated[Created | Undone, Field(discriminator="type")]
+
+
+def _core_v1(event_type: str, payload: dict[str, Any]) -> dict[str, Any]:
+    # Version 1 is version 2 without the ``v`` key.
+    return {**payload, "v": 2}
+
+
+CORE_EVENTS: EventReader[Created | Undone] = EventReader(CoreEvent, CORE_SCHEMA, {1: _core_v1},
+                                                         "core")
+"""Reads ``created`` and ``undone`` payloads of any core schema version."""
 
 
 class EventRecord(BaseModel):

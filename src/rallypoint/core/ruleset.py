@@ -18,7 +18,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from rallypoint.core.errors import MalformedInputError, UnknownIdError
-from rallypoint.core.events import NewEvent
+from rallypoint.core.events import EventModel
 from rallypoint.dice import Roll, Roller
 
 S = TypeVar("S")
@@ -90,10 +90,11 @@ class PolicyInfo:
 class Ruleset(Protocol, Generic[S]):
     """The interface every ruleset provides to the core.
 
-    A ruleset is its models, commands, a pure ``apply``, pending decisions, default policies and a
-    TOML data file. ``decide`` validates a command against a state and returns the one event it
-    produces (with any rolls inside); ``apply`` folds an event into a new state and never mutates
-    its input.
+    A ruleset is its models, commands, typed events, a pure ``apply``, pending decisions, default
+    policies and a TOML data file. ``decide`` validates a command against a state and returns the
+    one typed event it produces (outcomes and rolls inside); ``read_event`` reads a stored payload
+    of any schema version back into that type; ``apply`` folds a typed event into a new state,
+    never mutates its input, and neither validates nor re-runs rules.
     """
 
     name: str
@@ -115,12 +116,16 @@ class Ruleset(Protocol, Generic[S]):
         """Build a command of this ruleset from JSON (``{"kind": ..., ...}``)."""
         ...
 
-    def decide(self, state: S, command: Command, roller: Roller) -> NewEvent:
-        """Validate ``command`` against ``state`` and return its event, rolls included."""
+    def decide(self, state: S, command: Command, roller: Roller) -> EventModel:
+        """Validate ``command`` against ``state`` and return its typed event, rolls included."""
         ...
 
-    def apply(self, state: S, event_type: str, payload: Mapping[str, Any]) -> S:
-        """Fold one of this ruleset's events into a new state (pure)."""
+    def read_event(self, event_type: str, payload: Mapping[str, Any]) -> EventModel:
+        """The typed event for a stored payload of any schema version (old ones upcast)."""
+        ...
+
+    def apply(self, state: S, event: Any) -> S:
+        """Fold one of this ruleset's typed events into a new state (pure; no rule runs)."""
         ...
 
     def pending(self, state: S) -> list[Decision]:
@@ -135,12 +140,12 @@ class Ruleset(Protocol, Generic[S]):
         """A JSON-ready view of the state (for ``show --json`` and equality checks)."""
         ...
 
-    def describe(self, event_type: str, payload: Mapping[str, Any]) -> str:
-        """One line saying what an event did, for the log."""
+    def describe(self, event: Any) -> str:
+        """One line (plus roll lines) saying what one of this ruleset's typed events did."""
         ...
 
-    def rolls(self, payload: Mapping[str, Any]) -> list[Roll]:
-        """Every roll stored in one of this ruleset's event payloads (for ``log --json``)."""
+    def rolls(self, event: Any) -> Sequence[Roll]:
+        """Every roll stored in one of this ruleset's typed events, in roll order."""
         ...
 
     def example_scenarios(self) -> Sequence[Path]:

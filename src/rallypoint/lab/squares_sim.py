@@ -26,6 +26,7 @@ from rallypoint.lab.backend import Backend, Chunk, concat, make_chunks, run_chun
 from rallypoint.lab.results import FloatArray, SimResult
 from rallypoint.lab.rollers import NumpyRoller, generator, natural_values
 from rallypoint.rulesets.squares.data import RallyKind, RulesData, default_data
+from rallypoint.rulesets.squares.events import Rallied
 from rallypoint.rulesets.squares.rally import RallyResult, modifier_node, plan_rally, reading
 
 PASS, BREAK = 1.0, 0.0
@@ -158,9 +159,10 @@ def scalar_chain(start_: Any, spec: ChainSpec, roller: NumpyRoller, limit: int =
     for attempt in range(1, limit + 1):
         c = c.execute(Rally(expected_version=c.version, leader=spec.leader, unit=spec.unit,
                             rally=_kind(spec.kind)), roller)
-        result = c.events[-1].payload["result"]
-        if result != RallyResult.NO_EFFECT.value:
-            return float(attempt), PASS if result == RallyResult.PASS.value else BREAK
+        rallied = c.typed[-1]
+        assert isinstance(rallied, Rallied)
+        if rallied.result is not RallyResult.NO_EFFECT:
+            return float(attempt), PASS if rallied.result is RallyResult.PASS else BREAK
         c = c.execute(NextTurn(expected_version=c.version), roller)
     return float("nan"), float("nan")
 

@@ -297,7 +297,7 @@ class Session:
             event = campaign.undo_event(campaign.version if expected_version is None
                                         else expected_version)
             record = store.append(campaign.campaign_id, campaign.version + 1, event)
-            return _executed(campaign.with_event(record), record, False)
+            return _executed(campaign.with_event(record, event.event), record, False)
 
     def play(self, ref: str, step: Callable[[Campaign], Command | None], *,
              roller: RollerFor | None = None) -> Campaign:
@@ -311,7 +311,7 @@ class Session:
             while (command := step(campaign)) is not None:
                 event = _decide(campaign, command, None, roller)
                 record = store.append(campaign.campaign_id, campaign.version + 1, event)
-                campaign = campaign.with_event(record)
+                campaign = campaign.with_event(record, event.event)
             return campaign
 
     def export(self, ref: str, path: Path) -> int:
@@ -352,7 +352,7 @@ class Session:
                     expected, raced = campaign.version, True
                     campaign = _load(store, campaign.campaign_id)
                     continue
-                return _executed(campaign.with_event(record), record, raced)
+                return _executed(campaign.with_event(record, event.event), record, raced)
         raise AssertionError("unreachable")  # pragma: no cover
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rallypoint.core.campaign import Campaign
-from rallypoint.core.events import CREATED, UNDONE, EventRecord
+from rallypoint.core.events import EventRecord
 from rallypoint.core.ruleset import Decision
 from rallypoint.dice import Roll
 
@@ -69,18 +69,14 @@ class LogEntry:
 
 def summary(campaign: Campaign, event: EventRecord) -> str:
     """What one event of ``campaign`` did, in the log's words (core events included)."""
-    if event.type == CREATED:
-        return f"campaign {event.payload['name']!r} created ({event.payload['ruleset']})"
-    if event.type == UNDONE:
-        return f"undo #{event.payload['target']}: {event.payload['summary'].splitlines()[0]}"
-    return campaign.ruleset.describe(event.type, event.payload)
+    return campaign.describe(event.seq)
 
 
 def log_entries(campaign: Campaign) -> list[LogEntry]:
     """The whole log of a fully loaded campaign, oldest first."""
     return [LogEntry(seq=e.seq, type=e.type, recorded_at=e.recorded_at,
-                     undone=e.seq in campaign.undone, summary=summary(campaign, e),
-                     rolls=tuple(campaign.ruleset.rolls(e.payload)))
+                     undone=e.seq in campaign.undone, summary=campaign.describe(e.seq),
+                     rolls=tuple(campaign.rolls(e.seq)))
             for e in campaign.events]
 
 

@@ -11,7 +11,6 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from rallypoint.core.errors import IllegalNowError, MalformedInputError
-from rallypoint.core.events import NewEvent
 from rallypoint.core.ruleset import Command, Decision, PolicyInfo, parse_with
 from rallypoint.dice import Roll, Roller
 from rallypoint.rulesets.platoon import days, people, policies, views
@@ -29,6 +28,13 @@ from rallypoint.rulesets.platoon.commands import (
     YearEnd,
 )
 from rallypoint.rulesets.platoon.data import load_data, resolve_data
+from rallypoint.rulesets.platoon.events import (
+    EVENT_TYPES,
+    READER,
+    PlatoonEvent,
+    outcome,
+    write_down,
+)
 from rallypoint.rulesets.platoon.model import (
     Crew,
     Man,
@@ -40,6 +46,7 @@ from rallypoint.rulesets.platoon.model import (
 )
 from rallypoint.rulesets.platoon.scenario import PlatoonScenario, load_scenario
 from rallypoint.rulesets.platoon.section9 import DEFAULT_HOOKS, Hooks
+from rallypoint.rulesets.platoon.v1.replay import replay as v1_replay
 from rallypoint.rulesets.platoon.year import year_end
 
 _COMMANDS: TypeAdapter[Any] = TypeAdapter(PlatoonCommand)
@@ -75,7 +82,7 @@ def initial_state(scenario: Mapping[str, Any], rules_data: Mapping[str, Any]) ->
 
 def transition(state: PlatoonState, command: Command, dice: pd.Recorder,
                hooks: Hooks) -> PlatoonState:
-    """The one implementation of every command, used by decide (rolling) and apply (replaying)."""
+    """Every command's rules, run by ``decide`` only (``apply`` writes down stored outcomes)."""
     if isinstance(command, IngestReport):
         return days.fight(state, command.report, dice, hooks)
     if isinstance(command, StandInBattle):
@@ -109,6 +116,19 @@ def transition(state: PlatoonState, command: Command, dice: pd.Recorder,
                               fix="Use one of the `rallypoint platoon` commands.")
 
 
+def _check_outcome(before: PlatoonState, event: PlatoonEvent, after: PlatoonState) -> None:
+    """The stored outcome must rebuild exactly the state the rules made (men in the same order).
+
+    A failure is a bug in :func:`.events.outcome` (a state field it does not record), caught
+    before anything is stored.
+    """
+    assert event.outcome is not None
+    rebuilt = write_down(before, event.outcome)
+    if rebuilt != after or list(rebuilt.men) != list(after.men) \
+            or list(rebuilt.tanks) != list(after.tanks):
+        raise AssertionError(f"platoon {event.type}: the outcome does not rebuild the state")
+
+
 class PlatoonRuleset:
     """Between battles: fatigue, steadiness, wounds, cohesion, morale, replacements, the year."""
 
@@ -135,21 +155,27 @@ class PlatoonRuleset:
         """A platoon command from JSON."""
         return parse_with(_COMMANDS, data, "platoon")
 
-    def decide(self, state: PlatoonState, command: Command, roller: Roller) -> NewEvent:
-        """Run the command's transition with real dice; store the command and its rolls."""
+    def decide(self, state: PlatoonState, command: Command, roller: Roller) -> PlatoonEvent:
+        """Run the command's transition with real dice; store the command, rolls and outcome."""
         dice = pd.Recorder(roller)
         after = transition(state, command, dice, self.hooks)
         data = command.model_dump(mode="json", by_alias=True, exclude={"expected_version"})
-        return NewEvent(type=str(data["kind"]), payload={
-            "command": data, "rolls": [r.model_dump(mode="json") for r in dice.rolls],
-            "summary": views.summary(state, after)})
+        event = EVENT_TYPES[str(data["kind"])](
+            command=data, rolls=tuple(dice.rolls), summary=tuple(views.summary(state, after)),
+            outcome=outcome(state, after))
+        _check_outcome(state, event, after)
+        return event
 
-    def apply(self, state: PlatoonState, event_type: str,
-              payload: Mapping[str, Any]) -> PlatoonState:
-        """Replay the command's transition over its recorded rolls (pure: never re-rolls)."""
-        command = self.parse_command({**payload["command"], "expected_version": 0})
-        rolls = [Roll.model_validate(r) for r in payload["rolls"]]
-        return transition(state, command, pd.Recorder.replaying(rolls), self.hooks)
+    def read_event(self, event_type: str, payload: Mapping[str, Any]) -> PlatoonEvent:
+        """A stored platoon payload of any schema version as its typed event."""
+        return READER.read(event_type, payload)
+
+    def apply(self, state: PlatoonState, event: PlatoonEvent) -> PlatoonState:
+        """Write the event's outcome down (pure; no rule runs). A v1 event, which stored no
+        outcome, replays through the pinned v1 rules (:mod:`.v1`), never the live ones."""
+        if event.outcome is None:
+            return v1_replay(state, event.command, event.rolls)
+        return write_down(state, event.outcome)
 
     def pending(self, state: PlatoonState) -> list[Decision]:
         """Men to place, commander seats to fill, park tanks to give."""
@@ -163,13 +189,13 @@ class PlatoonRuleset:
         """JSON view of the platoon."""
         return views.state_json(state)
 
-    def describe(self, event_type: str, payload: Mapping[str, Any]) -> str:
-        """The stored summary lines."""
-        return views.describe(event_type, payload)
+    def describe(self, event: PlatoonEvent) -> str:
+        """The command, then the stored summary lines."""
+        return views.describe(event)
 
-    def rolls(self, payload: Mapping[str, Any]) -> list[Roll]:
+    def rolls(self, event: PlatoonEvent) -> list[Roll]:
         """Every roll of an event, in order."""
-        return [Roll.model_validate(r) for r in payload.get("rolls", [])]
+        return list(event.rolls)
 
     def example_scenarios(self) -> Sequence[Path]:
         """The default Sherman platoon in Italy."""

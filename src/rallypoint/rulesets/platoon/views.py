@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rallypoint.rulesets.platoon.model import SEATS, PlatoonState, Status, TankStatus, Wound
+
+if TYPE_CHECKING:
+    from rallypoint.rulesets.platoon.events import PlatoonEvent
 
 
 def _man_json(state: PlatoonState, man_id: str) -> dict[str, Any]:
@@ -81,16 +83,16 @@ def summary(before: PlatoonState, after: PlatoonState) -> list[str]:
     return lines
 
 
-def describe(event_type: str, payload: Mapping[str, Any]) -> str:
+def describe(event: PlatoonEvent) -> str:
     """The log line of an event: the command, then what changed."""
-    command = dict(payload["command"])
+    command = dict(event.command)
     kind = command.pop("kind")
     if kind == "report":
         head = f"battle report for day {command['report']['day']}"
     else:
         args = ", ".join(f"{k}={v}" for k, v in command.items())
         head = f"{kind}{' ' + args if args else ''}"
-    rolls = len(payload.get("rolls", []))
+    rolls = len(event.rolls)
     lines = [head + (f" ({rolls} roll{'s' if rolls != 1 else ''})" if rolls else "")]
-    lines += ["  " + line for line in payload.get("summary", [])]
+    lines += ["  " + line for line in event.summary]
     return "\n".join(lines)

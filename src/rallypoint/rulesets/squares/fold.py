@@ -7,13 +7,20 @@ from dataclasses import replace
 from typing import Any
 
 from rallypoint.rulesets.squares.data import load_data
+from rallypoint.rulesets.squares.events import (
+    Activated,
+    FiredUpon,
+    Rallied,
+    SightSet,
+    SquaresEvent,
+    TurnAdvanced,
+)
 from rallypoint.rulesets.squares.scenario import Scenario
 from rallypoint.rulesets.squares.state import (
     Activation,
     Board,
     LeaderState,
     SquaresState,
-    Status,
     UnitState,
 )
 
@@ -27,41 +34,38 @@ def initial_state(scenario: Mapping[str, Any], rules_data: Mapping[str, Any]) ->
                         leaders=leaders)
 
 
-def _with_updates(state: SquaresState, payload: Mapping[str, Any]) -> SquaresState:
-    units_in, leaders_in = payload.get("units") or {}, payload.get("leaders") or {}
-    if not units_in and not leaders_in:
+def _with_updates(state: SquaresState, event: SquaresEvent) -> SquaresState:
+    if not event.units and not event.leaders:
         return state
     units = dict(state.units)
-    for ident, u in units_in.items():
-        units[ident] = UnitState(ident, int(u["sp"]), u["square"], bool(u["disordered"]),
-                                 Status(u["status"]))
+    for ident, u in event.units.items():
+        units[ident] = UnitState(ident, u.sp, u.square, u.disordered, u.status)
     leaders = dict(state.leaders)
-    for ident, ld in leaders_in.items():
-        leaders[ident] = LeaderState(ident, ld["square"], ld["attached"])
+    for ident, ld in event.leaders.items():
+        leaders[ident] = LeaderState(ident, ld.square, ld.attached)
     return replace(state, units=units, leaders=leaders)
 
 
-def apply(state: SquaresState, event_type: str, payload: Mapping[str, Any]) -> SquaresState:
-    """Fold one event into a new state; the input state is never changed."""
-    state = _with_updates(state, payload)
-    if event_type == "fired_upon":
-        unit = payload["unit"]
-        marks = {**state.under_fire, unit: (*state.under_fire.get(unit, ()), payload["fire"])}
+def apply(state: SquaresState, event: SquaresEvent) -> SquaresState:
+    """Fold one event into a new state; the input state is never changed, no rule is consulted."""
+    state = _with_updates(state, event)
+    if isinstance(event, FiredUpon):
+        unit = event.unit
+        marks = {**state.under_fire, unit: (*state.under_fire.get(unit, ()), event.fire)}
         return replace(state, under_fire=marks)
-    if event_type == "activated":
-        who = payload["who"]
-        return replace(state, activated=state.activated | {who},
-                       activation=Activation(who, bool(payload["recovered"])))
-    if event_type == "rallied":
-        who = payload["leader"]
-        return replace(state, activated=state.activated | {who}, activation=Activation(who))
-    if event_type == "turn_advanced":
-        return replace(state, turn=int(payload["turn"]), under_fire={}, activated=frozenset(),
+    if isinstance(event, Activated):
+        return replace(state, activated=state.activated | {event.who},
+                       activation=Activation(event.who, event.recovered))
+    if isinstance(event, Rallied):
+        return replace(state, activated=state.activated | {event.leader},
+                       activation=Activation(event.leader))
+    if isinstance(event, TurnAdvanced):
+        return replace(state, turn=event.turn, under_fire={}, activated=frozenset(),
                        activation=None)
-    if event_type == "sight_set":
-        sight = {k: v for k, v in state.sight.items() if k != payload["key"]}
-        if payload["ruling"] != "auto":
-            sight[payload["key"]] = payload["ruling"] == "clear"
+    if isinstance(event, SightSet):
+        sight = {k: v for k, v in state.sight.items() if k != event.key}
+        if event.ruling != "auto":
+            sight[event.key] = event.ruling == "clear"
         return replace(state, sight=sight)
     return state
 

@@ -12,7 +12,6 @@ from dataclasses import replace
 from typing import Any
 
 from rallypoint.core.errors import IllegalNowError, MalformedInputError, UnknownIdError
-from rallypoint.core.events import NewEvent
 from rallypoint.core.ruleset import Command
 from rallypoint.dice import Roller, roll
 from rallypoint.rulesets.squares import rally as rl
@@ -27,6 +26,21 @@ from rallypoint.rulesets.squares.commands import (
     SetSight,
 )
 from rallypoint.rulesets.squares.data import RallyKind
+from rallypoint.rulesets.squares.events import (
+    Activated,
+    Disordered,
+    FiredUpon,
+    LeaderAfter,
+    Moved,
+    Rallied,
+    RecoveryConditions,
+    Sight,
+    SightSet,
+    SpLost,
+    SquaresEvent,
+    TurnAdvanced,
+    UnitAfter,
+)
 from rallypoint.rulesets.squares.state import (
     LeaderState,
     SquaresState,
@@ -36,17 +50,17 @@ from rallypoint.rulesets.squares.state import (
 )
 
 
-def unit_json(u: UnitState) -> dict[str, Any]:
+def unit_after(u: UnitState) -> UnitAfter:
     """A unit's condition as stored in an event."""
-    return {"sp": u.sp, "square": u.square, "disordered": u.disordered, "status": u.status.value}
+    return UnitAfter(sp=u.sp, square=u.square, disordered=u.disordered, status=u.status)
 
 
-def leader_json(ld: LeaderState) -> dict[str, Any]:
+def leader_after(ld: LeaderState) -> LeaderAfter:
     """A leader's condition as stored in an event."""
-    return {"square": ld.square, "attached": ld.attached}
+    return LeaderAfter(square=ld.square, attached=ld.attached)
 
 
-def decide(state: SquaresState, command: Command, roller: Roller) -> NewEvent:
+def decide(state: SquaresState, command: Command, roller: Roller) -> SquaresEvent:
     """Validate a squares command and return its event."""
     if isinstance(command, Rally):
         return _decide_rally(state, command, roller)
@@ -59,7 +73,7 @@ def decide(state: SquaresState, command: Command, roller: Roller) -> NewEvent:
     if handler is None:
         raise MalformedInputError(f"{type(command).__name__} is not a squares command",
                                   fix="Use one of the `rallypoint squares` commands.")
-    event: NewEvent = handler(state, command)
+    event: SquaresEvent = handler(state, command)
     return event
 
 
@@ -75,12 +89,12 @@ def _once(state: SquaresState, who: str) -> None:
             fix="Advance the turn (`rallypoint squares turn`) first.")
 
 
-def _detach(state: SquaresState, unit_id: str) -> dict[str, Any]:
-    return {ld: leader_json(replace(state.leaders[ld], attached=None))
+def _detach(state: SquaresState, unit_id: str) -> dict[str, LeaderAfter]:
+    return {ld: leader_after(replace(state.leaders[ld], attached=None))
             for ld in state.attached_to(unit_id)}
 
 
-def _decide_move(state: SquaresState, cmd: Move) -> NewEvent:
+def _decide_move(state: SquaresState, cmd: Move) -> Moved:
     if cmd.who in state.units:
         unit = state.live_unit(cmd.who)
         origin = unit.square
@@ -102,25 +116,26 @@ def _decide_move(state: SquaresState, cmd: Move) -> NewEvent:
         raise IllegalNowError(
             f"{state.board.name(cmd.who)} recovered from disorder in this activation: it may "
             "fire but not move", fix="Move it in a later activation.")
-    payload: dict[str, Any] = {"who": cmd.who, "from": origin, "to": target, "carried": [],
-                               "units": {}, "leaders": {}}
+    units: dict[str, UnitAfter] = {}
+    leaders: dict[str, LeaderAfter] = {}
+    carried: list[str] = []
     if cmd.who in state.units:
-        payload["units"][cmd.who] = unit_json(replace(state.units[cmd.who], square=target))
-        payload["carried"] = state.attached_to(cmd.who)
-        for ld in payload["carried"]:
-            payload["leaders"][ld] = leader_json(replace(state.leaders[ld], square=target))
+        units[cmd.who] = unit_after(replace(state.units[cmd.who], square=target))
+        carried = state.attached_to(cmd.who)
+        for ld in carried:
+            leaders[ld] = leader_after(replace(state.leaders[ld], square=target))
     else:
-        payload["leaders"][cmd.who] = leader_json(replace(state.leaders[cmd.who], square=target))
-    return NewEvent(type="moved", payload=payload)
+        leaders[cmd.who] = leader_after(replace(state.leaders[cmd.who], square=target))
+    return Moved(who=cmd.who, from_=origin, to=target, carried=tuple(carried), units=units,
+                 leaders=leaders)
 
 
-def _decide_fire(state: SquaresState, cmd: MarkFire) -> NewEvent:
+def _decide_fire(state: SquaresState, cmd: MarkFire) -> FiredUpon:
     state.live_unit(cmd.unit)
-    return NewEvent(type="fired_upon", payload={"unit": cmd.unit, "fire": cmd.fire,
-                                                "turn": state.turn})
+    return FiredUpon(unit=cmd.unit, fire=cmd.fire, turn=state.turn)
 
 
-def _decide_lose(state: SquaresState, cmd: LoseSp) -> NewEvent:
+def _decide_lose(state: SquaresState, cmd: LoseSp) -> SpLost:
     unit = state.live_unit(cmd.unit)
     if cmd.sp > unit.sp:
         raise IllegalNowError(f"{cmd.unit} has {unit.sp} SP left, cannot lose {cmd.sp}",
@@ -128,53 +143,49 @@ def _decide_lose(state: SquaresState, cmd: LoseSp) -> NewEvent:
     left = unit.sp - cmd.sp
     status = Status.IN_PLAY if left else Status.DESTROYED
     after = replace(unit, sp=left, status=status)
-    return NewEvent(type="sp_lost", payload={
-        "unit": cmd.unit, "sp": cmd.sp, "before": unit.sp, "after": left,
-        "shaken": left == state.rules.thresholds.shaken_sp, "destroyed": not left,
-        "units": {cmd.unit: unit_json(after)},
-        "leaders": _detach(state, cmd.unit) if not left else {},
-    })
+    return SpLost(unit=cmd.unit, sp=cmd.sp, before=unit.sp, after=left,
+                  shaken=left == state.rules.thresholds.shaken_sp, destroyed=not left,
+                  units={cmd.unit: unit_after(after)},
+                  leaders=_detach(state, cmd.unit) if not left else {})
 
 
-def _decide_disorder(state: SquaresState, cmd: Disorder) -> NewEvent:
+def _decide_disorder(state: SquaresState, cmd: Disorder) -> Disordered:
     unit = state.live_unit(cmd.unit)
     if unit.disordered:
         raise IllegalNowError(f"{cmd.unit} is already disordered",
                               fix="Nothing to record (undo if the earlier one was a slip).")
-    return NewEvent(type="disordered", payload={
-        "unit": cmd.unit, "units": {cmd.unit: unit_json(replace(unit, disordered=True))}})
+    return Disordered(unit=cmd.unit, units={cmd.unit: unit_after(replace(unit, disordered=True))})
 
 
-def _decide_activate(state: SquaresState, cmd: Activate) -> NewEvent:
+def _decide_activate(state: SquaresState, cmd: Activate) -> Activated:
     if cmd.who in state.leaders:
         _once(state, cmd.who)
         leader = state.leaders[cmd.who]
-        return NewEvent(type="activated", payload={
-            "who": cmd.who, "role": "leader", "turn": state.turn,
-            "detached": [leader.attached] if leader.attached else [], "recovery": None,
-            "recovered": False, "units": {},
-            "leaders": {cmd.who: leader_json(replace(leader, attached=None))}
-            if leader.attached else {}})
+        return Activated(
+            who=cmd.who, role="leader", turn=state.turn,
+            detached=(leader.attached,) if leader.attached else (), recovery=None,
+            recovered=False,
+            leaders={cmd.who: leader_after(replace(leader, attached=None))}
+            if leader.attached else {})
     if cmd.who not in state.units:
         raise _unknown(state, cmd.who)
     unit = state.live_unit(cmd.who)
     _once(state, cmd.who)
     recovery = None
     recovered = False
-    units: dict[str, Any] = {}
+    units: dict[str, UnitAfter] = {}
     if unit.disordered:
-        recovery = rl.recovery_conditions(state, cmd.who)
-        recovered = recovery["no_enemy_adjacent"] and recovery["not_under_fire"] and \
-            recovery["enough_sp"]
+        recovery = RecoveryConditions.model_validate(rl.recovery_conditions(state, cmd.who))
+        recovered = recovery.no_enemy_adjacent and recovery.not_under_fire and \
+            recovery.enough_sp
         if recovered:
-            units[cmd.who] = unit_json(replace(unit, disordered=False))
-    return NewEvent(type="activated", payload={
-        "who": cmd.who, "role": "unit", "turn": state.turn, "detached": state.attached_to(cmd.who),
-        "recovery": recovery, "recovered": recovered, "units": units,
-        "leaders": _detach(state, cmd.who)})
+            units[cmd.who] = unit_after(replace(unit, disordered=False))
+    return Activated(who=cmd.who, role="unit", turn=state.turn,
+                     detached=tuple(state.attached_to(cmd.who)), recovery=recovery,
+                     recovered=recovered, units=units, leaders=_detach(state, cmd.who))
 
 
-def _decide_rally(state: SquaresState, cmd: Rally, roller: Roller) -> NewEvent:
+def _decide_rally(state: SquaresState, cmd: Rally, roller: Roller) -> Rallied:
     plan = rl.plan_rally(state, cmd.leader, cmd.unit, cmd.rally, cmd.enemy_visible)
     thresholds = state.rules.thresholds
     read = rl.reading(thresholds)
@@ -194,23 +205,20 @@ def _decide_rally(state: SquaresState, cmd: Rally, roller: Roller) -> NewEvent:
     leaders = _detach(state, cmd.unit) if result is rl.RallyResult.BREAK else {}
     # The leader is attached until it or the unit activates next; a broken unit takes no one.
     attached = None if result is rl.RallyResult.BREAK else cmd.unit
-    leaders[cmd.leader] = leader_json(replace(leader, square=unit.square, attached=attached))
-    return NewEvent(type="rallied", payload={
-        "leader": cmd.leader, "unit": cmd.unit, "rally": cmd.rally.value, "turn": state.turn,
-        "from": leader.square, "square": unit.square,
-        "detached_from": leader.attached if leader.attached not in (None, cmd.unit) else None,
-        "enemy_visible": plan.enemy_visible, "roll": r.model_dump(mode="json"),
-        "result": result.value, "sp_before": unit.sp, "sp_after": after.sp,
-        "units": {cmd.unit: unit_json(after)}, "leaders": leaders,
-    })
+    leaders[cmd.leader] = leader_after(replace(leader, square=unit.square, attached=attached))
+    return Rallied(
+        leader=cmd.leader, unit=cmd.unit, rally=cmd.rally, turn=state.turn,
+        from_=leader.square, square=unit.square,
+        detached_from=leader.attached if leader.attached not in (None, cmd.unit) else None,
+        enemy_visible=Sight.model_validate(plan.enemy_visible), roll=r, result=result,
+        sp_before=unit.sp, sp_after=after.sp, units={cmd.unit: unit_after(after)}, leaders=leaders)
 
 
-def _decide_turn(state: SquaresState, cmd: NextTurn) -> NewEvent:
-    return NewEvent(type="turn_advanced", payload={
-        "turn": state.turn + 1, "cleared_fire": sorted(state.under_fire)})
+def _decide_turn(state: SquaresState, cmd: NextTurn) -> TurnAdvanced:
+    return TurnAdvanced(turn=state.turn + 1, cleared_fire=tuple(sorted(state.under_fire)))
 
 
-def _decide_sight(state: SquaresState, cmd: SetSight) -> NewEvent:
+def _decide_sight(state: SquaresState, cmd: SetSight) -> SightSet:
     a, b = state.board.square(cmd.a), state.board.square(cmd.b)
     if a == b:
         raise IllegalNowError(f"{a} and {b} are the same square",
@@ -222,6 +230,5 @@ def _decide_sight(state: SquaresState, cmd: SetSight) -> NewEvent:
     before = state.sight.get(key)
     computed = replace(state, sight={k: v for k, v in state.sight.items() if k != key})
     visible, why = computed.sees(a, b)
-    return NewEvent(type="sight_set", payload={
-        "key": key, "a": str(a), "b": str(b), "ruling": cmd.ruling,
-        "before": before, "computed": visible, "why": why})
+    return SightSet(key=key, a=str(a), b=str(b), ruling=cmd.ruling, before=before,
+                    computed=visible, why=why)

@@ -10,7 +10,6 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from rallypoint.core.errors import IllegalNowError
-from rallypoint.core.events import NewEvent
 from rallypoint.core.ruleset import Command, Decision, PolicyInfo, parse_with
 from rallypoint.dice import Roll, Roller, fraction_text
 from rallypoint.rulesets.squares import fold, rules
@@ -24,6 +23,8 @@ from rallypoint.rulesets.squares.commands import (
     SquaresCommand,
 )
 from rallypoint.rulesets.squares.data import RallyKind, resolve_data
+from rallypoint.rulesets.squares.describe import describe
+from rallypoint.rulesets.squares.events import READER, Rallied, SquaresEvent
 from rallypoint.rulesets.squares.rally import RallyResult, opportunities
 from rallypoint.rulesets.squares.scenario import load_scenario
 from rallypoint.rulesets.squares.state import SquaresState
@@ -89,14 +90,17 @@ class SquaresRuleset:
         """A squares command from JSON (``{"kind": "rally", ...}``)."""
         return parse_with(_COMMANDS, data, "squares")
 
-    def decide(self, state: SquaresState, command: Command, roller: Roller) -> NewEvent:
+    def decide(self, state: SquaresState, command: Command, roller: Roller) -> SquaresEvent:
         """Validate and resolve a command into its event."""
         return rules.decide(state, command, roller)
 
-    def apply(self, state: SquaresState, event_type: str,
-              payload: Mapping[str, Any]) -> SquaresState:
+    def read_event(self, event_type: str, payload: Mapping[str, Any]) -> SquaresEvent:
+        """A stored squares payload of any schema version as its typed event."""
+        return READER.read(event_type, payload)
+
+    def apply(self, state: SquaresState, event: SquaresEvent) -> SquaresState:
         """Fold an event (pure)."""
-        return fold.apply(state, event_type, payload)
+        return fold.apply(state, event)
 
     def pending(self, state: SquaresState) -> list[Decision]:
         """Nothing is ever pending: every command resolves at once (rallies are offered, see
@@ -116,14 +120,13 @@ class SquaresRuleset:
         """JSON view of the state."""
         return fold.state_json(state)
 
-    def describe(self, event_type: str, payload: Mapping[str, Any]) -> str:
+    def describe(self, event: SquaresEvent) -> str:
         """One line (plus a roll line for a rally) for the log."""
-        return describe(event_type, payload)
+        return describe(event)
 
-    def rolls(self, payload: Mapping[str, Any]) -> list[Roll]:
-        """The rally roll stored in an event's payload, if any."""
-        found = payload.get("roll")
-        return [Roll.model_validate(found)] if found else []
+    def rolls(self, event: SquaresEvent) -> list[Roll]:
+        """The rally roll stored in an event, if any."""
+        return [event.roll] if isinstance(event, Rallied) else []
 
     def example_scenarios(self) -> Sequence[Path]:
         """The shipped example battles."""
@@ -164,64 +167,6 @@ def _conformance_units(state: SquaresState) -> tuple[tuple[str, str], tuple[str,
         if len(picks) == 2:
             return picks[0], picks[1]
     return None
-
-
-def describe(event_type: str, p: Mapping[str, Any]) -> str:
-    """One line for each squares event (a rally adds the roll line)."""
-    if event_type == "moved":
-        carried = f" (with {', '.join(p['carried'])})" if p["carried"] else ""
-        return f"{p['who']} moves {p['from']}→{p['to']}{carried}"
-    if event_type == "fired_upon":
-        what = "bombarded" if p["fire"] == "bombardment" else "targeted by ranged fire"
-        return f"{p['unit']} {what} on turn {p['turn']}"
-    if event_type == "sp_lost":
-        tail = "; destroyed: removed from play" if p["destroyed"] else (
-            "; shaken" if p["shaken"] else "")
-        return f"{p['unit']} loses {p['sp']} SP ({p['before']}→{p['after']}){tail}"
-    if event_type == "disordered":
-        return f"{p['unit']} is disordered"
-    if event_type == "activated":
-        return _describe_activation(p)
-    if event_type == "rallied":
-        results = {"pass": "PASSES", "no_effect": "no effect", "break": "BREAKS"}
-        effect = ""
-        if p["result"] == "pass":
-            effect = (" — disorder removed" if p["rally"] == "disorder"
-                      else f" — SP {p['sp_before']}→{p['sp_after']}")
-        elif p["result"] == "break":
-            effect = " — removed from play"
-        moved = f"{p['from']}→{p['square']}" if p["from"] != p["square"] else p["square"]
-        head = (f"{p['leader']} ({moved}) rallies {p['unit']} for {p['rally']}: "
-                f"{results[p['result']]}{effect}")
-        return head + "\n  " + Roll.model_validate(p["roll"]).explain()
-    if event_type == "turn_advanced":
-        return f"turn {p['turn']}"
-    if event_type == "sight_set":
-        if p["ruling"] == "auto":
-            return f"sight {p['a']}–{p['b']}: ruling removed, computed again ({p['why']})"
-        return f"sight {p['a']}–{p['b']} ruled {p['ruling']} by the player (computed: {p['why']})"
-    return event_type
-
-
-def _describe_activation(p: Mapping[str, Any]) -> str:
-    line = f"{p['who']} activates"
-    if p["detached"]:
-        line += f" (detaches from {', '.join(p['detached'])})" if p["role"] == "leader" else \
-            f" ({', '.join(p['detached'])} detach)"
-    recovery = p["recovery"]
-    if recovery is None:
-        return line
-    if p["recovered"]:
-        return line + ": recovers from disorder automatically — may fire but not move this " \
-                      "activation"
-    why = []
-    if not recovery["no_enemy_adjacent"]:
-        why.append(f"enemy adjacent ({', '.join(recovery['adjacent_enemies'])})")
-    if not recovery["not_under_fire"]:
-        why.append(f"under fire this turn ({', '.join(recovery['under_fire'])})")
-    if not recovery["enough_sp"]:
-        why.append(f"only {recovery['sp']} SP (needs more than {recovery['needs_more_than']})")
-    return line + ": stays disordered — " + "; ".join(why)
 
 
 RULESET = SquaresRuleset()

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from rallypoint.core.errors import IllegalNowError, MalformedInputError
-from rallypoint.core.events import NewEvent
 from rallypoint.dice import Roller, fraction_text, roll
 from rallypoint.rulesets.tcs import recovery as rec
 from rallypoint.rulesets.tcs.commands import RollFos
+from rallypoint.rulesets.tcs.events import CounterAfter, FoRoll, FoRolled
 from rallypoint.rulesets.tcs.hexes import Hex
 from rallypoint.rulesets.tcs.scenario import Pile
 from rallypoint.rulesets.tcs.state import TcsState
 
 
-def decide_fo(state: TcsState, cmd: RollFos, roller: Roller) -> NewEvent:
+def decide_fo(state: TcsState, cmd: RollFos, roller: Roller) -> FoRolled:
     """On a whole-hour turn, roll 2d6 for each dead FO; back on the FO Recovery Number or more."""
     if state.clock.minute != 0:
         raise IllegalNowError(f"FOs roll only on whole-hour turns; this turn is "
@@ -30,17 +30,17 @@ def decide_fo(state: TcsState, cmd: RollFos, roller: Roller) -> NewEvent:
     for key in cmd.place:
         if key not in dead:
             raise MalformedInputError(f"{key!r} is not a dead FO", fix=f"Place one of: {dead}.")
-    rolls, counters = [], {}
+    rolls: list[FoRoll] = []
+    counters: dict[str, CounterAfter] = {}
     p = rec.fo_node("").probability(lambda v: v >= number)
     for ident in dead:
         r = roll(rec.fo_node(state.oob.name(ident)), roller,
                  reading=lambda v: "returns" if v >= number else "stays dead",
                  odds=lambda _: f"needs {number}+: P(returns) = {fraction_text(p)}")
         back = r.total >= number
-        rolls.append({"counter": ident, "roll": r.model_dump(mode="json"), "returned": back})
+        rolls.append(FoRoll(counter=ident, roll=r, returned=back))
         if back:
             where = cmd.place.get(ident)
-            counters[ident] = {"steps": state.full(ident), "pile": "map",
-                               "hex": str(Hex.parse(where)) if where else None}
-    return NewEvent(type="fo_rolled", payload={"turn": state.turn, "number": number,
-                                               "rolls": rolls, "counters": counters})
+            counters[ident] = CounterAfter(steps=state.full(ident), pile=Pile.MAP,
+                                           hex=str(Hex.parse(where)) if where else None)
+    return FoRolled(turn=state.turn, number=number, rolls=tuple(rolls), counters=counters)

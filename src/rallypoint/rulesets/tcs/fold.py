@@ -4,11 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from datetime import datetime
 from typing import Any
 
-from rallypoint.dice import Roll
-from rallypoint.rulesets.tcs.data import Column, RulesData, load_data
+from rallypoint.rulesets.tcs.data import RulesData, load_data
+from rallypoint.rulesets.tcs.events import (
+    Distributed,
+    ImplementationChecked,
+    LeaveOutcome,
+    LeftCenter,
+    Loss,
+    MoraleRoll,
+    MoraleSet,
+    Moved,
+    SheetWritten,
+    TcsEvent,
+    TurnAdvanced,
+)
 from rallypoint.rulesets.tcs.scenario import Pile, Scenario
 from rallypoint.rulesets.tcs.state import (
     CounterState,
@@ -36,90 +47,83 @@ def initial_state(scenario: Mapping[str, Any], rules_data: Mapping[str, Any]) ->
                     night=spec.turn_track.is_night(start), counters=counters, morale=morale)
 
 
-def _with_counters(state: TcsState, payload: Mapping[str, Any]) -> TcsState:
-    updates = payload.get("counters") or {}
-    if not updates:
+def _with_counters(state: TcsState, event: TcsEvent) -> TcsState:
+    if not event.counters:
         return state
     counters = dict(state.counters)
-    for ident, c in updates.items():
-        counters[ident] = CounterState(ident, int(c["steps"]), Pile(c["pile"]), c["hex"])
+    for ident, c in event.counters.items():
+        counters[ident] = CounterState(ident, c.steps, c.pile, c.hex)
     return replace(state, counters=counters)
 
 
-def _leave(state: TcsState, left: Mapping[str, Any]) -> TcsState:
-    sheet = state.sheets[left["sheet"]]
-    remaining = tuple(c for c in sheet.companies if c != left["company"])
+def _leave(state: TcsState, left: LeaveOutcome | LeftCenter) -> TcsState:
+    sheet = state.sheets[left.sheet]
+    remaining = tuple(c for c in sheet.companies if c != left.company)
     status = SheetStatus.CANCELLED if not remaining else sheet.status
-    new = replace(sheet, companies=remaining, left=(*sheet.left, left["company"]), status=status)
+    new = replace(sheet, companies=remaining, left=(*sheet.left, left.company), status=status)
     return replace(state, sheets={**state.sheets, sheet.id: new})
 
 
-def _morale(state: TcsState, results: list[Mapping[str, Any]]) -> TcsState:
+def _morale(state: TcsState, results: tuple[MoraleRoll, ...]) -> TcsState:
     if not results:
         return state
     morale = dict(state.morale)
     for r in results:
-        morale[r["formation"]] = int(r["after"])
+        morale[r.formation] = r.after
     return replace(state, morale=morale)
 
 
-def apply(state: TcsState, event_type: str, payload: Mapping[str, Any]) -> TcsState:
-    """Fold one event into a new state; the input state is never changed."""
-    state = _with_counters(state, payload)
-    if event_type == "loss" and payload.get("exception_count") is not None:
-        counts = {**state.exception_counts, payload["cause"]: int(payload["exception_count"])}
+def apply(state: TcsState, event: TcsEvent) -> TcsState:
+    """Fold one event into a new state; the input state is never changed, no rule is consulted."""
+    state = _with_counters(state, event)
+    if isinstance(event, Loss):
+        if event.exception_count is None:
+            return state
+        counts = {**state.exception_counts, event.cause: event.exception_count}
         return replace(state, exception_counts=counts)
-    if event_type == "moved" and payload.get("left_center"):
-        return _leave(state, payload["left_center"])
-    if event_type == "left_center":
-        return _leave(state, payload)
-    if event_type == "sheet_written":
+    if isinstance(event, Moved):
+        return _leave(state, event.left_center) if event.left_center else state
+    if isinstance(event, LeftCenter):
+        return _leave(state, event)
+    if isinstance(event, SheetWritten):
         sheet = SheetState(
-            id=payload["sheet"], members=tuple(payload["members"]),
-            companies=tuple(payload["companies"]), centers=dict(payload["centers"]),
-            other_sheet=tuple(payload["other_sheet"]), size=int(payload["size"]),
-            row=int(payload["row"]), vehicle=bool(payload["vehicle"]),
-            written_turn=int(payload["turn"]))
+            id=event.sheet, members=event.members, companies=event.companies,
+            centers=dict(event.centers), other_sheet=event.other_sheet, size=event.size,
+            row=event.row, vehicle=event.vehicle, written_turn=event.turn)
         return replace(state, sheets={**state.sheets, sheet.id: sheet})
-    if event_type == "turn_advanced":
+    if isinstance(event, TurnAdvanced):
         sheets = dict(state.sheets)
-        for a in payload["accruals"]:
-            sheets[a["sheet"]] = replace(sheets[a["sheet"]], weighted_turns=int(a["total"]))
-        return replace(state, turn=int(payload["turn"]),
-                       clock=datetime.fromisoformat(payload["clock"]),
-                       night=bool(payload["night"]), sheets=sheets)
-    if event_type == "implementation_checked":
-        return _implementation(state, payload)
-    if event_type == "distributed":
+        for a in event.accruals:
+            sheets[a.sheet] = replace(sheets[a.sheet], weighted_turns=a.total)
+        return replace(state, turn=event.turn, clock=event.clock, night=event.night,
+                       sheets=sheets)
+    if isinstance(event, ImplementationChecked):
+        return _implementation(state, event)
+    if isinstance(event, Distributed):
         recoveries = list(state.recoveries)
         for n, r in enumerate(recoveries):
-            if r.company == payload["company"] and not r.resolved:
+            if r.company == event.company and not r.resolved:
                 recoveries[n] = replace(r, resolved=True)
                 break
-        return _morale(replace(state, recoveries=tuple(recoveries)), payload["morale"])
-    if event_type == "morale_set":
-        return replace(state, morale={**state.morale, payload["formation"]: int(payload["value"])})
-    if event_type == "fo_rolled":
-        return replace(state, fo_rolled_turn=int(payload["turn"]))
-    return state
+        return _morale(replace(state, recoveries=tuple(recoveries)), event.morale)
+    if isinstance(event, MoraleSet):
+        return replace(state, morale={**state.morale, event.formation: event.value})
+    # FoRolled: the FOs' conditions are in ``counters``; remember the hour was rolled.
+    return replace(state, fo_rolled_turn=event.turn)
 
 
-def _implementation(state: TcsState, payload: Mapping[str, Any]) -> TcsState:
-    sheet = state.sheets[payload["sheet"]]
-    if not payload["implemented"]:
-        sheet = replace(sheet, last_check_turn=int(payload["turn"]))
+def _implementation(state: TcsState, event: ImplementationChecked) -> TcsState:
+    sheet = replace(state.sheets[event.sheet], last_check_turn=event.turn)
+    if not event.implemented:
         return replace(state, sheets={**state.sheets, sheet.id: sheet})
-    sheet = replace(sheet, last_check_turn=int(payload["turn"]), status=SheetStatus.IMPLEMENTED)
+    sheet = replace(sheet, status=SheetStatus.IMPLEMENTED)
     new = tuple(
-        Recovery(sheet=sheet.id, company=r["company"], column=Column(r["column"]),
-                 steps=int(r["steps"]),
-                 roll=Roll.model_validate(r["roll"]) if r["roll"] else None,
-                 resolved=bool(r["moot"]) or (int(r["steps"]) == 0
-                                              and not r.get("pooling", False)))
-        for r in payload["recoveries"])
+        Recovery(sheet=sheet.id, company=r.company, column=r.column, steps=r.steps,
+                 roll=r.roll, resolved=not r.waits)
+        for r in event.recoveries)
     state = replace(state, sheets={**state.sheets, sheet.id: sheet},
                     recoveries=(*state.recoveries, *new))
-    return _morale(state, payload["morale"])
+    return _morale(state, event.morale)
 
 
 def state_json(state: TcsState) -> dict[str, Any]:

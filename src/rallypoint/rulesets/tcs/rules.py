@@ -11,7 +11,6 @@ from datetime import timedelta
 from typing import Any
 
 from rallypoint.core.errors import IllegalNowError, MalformedInputError, UnknownIdError
-from rallypoint.core.events import NewEvent
 from rallypoint.core.ruleset import Command
 from rallypoint.dice import Roller, fraction_text, roll
 from rallypoint.rulesets.tcs import recovery as rec
@@ -28,6 +27,23 @@ from rallypoint.rulesets.tcs.commands import (
 )
 from rallypoint.rulesets.tcs.data import Column
 from rallypoint.rulesets.tcs.distribution import after_distribution, validate
+from rallypoint.rulesets.tcs.events import (
+    Accrual,
+    CounterAfter,
+    Distributed,
+    ImplementationChecked,
+    LeaveOutcome,
+    LeftCenter,
+    Loss,
+    MoraleRoll,
+    MoraleSet,
+    Moved,
+    RecoveryRoll,
+    SheetWritten,
+    TcsEvent,
+    Transfer,
+    TurnAdvanced,
+)
 from rallypoint.rulesets.tcs.fo import decide_fo
 from rallypoint.rulesets.tcs.hexes import Hex, hexes_apart
 from rallypoint.rulesets.tcs.scenario import Pile
@@ -41,8 +57,11 @@ CENTER_CONDITIONS = (
 BASE_CAUSES = ("combat", "surrender", "doubles")
 
 
-def _cstate(c: CounterState) -> dict[str, Any]:
-    return {"steps": c.steps, "pile": c.pile.value, "hex": c.hex}
+def _cstate(c: CounterState) -> CounterAfter:
+    return CounterAfter(steps=c.steps, pile=c.pile, hex=c.hex)
+
+
+_VERY_DEAD = CounterAfter(steps=0, pile=Pile.VERY_DEAD, hex=None)
 
 
 def _counter(state: TcsState, ident: str) -> CounterState:
@@ -59,7 +78,7 @@ def _company(state: TcsState, ident: str) -> str:
     return ident
 
 
-def decide(state: TcsState, command: Command, roller: Roller) -> NewEvent:
+def decide(state: TcsState, command: Command, roller: Roller) -> TcsEvent:
     """Validate a TCS command and return its event."""
     handlers: dict[type[Command], Any] = {
         RecordLoss: _decide_loss, MoveCounter: _decide_move, LeaveCenter: _decide_leave,
@@ -67,7 +86,7 @@ def decide(state: TcsState, command: Command, roller: Roller) -> NewEvent:
     }
     handler = handlers.get(type(command))
     if handler is not None:
-        event: NewEvent = handler(state, command)
+        event: TcsEvent = handler(state, command)
         return event
     if isinstance(command, CheckImplementation):
         return _decide_check(state, command, roller)
@@ -107,7 +126,7 @@ def route(state: TcsState, counter_id: str, cause: str) -> tuple[Pile, str, int 
     return Pile.DEAD, "eliminated: Dead Pile", None
 
 
-def _decide_loss(state: TcsState, cmd: RecordLoss) -> NewEvent:
+def _decide_loss(state: TcsState, cmd: RecordLoss) -> Loss:
     c = _counter(state, cmd.counter)
     if c.pile is not Pile.MAP:
         raise IllegalNowError(f"{cmd.counter} is not on the map (it is in the {c.pile.value} pile)",
@@ -123,14 +142,12 @@ def _decide_loss(state: TcsState, cmd: RecordLoss) -> NewEvent:
     left = c.steps - steps
     pile, note, count = (Pile.MAP, "", None) if left else route(state, cmd.counter, cmd.cause)
     after = CounterState(c.id, left, pile, c.hex if pile is Pile.MAP else None)
-    return NewEvent(type="loss", payload={
-        "counter": cmd.counter, "steps": steps, "cause": cmd.cause, "note": note,
-        "exception_count": count, "counters": {c.id: _cstate(after)},
-    })
+    return Loss(counter=cmd.counter, steps=steps, cause=cmd.cause, note=note,
+                exception_count=count, counters={c.id: _cstate(after)})
 
 
-def _leave_payload(state: TcsState, company: str, cause: str,
-                   very_dead: tuple[str, ...] | None) -> dict[str, Any]:
+def _leave_outcome(state: TcsState, company: str, cause: str,
+                   very_dead: tuple[str, ...] | None) -> LeaveOutcome:
     sheet = state.sheet_of(company)
     if sheet is None:
         raise IllegalNowError(f"{company} is not recovering on a pending Recovery Op Sheet",
@@ -146,30 +163,28 @@ def _leave_payload(state: TcsState, company: str, cause: str,
             f"Very Dead Pile; {len(very_dead)} named",
             fix=f"Name {n} distinct counters from: {', '.join(dead) or 'none'}.")
     remaining = tuple(x for x in sheet.companies if x != company)
-    return {
-        "company": company, "sheet": sheet.id, "cause": cause, "very_dead": list(very_dead),
-        "sheet_cancelled": not remaining,
-        "counters": {i: {"steps": 0, "pile": Pile.VERY_DEAD.value, "hex": None}
-                     for i in very_dead},
-    }
+    return LeaveOutcome(company=company, sheet=sheet.id, cause=cause, very_dead=very_dead,
+                        sheet_cancelled=not remaining,
+                        counters=dict.fromkeys(very_dead, _VERY_DEAD))
 
 
-def _decide_leave(state: TcsState, cmd: LeaveCenter) -> NewEvent:
+def _decide_leave(state: TcsState, cmd: LeaveCenter) -> LeftCenter:
     _company(state, cmd.company)
-    return NewEvent(type="left_center",
-                    payload=_leave_payload(state, cmd.company, cmd.cause, cmd.very_dead))
+    left = _leave_outcome(state, cmd.company, cmd.cause, cmd.very_dead)
+    return LeftCenter(company=left.company, sheet=left.sheet, cause=left.cause,
+                      very_dead=left.very_dead, sheet_cancelled=left.sheet_cancelled,
+                      counters=left.counters)
 
 
-def _decide_move(state: TcsState, cmd: MoveCounter) -> NewEvent:
+def _decide_move(state: TcsState, cmd: MoveCounter) -> Moved:
     c = _counter(state, cmd.counter)
     if c.pile is not Pile.MAP:
         raise IllegalNowError(f"{cmd.counter} is not on the map", fix="Move only living counters.")
     target = Hex.parse(cmd.hex)
     company = state.oob.company_of[cmd.counter]
     sheet = state.sheet_of(company)
-    payload: dict[str, Any] = {"counter": cmd.counter, "hex": str(target), "left_center": None,
-                               "counters": {c.id: {"steps": c.steps, "pile": "map",
-                                                   "hex": str(target)}}}
+    counters = {c.id: CounterAfter(steps=c.steps, pile=Pile.MAP, hex=str(target))}
+    left: LeaveOutcome | None = None
     center = sheet.centers.get(company) if sheet else None
     if sheet is not None and center is not None:
         seam = target.map != Hex.parse(center).map and cmd.attest_distance is None
@@ -185,11 +200,10 @@ def _decide_move(state: TcsState, cmd: MoveCounter) -> NewEvent:
                     f"the company would leave Recovery Op Sheet {sheet.id} and send {n} Dead "
                     "Pile counter(s) to the Very Dead Pile",
                     fix="Add --leave-center to do that, or move within 2 hexes of the center.")
-            left = _leave_payload(state, company, f"{cmd.counter} moved off its center",
+            left = _leave_outcome(state, company, f"{cmd.counter} moved off its center",
                                   cmd.very_dead)
-            payload["left_center"] = left
-            payload["counters"].update(left["counters"])
-    return NewEvent(type="moved", payload=payload)
+            counters.update(left.counters)
+    return Moved(counter=cmd.counter, hex=str(target), left_center=left, counters=counters)
 
 
 def _sheet_companies(state: TcsState, cmd: WriteSheet) -> tuple[str, ...]:
@@ -223,7 +237,7 @@ def _center_for(state: TcsState, company: str, centers: dict[str, str]) -> str |
     return None
 
 
-def _decide_sheet(state: TcsState, cmd: WriteSheet) -> NewEvent:
+def _decide_sheet(state: TcsState, cmd: WriteSheet) -> SheetWritten:
     if cmd.sheet in state.sheets:
         raise IllegalNowError(f"there is already a sheet {cmd.sheet!r}",
                               fix="Give the new sheet another name.")
@@ -263,15 +277,13 @@ def _decide_sheet(state: TcsState, cmd: WriteSheet) -> NewEvent:
     if not preps:
         raise IllegalNowError("the scenario gives no command prep rating for these formations",
                               fix="Add command_prep to the formation in the scenario file.")
-    return NewEvent(type="sheet_written", payload={
-        "sheet": cmd.sheet, "members": list(cmd.members), "companies": list(companies),
-        "centers": centers, "other_sheet": other, "size": cmd.size,
-        "command_prep": max(preps), "row": max(preps) + cmd.size, "vehicle": cmd.vehicle,
-        "turn": state.turn,
-    })
+    return SheetWritten(
+        sheet=cmd.sheet, members=tuple(cmd.members), companies=companies, centers=centers,
+        other_sheet=tuple(other), size=cmd.size, command_prep=max(preps),
+        row=max(preps) + cmd.size, vehicle=cmd.vehicle, turn=state.turn)
 
 
-def _decide_turn(state: TcsState, cmd: AdvanceTurn) -> NewEvent:
+def _decide_turn(state: TcsState, cmd: AdvanceTurn) -> TurnAdvanced:
     pending = {k: s for k, s in state.sheets.items() if s.status is SheetStatus.PENDING}
     for fired in cmd.fired:
         if fired not in pending:
@@ -297,19 +309,17 @@ def _decide_turn(state: TcsState, cmd: AdvanceTurn) -> NewEvent:
         added, reason = min(lines, key=lambda x: x[0])
         if sheet.vehicle and state.rules.params.vehicle_sheets_triple:
             added, reason = added * wt.vehicle_multiplier, f"{reason}, vehicle sheet x3"
-        accruals.append({"sheet": sheet.id, "added": added, "reason": reason,
-                         "total": sheet.weighted_turns + added})
-    return NewEvent(type="turn_advanced", payload={
-        "turn": turn, "clock": clock.isoformat(), "night": night, "accruals": accruals})
+        accruals.append(Accrual(sheet=sheet.id, added=added, reason=reason,
+                                total=sheet.weighted_turns + added))
+    return TurnAdvanced(turn=turn, clock=clock, night=night, accruals=tuple(accruals))
 
 
-def _decide_morale(state: TcsState, cmd: SetMorale) -> NewEvent:
+def _decide_morale(state: TcsState, cmd: SetMorale) -> MoraleSet:
     if cmd.formation not in state.morale:
         raise UnknownIdError(f"{cmd.formation!r} keeps no battalion morale",
                              fix=f"Use one of: {', '.join(state.morale) or 'none'}.")
-    return NewEvent(type="morale_set", payload={
-        "formation": cmd.formation, "before": state.morale[cmd.formation], "value": cmd.value,
-        "reason": cmd.reason})
+    return MoraleSet(formation=cmd.formation, before=state.morale[cmd.formation],
+                     value=cmd.value, reason=cmd.reason)
 
 
 def _moot(state: TcsState, company: str) -> bool:
@@ -318,7 +328,8 @@ def _moot(state: TcsState, company: str) -> bool:
     return not living_hurt and not state.in_pile(company, Pile.DEAD)
 
 
-def _decide_check(state: TcsState, cmd: CheckImplementation, roller: Roller) -> NewEvent:
+def _decide_check(state: TcsState, cmd: CheckImplementation,
+                  roller: Roller) -> ImplementationChecked:
     sheet = state.sheets.get(cmd.sheet)
     if sheet is None:
         raise UnknownIdError(f"no Recovery Op Sheet {cmd.sheet!r}",
@@ -345,20 +356,17 @@ def _decide_check(state: TcsState, cmd: CheckImplementation, roller: Roller) -> 
     p = rec.implementation_chance(needed)
     check = roll(node, roller, reading=lambda v: "implements" if v >= needed else "misses",
                  odds=lambda _: f"needs {needed}+: P(implements) = {fraction_text(p)}")
-    payload: dict[str, Any] = {
-        "sheet": sheet.id, "turn": state.turn, "weighted_turns": sheet.weighted_turns,
-        "row": sheet.row, "column": column, "needed": needed, "roll": check.model_dump(mode="json"),
-        "implemented": check.total >= needed, "recoveries": [], "unassigned": [],
-        "stays_assigned": [], "morale": []}
-    if not payload["implemented"]:
-        return NewEvent(type="implementation_checked", payload=payload)
+    checked = ImplementationChecked(
+        sheet=sheet.id, turn=state.turn, weighted_turns=sheet.weighted_turns, row=sheet.row,
+        column=column, needed=needed, roll=check, implemented=check.total >= needed)
+    if not checked.implemented:
+        return checked
+    recoveries: list[RecoveryRoll] = []
     for company in sheet.companies:
-        key = "stays_assigned" if company in sheet.other_sheet else "unassigned"
-        payload[key].append(company)
         col = columns[company]
         if _moot(state, company) and state.rules.params.skip_moot_rolls:
-            payload["recoveries"].append({"company": company, "column": col.value, "steps": 0,
-                                          "roll": None, "moot": True})
+            recoveries.append(RecoveryRoll(company=company, column=col, steps=0, roll=None,
+                                           moot=True))
             continue
         node = rec.recovery_node(state, company, col)
         reading = rec.steps_reading(state.rules, col)
@@ -366,13 +374,14 @@ def _decide_check(state: TcsState, cmd: CheckImplementation, roller: Roller) -> 
         r = roll(node, roller, reading=lambda v, f=reading: _steps_text(f(v)),  # type: ignore[misc]
                  odds=lambda _, d=dist: rec.odds_text(d, "step"))  # type: ignore[misc]
         steps = reading(r.total)
-        payload["recoveries"].append({"company": company, "column": col.value,
-                                      "steps": steps, "roll": r.model_dump(mode="json"),
-                                      "moot": False,
-                                      "pooling": steps == 0 and can_pool(state, company)})
-    if all(r["moot"] or (r["steps"] == 0 and not r["pooling"]) for r in payload["recoveries"]):
-        payload["morale"] = morale_recovery(state, sheet, roller)
-    return NewEvent(type="implementation_checked", payload=payload)
+        recoveries.append(RecoveryRoll(company=company, column=col, steps=steps, roll=r,
+                                       moot=False,
+                                       pooling=steps == 0 and can_pool(state, company)))
+    morale = () if any(r.waits for r in recoveries) else morale_recovery(state, sheet, roller)
+    return checked.model_copy(update={
+        "recoveries": tuple(recoveries), "morale": morale,
+        "unassigned": tuple(c for c in sheet.companies if c not in sheet.other_sheet),
+        "stays_assigned": tuple(c for c in sheet.companies if c in sheet.other_sheet)})
 
 
 def can_pool(state: TcsState, company: str) -> bool:
@@ -419,7 +428,7 @@ def _columns(state: TcsState, sheet: SheetState, given: dict[str, Column]) -> di
     return columns
 
 
-def morale_recovery(state: TcsState, sheet: SheetState, roller: Roller) -> list[dict[str, Any]]:
+def morale_recovery(state: TcsState, sheet: SheetState, roller: Roller) -> tuple[MoraleRoll, ...]:
     """Battalion morale rolls for each complete battalion on an implemented sheet."""
     results = []
     on_sheet = set(sheet.companies)
@@ -439,12 +448,12 @@ def morale_recovery(state: TcsState, sheet: SheetState, roller: Roller) -> list[
         r = roll(node, roller, reading=lambda v: _plural(rec.morale_points(v), "point"),
                  odds=lambda n: rec.odds_text(n.outcomes(rec.morale_points), "point"))
         points = rec.morale_points(r.total)
-        results.append({"formation": bn, "roll": r.model_dump(mode="json"), "points": points,
-                        "before": before, "after": max(0, before - points)})
-    return results
+        results.append(MoraleRoll(formation=bn, roll=r, points=points, before=before,
+                                  after=max(0, before - points)))
+    return tuple(results)
 
 
-def _decide_distribute(state: TcsState, cmd: Distribute, roller: Roller) -> NewEvent:
+def _decide_distribute(state: TcsState, cmd: Distribute, roller: Roller) -> Distributed:
     _company(state, cmd.company)
     pending = [r for r in state.pending_recoveries() if r.company == cmd.company]
     if not pending:
@@ -457,28 +466,28 @@ def _decide_distribute(state: TcsState, cmd: Distribute, roller: Roller) -> NewE
     for t in cmd.redistribute:
         steps[t.source] -= t.steps
         steps[t.target] += t.steps
-    counters: dict[str, dict[str, Any]] = {}
+    counters: dict[str, CounterAfter] = {}
     for ident, n in steps.items():
         old = state.counters[ident]
         placed = cmd.place.get(ident, sheet.centers.get(cmd.company)) if ident in cmd.resurrect \
             else old.hex
         if n:
-            counters[ident] = {"steps": n, "pile": "map", "hex": str(Hex.parse(placed))
-                               if placed else None}
+            counters[ident] = CounterAfter(steps=n, pile=Pile.MAP,
+                                           hex=str(Hex.parse(placed)) if placed else None)
         else:
-            counters[ident] = {"steps": 0, "pile": "dead", "hex": None}
+            counters[ident] = CounterAfter(steps=0, pile=Pile.DEAD, hex=None)
     counters = {i: v for i, v in counters.items() if v != _cstate(state.counters[i])}
     for ident in cmd.very_dead:
-        counters[ident] = {"steps": 0, "pile": "very_dead", "hex": None}
+        counters[ident] = _VERY_DEAD
     spent = sum(cmd.heal.values()) + sum(cmd.resurrect.values())
-    payload: dict[str, Any] = {
-        "sheet": recovery.sheet, "company": cmd.company, "steps": recovery.steps,
-        "heal": cmd.heal, "resurrect": cmd.resurrect, "very_dead": list(cmd.very_dead),
-        "redistribute": [t.model_dump() for t in cmd.redistribute],
-        "unspent": recovery.steps - spent, "counters": counters, "morale": []}
-    if len([r for r in state.pending_recoveries() if r.sheet == recovery.sheet]) == 1:
-        payload["morale"] = morale_recovery(state, sheet, roller)
-    return NewEvent(type="distributed", payload=payload)
+    last = len([r for r in state.pending_recoveries() if r.sheet == recovery.sheet]) == 1
+    return Distributed(
+        sheet=recovery.sheet, company=cmd.company, steps=recovery.steps, heal=cmd.heal,
+        resurrect=cmd.resurrect, very_dead=tuple(cmd.very_dead),
+        redistribute=tuple(Transfer(source=t.source, target=t.target, steps=t.steps)
+                           for t in cmd.redistribute),
+        unspent=recovery.steps - spent, counters=counters,
+        morale=morale_recovery(state, sheet, roller) if last else ())
 
 
 def _steps_text(n: int) -> str:

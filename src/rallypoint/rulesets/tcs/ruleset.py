@@ -9,7 +9,6 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from rallypoint.core.events import NewEvent
 from rallypoint.core.ruleset import Command, Decision, PolicyInfo, parse_with
 from rallypoint.dice import Roll, Roller
 from rallypoint.rulesets.tcs import fold, rules
@@ -20,15 +19,13 @@ from rallypoint.rulesets.tcs.commands import (
     WriteSheet,
 )
 from rallypoint.rulesets.tcs.data import Column, resolve_data
+from rallypoint.rulesets.tcs.describe import describe
 from rallypoint.rulesets.tcs.distribution import POLICIES, options
+from rallypoint.rulesets.tcs.events import READER, TcsEvent, rolls_of
 from rallypoint.rulesets.tcs.scenario import Pile, load_scenario
 from rallypoint.rulesets.tcs.state import SheetStatus, TcsState
 
 _COMMANDS: TypeAdapter[Any] = TypeAdapter(TcsCommand)
-
-
-def _roll_line(data: Mapping[str, Any] | None) -> str:
-    return Roll.model_validate(data).explain() if data else ""
 
 
 class TcsRuleset:
@@ -53,13 +50,17 @@ class TcsRuleset:
         """A TCS command from JSON (``{"kind": "loss", ...}``)."""
         return parse_with(_COMMANDS, data, "tcs")
 
-    def decide(self, state: TcsState, command: Command, roller: Roller) -> NewEvent:
+    def decide(self, state: TcsState, command: Command, roller: Roller) -> TcsEvent:
         """Validate and resolve a command into its event."""
         return rules.decide(state, command, roller)
 
-    def apply(self, state: TcsState, event_type: str, payload: Mapping[str, Any]) -> TcsState:
+    def read_event(self, event_type: str, payload: Mapping[str, Any]) -> TcsEvent:
+        """A stored TCS payload of any schema version as its typed event."""
+        return READER.read(event_type, payload)
+
+    def apply(self, state: TcsState, event: TcsEvent) -> TcsState:
         """Fold an event (pure)."""
-        return fold.apply(state, event_type, payload)
+        return fold.apply(state, event)
 
     def pending(self, state: TcsState) -> list[Decision]:
         """Distributions waiting for the player, one per company with recovered steps."""
@@ -95,63 +96,13 @@ class TcsRuleset:
         """JSON view of the state."""
         return fold.state_json(state)
 
-    def describe(self, event_type: str, payload: Mapping[str, Any]) -> str:
+    def describe(self, event: TcsEvent) -> str:
         """One line (plus roll lines) for the log."""
-        p = payload
-        if event_type == "loss":
-            note = f" — {p['note']}" if p["note"] else ""
-            return f"{p['counter']} loses {p['steps']} step(s) ({p['cause']}){note}"
-        if event_type == "moved":
-            extra = f"; leaves its center: {p['left_center']['very_dead']} Very Dead" \
-                if p["left_center"] else ""
-            return f"{p['counter']} moves to {p['hex']}{extra}"
-        if event_type == "left_center":
-            return (f"{p['company']} leaves sheet {p['sheet']} ({p['cause']}); Very Dead: "
-                    f"{', '.join(p['very_dead']) or 'none'}")
-        if event_type == "sheet_written":
-            centers = ", ".join(f"{k} at {v}" for k, v in p["centers"].items())
-            return (f"Recovery Op Sheet {p['sheet']} written: {centers}; row {p['row']} "
-                    f"(prep {p['command_prep']} + size {p['size']})")
-        if event_type == "turn_advanced":
-            acc = "; ".join(f"{a['sheet']} +{a['added']} ({a['reason']}) = {a['total']}"
-                            for a in p["accruals"])
-            return f"turn {p['turn']} ({p['clock'][11:16]}{', night' if p['night'] else ''})" + (
-                f": {acc}" if acc else "")
-        if event_type == "implementation_checked":
-            head = (f"{p['sheet']} implementation check: {p['weighted_turns']} weighted turns, "
-                    f"row {p['row']} column {p['column']} needs {p['needed']} — "
-                    f"{'IMPLEMENTS' if p['implemented'] else 'misses'}")
-            lines = [head, "  " + _roll_line(p["roll"])]
-            for r in p["recoveries"]:
-                lines.append("  " + (_roll_line(r["roll"]) if r["roll"] else
-                                     f"{r['company']}: nothing to recover, no roll"))
-            lines += ["  " + _roll_line(m["roll"]) + f" (morale {m['before']}→{m['after']})"
-                      for m in p["morale"]]
-            return "\n".join(lines)
-        if event_type == "distributed":
-            parts = [f"heal {p['heal']}" if p["heal"] else "",
-                     f"resurrect {p['resurrect']}" if p["resurrect"] else "",
-                     f"Very Dead {p['very_dead']}" if p["very_dead"] else "",
-                     f"{p['unspent']} unspent" if p["unspent"] else ""]
-            lines = [f"{p['company']} distributes {p['steps']} step(s): "
-                     + ("; ".join(x for x in parts if x) or "nothing")]
-            lines += ["  " + _roll_line(m["roll"]) + f" (morale {m['before']}→{m['after']})"
-                      for m in p["morale"]]
-            return "\n".join(lines)
-        if event_type == "morale_set":
-            return f"{p['formation']} battalion morale {p['before']}→{p['value']} {p['reason']}"
-        if event_type == "fo_rolled":
-            return "\n".join([f"FO recovery (number {p['number']})"] +
-                             ["  " + _roll_line(r["roll"]) for r in p["rolls"]])
-        return event_type
+        return describe(event)
 
-    def rolls(self, payload: Mapping[str, Any]) -> list[Roll]:
-        """Every roll stored in an event's payload, in the order they were rolled."""
-        found: list[Any] = [payload.get("roll")]
-        found += [r.get("roll") for r in payload.get("recoveries", [])]
-        found += [r.get("roll") for r in payload.get("rolls", [])]
-        found += [m.get("roll") for m in payload.get("morale", [])]
-        return [Roll.model_validate(r) for r in found if r]
+    def rolls(self, event: TcsEvent) -> list[Roll]:
+        """Every roll stored in an event, in the order they were rolled."""
+        return rolls_of(event)
 
     def example_scenarios(self) -> Sequence[Path]:
         """The two worked examples' orders of battle."""
@@ -180,10 +131,6 @@ class TcsRuleset:
             return AdvanceTurn(expected_version=version)
         return CheckImplementation(expected_version=version, sheet="conformance", columns={
             c: Column.HWY for c in sheet.companies if state.oob.fixed_column(c) is None})
-
-
-
-
 
 
 

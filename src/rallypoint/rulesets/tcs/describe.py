@@ -1,0 +1,79 @@
+"""The log's words for each TCS event (one line, then a line per roll)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from rallypoint.rulesets.tcs.events import (
+    Distributed,
+    FoRolled,
+    ImplementationChecked,
+    LeftCenter,
+    Loss,
+    MoraleRoll,
+    MoraleSet,
+    Moved,
+    SheetWritten,
+    TcsEvent,
+    TurnAdvanced,
+)
+
+
+def _map(m: Mapping[str, int]) -> str:
+    # The v1 log printed Python dicts; keep the same words.
+    return str(dict(m))
+
+
+def _morale_lines(rolls: tuple[MoraleRoll, ...]) -> list[str]:
+    return [f"  {m.roll.explain()} (morale {m.before}→{m.after})" for m in rolls]
+
+
+def _check(e: ImplementationChecked) -> str:
+    head = (f"{e.sheet} implementation check: {e.weighted_turns} weighted turns, "
+            f"row {e.row} column {e.column} needs {e.needed} — "
+            f"{'IMPLEMENTS' if e.implemented else 'misses'}")
+    lines = [head, "  " + e.roll.explain()]
+    lines += ["  " + (r.roll.explain() if r.roll else f"{r.company}: nothing to recover, no roll")
+              for r in e.recoveries]
+    return "\n".join(lines + _morale_lines(e.morale))
+
+
+def _distributed(e: Distributed) -> str:
+    parts = [f"heal {_map(e.heal)}" if e.heal else "",
+             f"resurrect {_map(e.resurrect)}" if e.resurrect else "",
+             f"Very Dead {list(e.very_dead)}" if e.very_dead else "",
+             f"{e.unspent} unspent" if e.unspent else ""]
+    line = (f"{e.company} distributes {e.steps} step(s): "
+            + ("; ".join(x for x in parts if x) or "nothing"))
+    return "\n".join([line, *_morale_lines(e.morale)])
+
+
+def describe(e: TcsEvent) -> str:
+    """One line (plus roll lines) saying what an event did."""
+    if isinstance(e, Loss):
+        note = f" — {e.note}" if e.note else ""
+        return f"{e.counter} loses {e.steps} step(s) ({e.cause}){note}"
+    if isinstance(e, Moved):
+        extra = f"; leaves its center: {list(e.left_center.very_dead)} Very Dead" \
+            if e.left_center else ""
+        return f"{e.counter} moves to {e.hex}{extra}"
+    if isinstance(e, LeftCenter):
+        return (f"{e.company} leaves sheet {e.sheet} ({e.cause}); Very Dead: "
+                f"{', '.join(e.very_dead) or 'none'}")
+    if isinstance(e, SheetWritten):
+        centers = ", ".join(f"{k} at {v}" for k, v in e.centers.items())
+        return (f"Recovery Op Sheet {e.sheet} written: {centers}; row {e.row} "
+                f"(prep {e.command_prep} + size {e.size})")
+    if isinstance(e, TurnAdvanced):
+        acc = "; ".join(f"{a.sheet} +{a.added} ({a.reason}) = {a.total}" for a in e.accruals)
+        return f"turn {e.turn} ({e.clock:%H:%M}{', night' if e.night else ''})" + (
+            f": {acc}" if acc else "")
+    if isinstance(e, ImplementationChecked):
+        return _check(e)
+    if isinstance(e, Distributed):
+        return _distributed(e)
+    if isinstance(e, MoraleSet):
+        return f"{e.formation} battalion morale {e.before}→{e.value} {e.reason}"
+    assert isinstance(e, FoRolled)
+    return "\n".join([f"FO recovery (number {e.number})",
+                      *("  " + r.roll.explain() for r in e.rolls)])

@@ -1,0 +1,241 @@
+"""TCS events: what each command decided, as frozen values (outcomes and rolls inside).
+
+Every event carries the conditions it leaves counters in (``counters``), so the fold only writes
+them down: it never re-checks a rule or re-reads a table. Schema versions:
+
+- v1 (campaigns before 2026-12-01): the same fields, no ``v`` key.
+- v2 (now): ``v = 2``. The v1 → v2 upcast only adds the version.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rallypoint.core.events import EventModel, EventReader, FrozenMap
+from rallypoint.dice import Roll
+from rallypoint.rulesets.tcs.data import Column
+from rallypoint.rulesets.tcs.scenario import Pile
+
+SCHEMA = 2
+"""The TCS event schema version written now."""
+
+
+class _Value(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class CounterAfter(_Value):
+    """A counter's condition after the event: steps, pile and hex (``None`` off the map)."""
+
+    steps: int
+    pile: Pile
+    hex: str | None
+
+
+Counters = FrozenMap[str, CounterAfter]
+
+
+class _Changes(EventModel):
+    v: int = SCHEMA
+    counters: Counters = Field(default_factory=dict)
+
+
+class LeaveOutcome(_Value):
+    """A company leaves its recovery center: half its Dead Pile goes Very Dead (seed)."""
+
+    company: str
+    sheet: str
+    cause: str
+    very_dead: tuple[str, ...]
+    sheet_cancelled: bool
+    counters: Counters
+
+
+class Loss(_Changes):
+    """Steps lost; at zero the counter went to the pile ``note`` explains."""
+
+    type: Literal["loss"] = "loss"
+    counter: str
+    steps: int
+    cause: str
+    note: str
+    exception_count: int | None
+
+
+class LeftCenter(_Changes):
+    """A recovering company forced or moved off its center (``LeaveOutcome`` as an event)."""
+
+    type: Literal["left_center"] = "left_center"
+    company: str
+    sheet: str
+    cause: str
+    very_dead: tuple[str, ...]
+    sheet_cancelled: bool
+
+
+class Moved(_Changes):
+    """A counter moved; ``left_center`` when the move took its company off its center."""
+
+    type: Literal["moved"] = "moved"
+    counter: str
+    hex: str
+    left_center: LeaveOutcome | None
+
+
+class SheetWritten(_Changes):
+    """A Recovery Op Sheet written up, with every company's center and its table row."""
+
+    type: Literal["sheet_written"] = "sheet_written"
+    sheet: str
+    members: tuple[str, ...]
+    companies: tuple[str, ...]
+    centers: FrozenMap[str, str]
+    other_sheet: tuple[str, ...]
+    size: int
+    command_prep: int
+    row: int
+    vehicle: bool
+    turn: int
+
+
+class Accrual(_Value):
+    """Weighted turns one pending sheet gained this turn, and why."""
+
+    sheet: str
+    added: int
+    reason: str
+    total: int
+
+
+class TurnAdvanced(_Changes):
+    """The next turn: its number, clock, night, and each pending sheet's accrual."""
+
+    type: Literal["turn_advanced"] = "turn_advanced"
+    turn: int
+    clock: datetime
+    night: bool
+    accruals: tuple[Accrual, ...]
+
+
+class MoraleSet(_Changes):
+    """A battalion morale change made by the core game."""
+
+    type: Literal["morale_set"] = "morale_set"
+    formation: str
+    before: int
+    value: int
+    reason: str
+
+
+class MoraleRoll(_Value):
+    """A battalion morale recovery roll and what it took off."""
+
+    formation: str
+    roll: Roll
+    points: int
+    before: int
+    after: int
+
+
+class RecoveryRoll(_Value):
+    """One company's recovery roll (``None`` when moot: nothing to recover, no roll)."""
+
+    company: str
+    column: Column
+    steps: int
+    roll: Roll | None
+    moot: bool
+    pooling: bool = False
+
+    @property
+    def waits(self) -> bool:
+        """Whether a distribution decision follows (steps to spend, or steps to pool)."""
+        return not self.moot and (self.steps > 0 or self.pooling)
+
+
+class ImplementationChecked(_Changes):
+    """An implementation roll; on success every company's recovery roll and any morale rolls."""
+
+    type: Literal["implementation_checked"] = "implementation_checked"
+    sheet: str
+    turn: int
+    weighted_turns: int
+    row: int
+    column: int
+    needed: int
+    roll: Roll
+    implemented: bool
+    recoveries: tuple[RecoveryRoll, ...] = ()
+    unassigned: tuple[str, ...] = ()
+    stays_assigned: tuple[str, ...] = ()
+    morale: tuple[MoraleRoll, ...] = ()
+
+
+class Transfer(_Value):
+    """Steps moved between two counters of one company in one hex."""
+
+    source: str
+    target: str
+    steps: int
+
+
+class Distributed(_Changes):
+    """A company's recovered steps spent, and the battalion morale rolls after the last one."""
+
+    type: Literal["distributed"] = "distributed"
+    sheet: str
+    company: str
+    steps: int
+    heal: FrozenMap[str, int]
+    resurrect: FrozenMap[str, int]
+    very_dead: tuple[str, ...]
+    redistribute: tuple[Transfer, ...]
+    unspent: int
+    morale: tuple[MoraleRoll, ...] = ()
+
+
+class FoRoll(_Value):
+    """One dead Soviet FO's roll and whether it came back."""
+
+    counter: str
+    roll: Roll
+    returned: bool
+
+
+class FoRolled(_Changes):
+    """The whole-hour FO recovery rolls."""
+
+    type: Literal["fo_rolled"] = "fo_rolled"
+    turn: int
+    number: int
+    rolls: tuple[FoRoll, ...]
+
+
+TcsEvent = Loss | LeftCenter | Moved | SheetWritten | TurnAdvanced | MoraleSet \
+    | ImplementationChecked | Distributed | FoRolled
+"""Every TCS event."""
+
+
+def _v1(event_type: str, payload: dict[str, Any]) -> dict[str, Any]:
+    # v1 had every field v2 has; it only lacked the version.
+    return {**payload, "v": 2}
+
+
+READER: EventReader[TcsEvent] = EventReader(
+    Annotated[TcsEvent, Field(discriminator="type")], SCHEMA, {1: _v1}, "tcs")
+"""Reads stored TCS payloads of any schema version."""
+
+
+def rolls_of(event: TcsEvent) -> list[Roll]:
+    """Every roll an event stores, in the order they were rolled."""
+    if isinstance(event, ImplementationChecked):
+        return [event.roll, *(r.roll for r in event.recoveries if r.roll),
+                *(m.roll for m in event.morale)]
+    if isinstance(event, Distributed):
+        return [m.roll for m in event.morale]
+    if isinstance(event, FoRolled):
+        return [r.roll for r in event.rolls]
+    return []
