@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from rallypoint.core.campaign import Campaign, created_event, start
+from rallypoint.core.campaign import Campaign, created_event, start, stored_rolls
 from rallypoint.core.events import EventRecord, NewEvent
 from rallypoint.core.ruleset import Ruleset, registered
 from rallypoint.dice import ScriptedRoller, SeededRoller, v1
@@ -19,6 +19,9 @@ from rallypoint.dice.play import roller_for, with_proof
 SECRET = hashlib.sha256(b"audit test secret").digest()
 CASES = [(name, path) for name, ruleset in registered().items()
          for path in ruleset.example_scenarios()]
+
+
+SQUARES_ROLLS = stored_rolls(registered()["squares"])
 
 
 def server_created(ruleset: Ruleset[Any], scenario: Path) -> NewEvent:
@@ -43,7 +46,7 @@ def playthrough(name: str, scenario: Path) -> Campaign:
 
 
 def check(c: Campaign, secret: bytes | None = SECRET) -> DiceReport:
-    return audit(c.events, c.ruleset.rolls, None if secret is None else secret.hex())
+    return audit(c.events, lambda e: c.rolls(e.seq), None if secret is None else secret.hex())
 
 
 @pytest.mark.parametrize(("name", "scenario"), CASES, ids=[f"{n}:{p.stem}" for n, p in CASES])
@@ -53,7 +56,7 @@ def test_every_roll_of_a_playthrough_verifies(name: str, scenario: Path) -> None
     assert report.ok, report.events
     assert report.count(Verdict.VERIFIED) > 0
     assert report.count(Verdict.VERIFIED) == sum(
-        len(r.faces) for e in c.events for r in c.ruleset.rolls(e.payload))
+        len(r.faces) for e in c.events for r in c.rolls(e.seq))
     # Without the secret the rolls are committed, not yet checkable — never "verified".
     hidden = check(c, None)
     assert hidden.ok and hidden.count(Verdict.VERIFIED) == 0
@@ -62,7 +65,7 @@ def test_every_roll_of_a_playthrough_verifies(name: str, scenario: Path) -> None
 
 def rolling_campaign() -> tuple[Campaign, int]:
     c = playthrough("squares", registered()["squares"].example_scenarios()[0])
-    seq = next(e.seq for e in c.events if c.ruleset.rolls(e.payload))
+    seq = next(e.seq for e in c.events if c.rolls(e.seq))
     return c, seq
 
 
@@ -89,7 +92,7 @@ def test_an_edited_face_is_caught_even_when_the_chain_is_rehashed() -> None:
         proof["tape"] = [[s, 6 if f != 6 else 5] for s, f in proof["tape"]]
         return {**payload, "roll": roll, PROOF_KEY: proof}
 
-    report = audit(edited(c, seq, better_roll), c.ruleset.rolls, SECRET.hex())
+    report = audit(edited(c, seq, better_roll), stored_rolls(c.ruleset), SECRET.hex())
     assert not report.ok
     failed = [e for e in report.events if e.verdict is Verdict.FAILED]
     assert failed[0].seq == seq and "dice-v1 gives" in failed[0].reason
@@ -103,7 +106,7 @@ def test_faces_that_differ_from_the_tape_are_caught() -> None:
         roll["faces"] = [7 - f for f in roll["faces"]]
         return {**payload, "roll": roll}
 
-    report = audit(edited(c, seq, roll_only), c.ruleset.rolls, SECRET.hex())
+    report = audit(edited(c, seq, roll_only), stored_rolls(c.ruleset), SECRET.hex())
     assert [e.reason for e in report.events if e.verdict is Verdict.FAILED] == [
         "the faces stored in the event are not the faces on the proof's tape"]
 
@@ -111,17 +114,17 @@ def test_faces_that_differ_from_the_tape_are_caught() -> None:
 def test_a_stripped_proof_and_a_moved_proof_are_caught() -> None:
     c, seq = rolling_campaign()
     stripped = audit(edited(c, seq, lambda p: {k: v for k, v in p.items() if k != PROOF_KEY}),
-                     c.ruleset.rolls, SECRET.hex())
+                     stored_rolls(c.ruleset), SECRET.hex())
     assert "without a dice-v1 proof" in stripped.events[0].reason
     moved = audit(edited(c, seq, lambda p: {**p, PROOF_KEY: {**p[PROOF_KEY], "position": 99}}),
-                  c.ruleset.rolls, SECRET.hex())
+                  stored_rolls(c.ruleset), SECRET.hex())
     assert not moved.ok and "position 99" in moved.events[0].reason
 
 
 def test_a_wrong_secret_is_refused_before_any_roll() -> None:
     c, _ = rolling_campaign()
     with pytest.raises(Exception, match="does not match the commitment"):
-        audit(c.events, c.ruleset.rolls, bytes(32).hex())
+        audit(c.events, stored_rolls(c.ruleset), bytes(32).hex())
 
 
 def test_undo_then_retry_sees_the_same_dice() -> None:
@@ -133,13 +136,13 @@ def test_undo_then_retry_sees_the_same_dice() -> None:
         assert next_command is not None
         command, before = next_command, c
         c = c.record(decide(c, command))
-        rolled = ruleset.rolls(c.events[-1].payload)
+        rolled = list(c.rolls(c.version))
     position = logical_position(before.events)
     c = c.undo()
     assert logical_position(c.events) == position  # back where the command was decided
     retry = command.model_copy(update={"expected_version": c.version})
     c = c.record(decide(c, retry))
-    assert ruleset.rolls(c.events[-1].payload) == rolled
+    assert list(c.rolls(c.version)) == rolled
     assert check(c).ok
 
 
@@ -150,8 +153,8 @@ def test_typed_dice_are_marked_and_not_rederived() -> None:
         command = ruleset.conformance_commands(c.state, c.version)
         assert command is not None
         trial = c.decide(command, SeededRoller("probe", "probe"))
-        if ruleset.rolls(trial.payload):
-            count = sum(len(r.faces) for r in ruleset.rolls(trial.payload))
+        if ruleset.rolls(trial.event):
+            count = sum(len(r.faces) for r in ruleset.rolls(trial.event))
             c = c.record(decide(c, command, [3] * count))
             break
         c = c.record(decide(c, command))
@@ -182,7 +185,7 @@ def play_pair(c: Campaign, rounds: list[int], seeds: dict[str, bytes] = SEEDS) -
     while todo:
         command = ruleset.conformance_commands(c.state, c.version)
         assert command is not None
-        if not ruleset.rolls(c.decide(command, SeededRoller("probe", "probe")).payload):
+        if not ruleset.rolls(c.decide(command, SeededRoller("probe", "probe")).event):
             c = c.record(c.decide(command, ScriptedRoller([])))  # no dice, no round
             continue
         index = todo.pop(0)
@@ -195,17 +198,17 @@ def play_pair(c: Campaign, rounds: list[int], seeds: dict[str, bytes] = SEEDS) -
 
 def test_pair_rounds_verify_from_the_revealed_links() -> None:
     c = play_pair(pair_campaign(), [1, 2])
-    report = audit(c.events, c.ruleset.rolls)
+    report = audit(c.events, stored_rolls(c.ruleset))
     assert report.ok and report.count(Verdict.VERIFIED) > 0
 
 
 def test_a_link_off_the_chain_or_a_reused_round_is_caught() -> None:
     forged = {**SEEDS, "soviet": hashlib.sha256(b"not soviet's seed").digest()}
     c = play_pair(pair_campaign(), [1, 2], forged)
-    report = audit(c.events, c.ruleset.rolls)
+    report = audit(c.events, stored_rolls(c.ruleset))
     assert not report.ok and "not on the chain" in report.events[0].reason
     # Reusing round 1 at a new position would let a seat that saw the links choose its command.
-    report = audit(play_pair(pair_campaign(), [1, 1]).events, registered()["squares"].rolls)
+    report = audit(play_pair(pair_campaign(), [1, 1]).events, SQUARES_ROLLS)
     assert not report.ok and "out of order" in report.events[-1].reason
-    skipped = audit(play_pair(pair_campaign(), [1, 3]).events, registered()["squares"].rolls)
+    skipped = audit(play_pair(pair_campaign(), [1, 3]).events, SQUARES_ROLLS)
     assert not skipped.ok and "out of order" in skipped.events[-1].reason

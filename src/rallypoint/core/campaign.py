@@ -8,7 +8,7 @@ rewritten. A command carries the version it was made against and a stale one is 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,10 +54,21 @@ def created_from_scenario(
 
 
 def read_event(ruleset: Ruleset[Any], record: EventRecord) -> EventModel:
+    # ``record`` may be any stored event with ``type`` and ``payload`` (an EventRecord or an
+    # audit's view of one).
     """The typed event of a stored record (core or ruleset), upcast to the current version."""
     if record.type in (CREATED, UNDONE):
         return CORE_EVENTS.read(record.type, record.payload)
     return ruleset.read_event(record.type, record.payload)
+
+
+def stored_rolls(ruleset: Ruleset[Any]) -> Callable[[Any], Sequence[Roll]]:
+    """A reader of the rolls stored in any record of a ``ruleset`` campaign (read afresh from
+    its payload, e.g. for an audit of a log that may have been edited)."""
+    def rolls(record: Any) -> Sequence[Roll]:
+        event = read_event(ruleset, record)
+        return () if isinstance(event, Created | Undone) else ruleset.rolls(event)
+    return rolls
 
 
 @dataclass(frozen=True)
@@ -94,7 +105,15 @@ class Campaign:
 
     @property
     def seed(self) -> str:
-        """The campaign's dice seed (from its ``created`` event)."""
+        """The campaign's plain dice seed (from its ``created`` event).
+
+        Raises:
+            IllegalNowError: A ``dice-v1`` campaign, which has no plain seed.
+        """
+        if self.created.seed is None:
+            raise IllegalNowError(
+                f"{self.name!r} rolls its dice by dice-v1 and has no plain seed",
+                fix="Roll through the session, which holds the campaign's dice.")
         return self.created.seed
 
     @property

@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from types import MappingProxyType
-from typing import Annotated, Any, Generic, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -95,10 +95,19 @@ class EventModel(BaseModel):
 
     type: str
     v: int
+    dice_proof: FrozenMap[str, Any] | None = None
+    """The proof of the event's dice in a ``dice-v1`` campaign, joined by the front end after
+    ``decide`` (:func:`rallypoint.dice.play.with_proof`); rules never read it."""
+
+    _omit_when_none: ClassVar[tuple[str, ...]] = ("dice_proof",)
 
     def payload(self) -> dict[str, Any]:
-        """The JSON payload to store: every field but ``type`` (by its stored name)."""
+        """The JSON payload to store: every field but ``type`` (by its stored name); envelope
+        keys that are absent stay absent."""
         data: dict[str, Any] = self.model_dump(mode="json", exclude={"type"}, by_alias=True)
+        for key in self._omit_when_none:
+            if data.get(key, 0) is None:
+                del data[key]
         return data
 
 
@@ -201,7 +210,8 @@ class Created(EventModel):
         name: The name given at creation.
         scenario: The validated, JSON-ready scenario.
         rules_data: The ruleset's data with the scenario's overrides applied.
-        seed: The campaign's dice seed.
+        seed: The campaign's plain dice seed (campaigns before ``dice-v1``), else ``None``.
+        dice: The ``dice-v1`` scheme and its commitment (see :mod:`rallypoint.dice.v1`).
     """
 
     type: Literal["created"] = "created"
@@ -210,7 +220,10 @@ class Created(EventModel):
     name: str
     scenario: FrozenMap[str, Any]
     rules_data: FrozenMap[str, Any]
-    seed: str
+    seed: str | None = None
+    dice: FrozenMap[str, Any] | None = None
+
+    _omit_when_none: ClassVar[tuple[str, ...]] = ("dice_proof", "seed", "dice")
 
 
 class Undone(EventModel):

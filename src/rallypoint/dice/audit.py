@@ -53,8 +53,9 @@ class LoggedEvent(Protocol):
     def payload(self) -> dict[str, Any]: ...
 
 
-RollsOf = Callable[[Mapping[str, Any]], Sequence[Roll]]
-"""The ruleset's reader of the rolls stored in an event payload (``Ruleset.rolls``)."""
+RollsOf = Callable[[LoggedEvent], Sequence[Roll]]
+"""Reads the rolls stored in a logged event (its typed event's rolls, e.g. ``Campaign.rolls``:
+a payload alone does not say which event type it is)."""
 
 
 class Verdict(StrEnum):
@@ -170,7 +171,7 @@ def audit(events: Sequence[LoggedEvent], rolls_of: RollsOf,
     results: list[EventDice] = []
     for event in events[1:]:
         if event.type != _UNDONE:
-            rolls = list(rolls_of(event.payload))
+            rolls = list(rolls_of(event))
             found = _check_event(walk, event, rolls)
             if found is not None:
                 results.append(found)
