@@ -111,6 +111,5 @@ def preview(campaign: Campaign, command: Command | Mapping[str, Any]) -> Preview
     except RallypointError as exc:
         return Preview(parsed, exc, None, None, ())
     rolls = tuple(PendingRoll(n.purpose, n.dice.label, n.modifiers) for n in roller.nodes)
-    summary = None if rolls else after.ruleset.describe(after.events[-1].type,
-                                                        after.events[-1].payload)
+    summary = None if rolls else after.describe(after.version)
     return Preview(parsed, None, after, summary, rolls)

@@ -121,8 +121,8 @@ def _views(campaign: Any) -> None:
 def _step(campaign: Any, record: EventRecord) -> Any:
     after = campaign.with_event(record)
     if record.type != UNDONE:
-        campaign.ruleset.describe(record.type, record.payload)
-        campaign.ruleset.rolls(record.payload)
+        after.describe(record.seq)
+        after.rolls(record.seq)
     return after
 
 
