@@ -174,7 +174,7 @@ def test_create_generated_roster_table_json_and_export(db: Path, tmp_path: Path)
     assert "created platoon campaign p" in out
     table = ok("platoon", "roster")
     assert "morale 60" in table and "actions 0/6" in table and "fit tanks 5" in table
-    assert "Adams" in table and "gunner" in table
+    assert "Adams" in table and "gunr" in table
     roster = json.loads(ok("platoon", "roster", "--json"))
     assert roster["schema"] == "rallypoint.platoon.roster/1"
     assert (roster["day"], roster["action"], roster["withdrawn"], roster["morale"],
@@ -308,3 +308,51 @@ def test_report_at_the_prompts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     state = json.loads(runner.invoke(app, ["show", "--json"]).output)["state"]
     assert state["crews"]["1"]["cohesion"] == 57  # 55 from the report, +2 for the evening
     assert state["morale"] == 70
+
+
+def test_men_and_tanks_by_name_and_decisions_by_name(db: Path, tmp_path: Path) -> None:
+    ok("platoon", "create", "--roster", str(roster_file(tmp_path)), "--name", "r")
+    listing = ok("platoon", "decisions")
+    assert "  empty seats: crew 1 loader" in listing and "{" not in listing
+    # A name, any case, or a unique prefix of it, is as good as the id.
+    assert "Eames takes crew 1's loader seat" in ok("platoon", "place", "eam", "1", "loader")
+    ok("undo")
+    assert "Eames takes crew 1's loader seat" in ok("platoon", "place", "EAMES", "1", "loader")
+    ok("undo")
+    refused(db, "platoon", "place", "Eamz", "1", "loader",
+            needle="no man 'Eamz' in this platoon. Did you mean Eames?")
+
+
+def test_a_prefix_shared_by_two_men_is_refused_with_both() -> None:
+    from platoon_kit import campaign, man
+
+    from rallypoint.core.errors import MalformedInputError, UnknownIdError
+    from rallypoint.rulesets.platoon.people import find_man, find_tank
+
+    c = campaign(action_days=(), extra=[man("U1", "loader", name="Baker"),
+                                        man("U2", "loader", name="Baxter")])
+    s = c.state
+    assert find_man(s, "bake") == "U1" and find_man(s, "u2") == "U2"
+    assert find_man(s, "gunner 2") == "2G"
+    with pytest.raises(MalformedInputError, match="'ba' could be Baker \\(U1\\) or Baxter \\(U2\\)"):
+        find_man(s, "ba")
+    assert find_tank(s, "able") == "t1" and find_tank(s, "Ch") == "t3"
+    with pytest.raises(UnknownIdError, match="no tank 'Zed'"):
+        find_tank(s, "Zed")
+
+
+def test_the_roster_shows_every_field_at_80_columns(db: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    tmp_path: Path) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    ok("platoon", "create", "--roster", str(roster_file(tmp_path)), "--name", "r")
+    day1 = tmp_path / "day1.json"
+    day1.write_text(json.dumps(DAY1_JSON), encoding="utf-8")
+    ok("platoon", "report", str(day1), "--dice", "2,3")
+    table = ok("platoon", "roster")
+    assert max(len(line) for line in table.splitlines()) <= 80
+    assert "…" not in table
+    men = state()["state"]["men"]
+    wounded = next(m for m in men.values() if m["wound"] == "light")
+    row = next(line for line in table.splitlines() if f"{wounded['name']} {wounded['id']}" in line)
+    assert f"light d{wounded['fit_day']}" in row
+    assert f"{wounded['fatigue']:>3}" in row and str(wounded["steadiness"]) in row

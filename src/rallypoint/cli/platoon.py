@@ -213,54 +213,65 @@ def decisions(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
         return
     if not pending:
         console.print("no decisions pending")
+    from rallypoint.rulesets.platoon.views import decision_lines
+
     for d in pending:
-        console.print(escape(f"{d.key}: {d.prompt}"), highlight=False)
-        console.print(escape(f"  choices: {d.options}"), highlight=False, soft_wrap=True)
+        for line in decision_lines(c.state, d):
+            console.print(escape(line), highlight=False)
 
 
 @app.command()
 def place(
-    man: Annotated[str, typer.Argument(help="Man id.")],
+    man: Annotated[str, typer.Argument(help="The man: his name (or the start of it) or id.")],
     crew: Annotated[str, typer.Argument(help="Crew id.")],
     seat: Annotated[str, typer.Argument(help="commander, gunner, loader, driver, "
                                              "assistant_driver.")],
     campaign: CampaignOpt = None,
 ) -> None:
     """Place an unassigned man in an empty seat (a stranger: the crew loses cohesion)."""
+    from rallypoint.rulesets.platoon.people import find_man
+
     execute(campaign, lambda c: c.ruleset.parse_command(
-        {"kind": "place", "man": man, "crew": crew, "seat": seat, "expected_version": c.version}),
-        None)
+        {"kind": "place", "man": find_man(c.state, man), "crew": crew, "seat": seat,
+         "expected_version": c.version}), None)
 
 
 @app.command()
 def commander(
     crew: Annotated[str, typer.Argument(help="Crew whose commander seat is empty.")],
-    man: Annotated[str | None, typer.Option(help="The man who takes the seat.")] = None,
+    man: Annotated[str | None, typer.Option(
+        help="The man who takes the seat: his name (or the start of it) or id.")] = None,
     wait: Annotated[bool, typer.Option(help="Let the seat wait (for today).")] = False,
     campaign: CampaignOpt = None,
 ) -> None:
     """Fill a commander seat (14.8): the crew's own man, another crew's non-commander, or wait."""
     from rallypoint.core.errors import MalformedInputError
+    from rallypoint.rulesets.platoon.people import find_man
 
     def build(c: Campaign) -> Command:
         if wait == (man is not None):
             raise MalformedInputError("give exactly one of --man or --wait",
-                                      fix="e.g. `platoon commander 2 --man m007`.")
-        data: dict[str, Any] = ({"kind": "wait", "crew": crew} if wait else
-                                {"kind": "commander", "crew": crew, "man": man})
+                                      fix="e.g. `platoon commander 2 --man Garcia`.")
+        data: dict[str, Any] = ({"kind": "wait", "crew": crew} if wait or man is None else
+                                {"kind": "commander", "crew": crew,
+                                 "man": find_man(c.state, man)})
         return c.ruleset.parse_command({**data, "expected_version": c.version})
     execute(campaign, build, None)
 
 
 @app.command()
 def tank(
-    tank_id: Annotated[str, typer.Argument(metavar="TANK", help="Tank id (in the park).")],
+    tank_id: Annotated[str, typer.Argument(
+        metavar="TANK", help="The tank in the park: its name (or the start of it) or id.")],
     crew: Annotated[str, typer.Argument(help="Crew without a tank.")],
     campaign: CampaignOpt = None,
 ) -> None:
     """Give a tank waiting in the park to a crew without one."""
+    from rallypoint.rulesets.platoon.people import find_tank
+
     execute(campaign, lambda c: c.ruleset.parse_command(
-        {"kind": "tank", "tank": tank_id, "crew": crew, "expected_version": c.version}), None)
+        {"kind": "tank", "tank": find_tank(c.state, tank_id), "crew": crew,
+         "expected_version": c.version}), None)
 
 
 @app.command()
@@ -337,8 +348,13 @@ def simulate(
     render(c)
 
 
+SEAT_SHORT = {"commander": "cmdr", "gunner": "gunr", "loader": "ldr", "driver": "drvr",
+              "assistant_driver": "asst"}
+
+
 def render(c: Campaign) -> None:
     """The roster as a Rich table, for ``rallypoint show`` and ``platoon roster``."""
+    from rich import box
     from rich.markup import escape
     from rich.table import Table
 
@@ -349,23 +365,27 @@ def render(c: Campaign) -> None:
     console.print(f"[bold]{escape(data['name'])}[/] · year {data['year']}, day {data['day']} "
                   f"({day_kind}) · actions {acts['fought']}/{acts['total']} · morale "
                   f"{data['morale']} · fit tanks {len(data['fit_tanks'])}", highlight=False)
-    table = Table()
-    for heading in ("crew", "seat", "man", "skill", "fatigue", "steady", "wound", "cohesion"):
-        table.add_column(heading, no_wrap=heading != "wound", min_width=9 if heading == "wound"
-                         else None)
+    # Every field fits 80 columns: short headings (the legend below says them in full), a
+    # borderless table, and the crew's tank and cohesion on its first row only.
+    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False)
+    for heading in ("crew", "seat", "man", "skl", "fatigue", "std", "wound", "coh"):
+        table.add_column(heading, no_wrap=True,
+                         justify="right" if heading in ("skl", "std", "coh") else "left")
     for crew_id, crew in data["crews"].items():
         tank = data["tanks"].get(crew["tank"]) if crew["tank"] else None
         label = f"{crew_id} {tank['name'] if tank else '(no tank)'}"
         for n, (seat, man_id) in enumerate(crew["seats"].items()):
             m = data["men"].get(man_id) if man_id else None
-            table.add_row(escape(label) if n == 0 else "", seat.replace("assistant_", "asst "),
-                          escape(f"{m['name']} ({man_id})" + (" Lt" if m["lieutenant"] else ""))
+            table.add_row(escape(label) if n == 0 else "", SEAT_SHORT[seat],
+                          escape(f"{m['name']} {man_id}" + (" Lt" if m["lieutenant"] else ""))
                           if m else "[dim]empty[/]",
                           str(m["skill"]) if m else "", _bar(m["fatigue"]) if m else "",
                           str(m["steadiness"]) if m else "",
-                          (f"light, fit day {m['fit_day']}" if m and m["wound"] == "light"
-                           else ""), str(crew["cohesion"]) if n == 0 else "")
+                          (f"light d{m['fit_day']}" if m and m["wound"] == "light" else ""),
+                          str(crew["cohesion"]) if n == 0 else "")
     console.print(table)
+    console.print("skl skill · std steadiness · coh crew cohesion · light dN: lightly wounded, "
+                  "fit on day N", highlight=False)
     if data["unassigned"]:
         console.print("unassigned: " + ", ".join(
             f"{data['men'][m]['name']} ({m}, {data['men'][m]['trade']})"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from fractions import Fraction
 
-from rallypoint.core.errors import IllegalNowError, UnknownIdError
+from rallypoint.core.errors import IllegalNowError, MalformedInputError, UnknownIdError
 from rallypoint.dice import fraction_text
 from rallypoint.rulesets.platoon import dice as pd
 from rallypoint.rulesets.platoon.data import ATTRIBUTES
@@ -116,6 +116,63 @@ def land_arrivals(state: PlatoonState, dice: pd.Recorder, every: bool = False) -
                              transfer=r.outcome == "transfer")
         state = state.with_man(replace(man, lieutenant=request.lieutenant))
     return state
+
+
+def _matches(text: str, entries: list[tuple[str, str]]) -> list[str]:
+    """Ids whose id or name is ``text`` (any case), else whose name it begins, uniquely or not."""
+    word = " ".join(text.split()).casefold()
+    exact = [i for i, name in entries if word in (i.casefold(), name.casefold())]
+    if exact:
+        return list(dict.fromkeys(exact))
+    return list(dict.fromkeys(i for i, name in entries if name.casefold().startswith(word)))
+
+
+def _pick(state: PlatoonState, text: str, what: str, entries: list[tuple[str, str]],
+          label: dict[str, str]) -> str:
+    import difflib
+
+    found = _matches(text, entries)
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise MalformedInputError(
+            f"{text!r} could be {' or '.join(label[i] for i in found[:6])}",
+            fix=f"Give more of the {what}'s name, or its id.")
+    words = [name for _, name in entries] + [i for i, _ in entries]
+    near = difflib.get_close_matches(text, words, n=3, cutoff=0.6)
+    hint = f"Did you mean {' or '.join(near)}? " if near else ""
+    raise UnknownIdError(f"no {what} {text!r} in this platoon",
+                         fix=f"{hint}Use a name or id from `rallypoint platoon roster`.")
+
+
+def find_man(state: PlatoonState, text: str) -> str:
+    """The id of the man ``text`` names: his id or name (any case), or a prefix of the name no
+    other man shares; men still with the platoon are preferred to the dead and evacuated.
+
+    Raises:
+        UnknownIdError: No such man (with the nearest names).
+        MalformedInputError: The prefix fits several men (they are listed).
+    """
+    here = [m for m in state.men.values() if m.status not in (Status.KILLED, Status.EVACUATED)]
+    pool = here if _matches(text, [(m.id, m.name) for m in here]) else list(state.men.values())
+    return _pick(state, text, "man", [(m.id, m.name) for m in pool],
+                 {m.id: f"{m.name} ({m.id})" for m in pool})
+
+
+def find_tank(state: PlatoonState, text: str) -> str:
+    """The id of the tank ``text`` names: its id or name (any case), or a unique prefix of the
+    name; tanks still with the platoon are preferred to retired and written-off ones (a new
+    tank may carry its predecessor's name, 14.9).
+
+    Raises:
+        UnknownIdError: No such tank.
+        MalformedInputError: The prefix fits several tanks.
+    """
+    gone = (TankStatus.RETIRED, TankStatus.WRITTEN_OFF)
+    here = [t for t in state.tanks.values() if t.status not in gone]
+    pool = here if _matches(text, [(t.id, t.name) for t in here]) else list(state.tanks.values())
+    return _pick(state, text, "tank", [(t.id, t.name) for t in pool],
+                 {t.id: f"{t.name} ({t.id})" for t in pool})
 
 
 def _man(state: PlatoonState, man_id: str) -> Man:

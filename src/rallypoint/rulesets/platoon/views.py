@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rallypoint.core.ruleset import Decision
 from rallypoint.rulesets.platoon.model import SEATS, PlatoonState, Status, TankStatus, Wound
 
 if TYPE_CHECKING:
@@ -40,6 +41,27 @@ def state_json(state: PlatoonState) -> dict[str, Any]:
                       "filed_day": r.filed_day, "arrival_day": r.arrival_day,
                       "reason": r.reason} for r in state.requests],
     }
+
+
+def _who(state: PlatoonState, man_id: str) -> str:
+    man = state.men.get(man_id)
+    return f"{man.name} ({man_id})" if man else man_id
+
+
+def decision_lines(state: PlatoonState, decision: Decision) -> list[str]:
+    """A pending decision in words, its choices by name (``Baker (m002)``), for a listing."""
+    o = decision.options
+    lines = [f"{decision.key}: {decision.prompt}"]
+    if decision.kind == "place":
+        seats = [f"crew {s['crew']} {s['seat'].replace('_', ' ')}" for s in o["seats"]]
+        lines.append(f"  empty seats: {', '.join(seats)}")
+    elif decision.kind == "commander":
+        own = ", ".join(_who(state, m) for m in o["own"]) or "none"
+        other = ", ".join(_who(state, m) for m in o["other"]) or "none"
+        lines += [f"  its own men: {own}", f"  from another crew: {other}", "  or wait"]
+    elif decision.kind == "tank":
+        lines.append(f"  crews without a tank: {', '.join(o['crews'])}")
+    return lines
 
 
 def summary(before: PlatoonState, after: PlatoonState) -> list[str]:
