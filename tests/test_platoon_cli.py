@@ -325,7 +325,6 @@ def test_men_and_tanks_by_name_and_decisions_by_name(db: Path, tmp_path: Path) -
 
 def test_a_prefix_shared_by_two_men_is_refused_with_both() -> None:
     from platoon_kit import campaign, man
-
     from rallypoint.core.errors import MalformedInputError, UnknownIdError
     from rallypoint.rulesets.platoon.people import find_man, find_tank
 
@@ -334,7 +333,8 @@ def test_a_prefix_shared_by_two_men_is_refused_with_both() -> None:
     s = c.state
     assert find_man(s, "bake") == "U1" and find_man(s, "u2") == "U2"
     assert find_man(s, "gunner 2") == "2G"
-    with pytest.raises(MalformedInputError, match="'ba' could be Baker \\(U1\\) or Baxter \\(U2\\)"):
+    with pytest.raises(MalformedInputError,
+                       match="'ba' could be Baker \\(U1\\) or Baxter \\(U2\\)"):
         find_man(s, "ba")
     assert find_tank(s, "able") == "t1" and find_tank(s, "Ch") == "t3"
     with pytest.raises(UnknownIdError, match="no tank 'Zed'"):
