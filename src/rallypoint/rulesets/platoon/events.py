@@ -105,6 +105,8 @@ class Outcome(_Value):
         tanks: Tanks whose record changed, and tanks that arrived.
         requests: The whole request queue after the event.
         deferred: The decision keys the lieutenant has chosen to wait on.
+        year_start: The first day of the current year.
+        action_days: The action calendar, when the event laid out a new one (else ``None``).
     """
 
     day: int
@@ -114,6 +116,8 @@ class Outcome(_Value):
     serial: int
     names_used: int
     filed: int
+    year_start: int = 1
+    action_days: tuple[int, ...] | None = None
     men: tuple[ManRecord, ...] = ()
     crews: tuple[CrewRecord, ...] = ()
     tanks: tuple[TankRecord, ...] = ()
@@ -204,6 +208,8 @@ def outcome(before: PlatoonState, after: PlatoonState) -> Outcome:
     return Outcome(
         day=after.day, year=after.year, morale=after.morale, fought=after.fought,
         serial=after.serial, names_used=after.names_used, filed=after.filed,
+        year_start=after.year_start,
+        action_days=after.action_days if after.action_days != before.action_days else None,
         men=tuple(ManRecord.model_validate(_record(m)) for i, m in after.men.items()
                   if before.men.get(i) != m),
         crews=tuple(CrewRecord.model_validate(_record(c)) for i, c in after.crews.items()
@@ -229,4 +235,6 @@ def write_down(state: PlatoonState, o: Outcome) -> PlatoonState:
     return replace(
         state, day=o.day, year=o.year, morale=o.morale, fought=o.fought, men=men, crews=crews,
         tanks=tanks, requests=tuple(Request(**vars(r)) for r in o.requests), serial=o.serial,
-        names_used=o.names_used, filed=o.filed, deferred=frozenset(o.deferred))
+        names_used=o.names_used, filed=o.filed, deferred=frozenset(o.deferred),
+        year_start=o.year_start,
+        action_days=state.action_days if o.action_days is None else o.action_days)
