@@ -123,10 +123,6 @@ class Outcome(_Value):
     tanks: tuple[TankRecord, ...] = ()
     requests: tuple[RequestRecord, ...] = ()
     deferred: tuple[str, ...] = ()
-    year_start: int | None = None
-    """The new year's first day, when 14.9 laid out a new calendar (None: unchanged)."""
-    action_days: tuple[int, ...] | None = None
-    """The whole calendar, when 14.9 laid out the next year's (None: unchanged)."""
 
 
 class _PlatoonEvent(EventModel):
@@ -221,9 +217,7 @@ def outcome(before: PlatoonState, after: PlatoonState) -> Outcome:
         tanks=tuple(TankRecord.model_validate(_record(t)) for i, t in after.tanks.items()
                     if before.tanks.get(i) != t),
         requests=tuple(RequestRecord.model_validate(_record(r)) for r in after.requests),
-        deferred=tuple(sorted(after.deferred)),
-        year_start=after.year_start if after.year_start != before.year_start else None,
-        action_days=after.action_days if after.action_days != before.action_days else None)
+        deferred=tuple(sorted(after.deferred)))
 
 
 def write_down(state: PlatoonState, o: Outcome) -> PlatoonState:
@@ -238,10 +232,6 @@ def write_down(state: PlatoonState, o: Outcome) -> PlatoonState:
     tanks = dict(state.tanks)
     for t in o.tanks:
         tanks[t.id] = Tank(**vars(t))
-    if o.year_start is not None:
-        state = replace(state, year_start=o.year_start)
-    if o.action_days is not None:
-        state = replace(state, action_days=o.action_days)
     return replace(
         state, day=o.day, year=o.year, morale=o.morale, fought=o.fought, men=men, crews=crews,
         tanks=tanks, requests=tuple(Request(**vars(r)) for r in o.requests), serial=o.serial,
