@@ -19,15 +19,17 @@ if TYPE_CHECKING:
     from rallypoint.lab.backend import Backend
     from rallypoint.lab.results import Comparison, SimResult
 
-RunsOpt = Annotated[int, typer.Option(help="How many runs (campaigns, companies, chains).")]
+RunsOpt = Annotated[int, typer.Option(help="How many runs (campaigns, companies, chains).",
+                                      min=1, max=100_000_000)]
 SeedOpt = Annotated[int | None, typer.Option(
     help="Entropy of the root numpy SeedSequence (default: fresh, printed so it can be "
          "repeated).")]
 ChunksOpt = Annotated[int, typer.Option(
     help="Chunks the runs are split into, each with its own spawned seed. Results depend on "
-         "this, never on the worker count.")]
+         "this, never on the worker count.", min=1, max=100_000)]
 WorkersOpt = Annotated[int | None, typer.Option(
-    help="Local worker processes (1 runs in this process; unset: one per core).")]
+    help="Local worker processes (1 runs in this process; unset: one per core).", min=1,
+    max=256)]
 SchedulerOpt = Annotated[str | None, typer.Option(
     help="Dask scheduler address (e.g. tcp://10.0.0.5:8786): run the chunks on that cluster.")]
 CsvOpt = Annotated[Path | None, typer.Option(

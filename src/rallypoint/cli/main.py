@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from rallypoint.cli import campaign_verbs
+from rallypoint.cli import campaign_verbs, usage
 from rallypoint.cli.session import (
     SETTINGS,
     CampaignOpt,
@@ -40,6 +40,7 @@ def main(
 ) -> None:
     """Rules engine and campaign keeper for wargame recovery."""
     SETTINGS.db = db
+    SETTINGS.ruleset = None
 
 
 @app.command()
@@ -135,6 +136,7 @@ def verify(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
 
 
 campaign_verbs.register(app)
+usage.install()
 
 
 @app.command()
@@ -178,10 +180,17 @@ def serve(
                allowed_hosts=tuple(allow_host or ()))
 
 
+def _entering(ruleset: str) -> Any:
+    """A group callback noting which ruleset's verbs run, so another's campaign is refused."""
+    def callback() -> None:
+        SETTINGS.ruleset = ruleset
+    return callback
+
+
 # Each installed ruleset brings its verbs (`rallypoint tcs ...`); no ruleset is named here.
 for _plugin in plugins().values():
     if _plugin.cli is not None:
-        app.add_typer(_plugin.load("cli"), name=_plugin.name)
+        app.add_typer(_plugin.load("cli"), name=_plugin.name, callback=_entering(_plugin.name))
 app.add_typer(importlib.import_module("rallypoint.cli.odds").app, name="odds")
 app.add_typer(importlib.import_module("rallypoint.cli.simulate").app, name="simulate")
 

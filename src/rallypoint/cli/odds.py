@@ -57,8 +57,9 @@ def tcs_recovery(
 
 @tcs_odds.command("tcs-implementation")
 def tcs_implementation(
-    row: Annotated[int, typer.Option(help="Command prep + Op Sheet size.")],
-    weighted_turns: Annotated[int, typer.Option(help="Weighted turns accrued.")],
+    row: Annotated[int, typer.Option(help="Command prep + Op Sheet size.", min=1, max=20)],
+    weighted_turns: Annotated[int, typer.Option(help="Weighted turns accrued.", min=0,
+                                                max=10_000)],
     per_turn: Annotated[int | None, typer.Option(
         help="Weighted turns added each later turn: show the turns until implementation.")]
     = None,

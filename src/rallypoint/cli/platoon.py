@@ -181,8 +181,8 @@ def _read_report(path: Path) -> dict[str, Any]:
 
 @app.command()
 def battle(
-    intensity: Annotated[int, typer.Option(help="Stand-in battle intensity, 0 (quiet) to 6.")]
-    = 1,
+    intensity: Annotated[int, typer.Option(help="Stand-in battle intensity, 0 (quiet) to 6.",
+                                           min=0, max=6)] = 1,
     dice: DiceOpt = None,
     campaign: CampaignOpt = None,
 ) -> None:
@@ -311,9 +311,9 @@ def year_end(dice: DiceOpt = None, campaign: CampaignOpt = None) -> None:
 
 @app.command()
 def simulate(
-    days: Annotated[int, typer.Option(help="Days to play.")] = 7,
+    days: Annotated[int, typer.Option(help="Days to play.", min=1, max=3650)] = 7,
     seed: Annotated[str, typer.Option(help="Seed for the stand-in battles and arrivals.")] = "sim",
-    intensity: Annotated[int, typer.Option(help="Stand-in battle intensity.")] = 1,
+    intensity: Annotated[int, typer.Option(help="Stand-in battle intensity.", min=0, max=6)] = 1,
     policy: Annotated[str, typer.Option(help="Policy for every decision.")] = "by_trade",
     campaign: CampaignOpt = None,
 ) -> None:

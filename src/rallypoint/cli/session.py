@@ -42,6 +42,8 @@ class Settings:
     """Options given before the subcommand (``rallypoint --db PATH ...``)."""
 
     db: Path | None = None
+    ruleset: str | None = None
+    """The ruleset whose verbs are running (``rallypoint squares board``), else ``None``."""
 
 
 SETTINGS = Settings()
@@ -87,14 +89,18 @@ def campaign_ref(ref: str | None) -> str:
     """
     from rallypoint.core.errors import UnknownIdError
 
-    if ref is not None:
+    group = SETTINGS.ruleset
+    if ref is not None and group is None:
         return ref
-    # The campaign this machine last wrote to: an imported event's clock never decides it.
-    last = session().last_used()
-    if last is None:
-        raise UnknownIdError("there are no campaigns in this database",
-                             fix="Create one with `rallypoint new SCENARIO.toml`.")
-    return last.id
+    if ref is None:
+        # The campaign this machine last wrote to: an imported event's clock never decides it.
+        last = session().last_used(group) or session().last_used()
+        if last is None:
+            raise UnknownIdError("there are no campaigns in this database",
+                                 fix="Create one with `rallypoint new SCENARIO.toml`.")
+        ref = last.id
+    # `rallypoint squares board -c <a tcs campaign>` is refused by ruleset, not by a crash.
+    return session().resolve(ref, ruleset=group).id
 
 
 def current(ref: str | None) -> Campaign:

@@ -239,10 +239,11 @@ def tcs_fo(
 @app.command()
 def platoon(
     years: Annotated[int, typer.Option(help="Campaign years (each the scenario's calendar, "
-                                            "then the year's end).")] = 1,
-    days: Annotated[int | None, typer.Option(help="Play this many days instead of whole years.")]
-    = None,
-    intensity: Annotated[int, typer.Option(help="STAND-IN battle intensity (0-6).")] = 1,
+                                            "then the year's end).", min=1, max=100)] = 1,
+    days: Annotated[int | None, typer.Option(help="Play this many days instead of whole years.",
+                                             min=1, max=36500)] = None,
+    intensity: Annotated[int, typer.Option(help="STAND-IN battle intensity (0-6).", min=0,
+                                           max=6)] = 1,
     policy: Annotated[str, typer.Option(help="Policy for every decision (by_trade, "
                                              "wait_for_depot).")] = "by_trade",
     scenario: Annotated[str | None, typer.Option(

@@ -137,7 +137,8 @@ def sheet(
 def turn(
     fired: Annotated[list[str] | None, typer.Option(
         help="Sheet whose units fired or were fired upon this turn (repeatable).")] = None,
-    count: Annotated[int, typer.Option(help="Advance this many quiet turns.")] = 1,
+    count: Annotated[int, typer.Option(help="Advance this many quiet turns.", min=1,
+                                         max=1000)] = 1,
     campaign: CampaignOpt = None,
 ) -> None:
     """Advance to the next turn; pending sheets accrue weighted turns."""
@@ -157,12 +158,19 @@ def check(
     campaign: CampaignOpt = None,
 ) -> None:
     """Roll for a sheet's implementation; on success each company rolls for recovery."""
+    from rallypoint.core.errors import MalformedInputError
+    from rallypoint.core.inputs import shorten
     from rallypoint.rulesets.tcs.commands import CheckImplementation
     from rallypoint.rulesets.tcs.data import Column
 
+    columns: dict[str, Column] = {}
     with guarded():
-        columns = {k: Column(v) for k, v in pairs(column, "--column").items()
-                   if v in {"hwy", "to"}} if column else {}
+        for company, value in pairs(column, "--column").items():
+            if value.lower() not in {"hwy", "to"}:  # refused, never silently dropped
+                raise MalformedInputError(
+                    f"--column {shorten(company, 40)}={shorten(value, 20)!r}: the column is "
+                    "hwy or to", fix="Write it like --column 2/ErP112=hwy.")
+            columns[company] = Column(value.lower())
     _run(campaign, lambda c: CheckImplementation(
         expected_version=c.version, sheet=sheet_id, columns=columns), dice)
 

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from rallypoint.core.errors import DataFileError
+from rallypoint.core.inputs import check_value, read_text, shorten
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -25,31 +26,39 @@ _LINE = re.compile(r"\(at line (\d+), column (\d+)\)")
 def read_toml(path: Path) -> tuple[dict[str, Any], str]:
     """Parse a TOML file; return the data and the raw text (for line lookups).
 
+    The file is size-capped and must be UTF-8; the parsed data may not nest deeper than
+    :data:`~rallypoint.core.inputs.MAX_DEPTH`, hold ``nan``/``inf`` or integers beyond 64 bits.
+
     Raises:
-        DataFileError: The file is missing, unreadable, not UTF-8, or not valid TOML.
+        DataFileError: The file is missing, unreadable, too large, not UTF-8, not valid TOML, or
+            holds a value outside those limits.
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    path = Path(path)
+    if not path.exists():
         raise DataFileError(
-            f"no such file: {str(path)!r}",
+            f"no such file: {shorten(str(path), 200)!r}",
             fix="Check the path (`rallypoint scenarios` lists the shipped ones).",
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataFileError(
-            f"cannot read {str(path)!r}: {exc}", fix="Save it as UTF-8 text."
-        ) from None
+        )
+    text = read_text(path, "scenario file")
     try:
-        return tomllib.loads(text), text
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
         match = _LINE.search(message)
         where = f"{path}:{match.group(1)}" if match else str(path)
-        what = _LINE.sub("", message).strip()
+        what = shorten(_LINE.sub("", message).strip(), 120)
         raise DataFileError(
             f"TOML syntax error: {what}", where=where,
             fix="Fix the syntax on that line (strings need quotes; tables need [brackets]).",
         ) from None
+    except RecursionError:
+        raise DataFileError("TOML nested too deeply", where=str(path),
+                            fix="Flatten the file; scenarios nest a few levels at most.") from None
+    except ValueError as exc:  # e.g. an integer with more digits than Python converts
+        raise DataFileError(f"TOML value refused: {shorten(str(exc), 120)}", where=str(path),
+                            fix="Use numbers that fit in 64 bits.") from None
+    check_value(data, str(path))
+    return data, text
 
 
 def line_of(text: str, loc: Sequence[str | int]) -> int | None:

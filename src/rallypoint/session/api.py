@@ -90,7 +90,7 @@ class Session:
         if not write and not self.path.exists():
             # Nothing has been stored here yet, so no campaign a read asks for exists.
             raise UnknownIdError(f"no database at {str(self.path)!r}, so no campaigns yet",
-                                 where=str(self.path), fix="check --db (or $RALLYPOINT_DB); "
+                                 fix="check --db (or $RALLYPOINT_DB); "
                                  "a database is made by the first `rallypoint new`")
         with EventStore(self.path, readonly=not write) as store:
             yield store
@@ -108,24 +108,37 @@ class Session:
         with self._store() as store:
             return store.campaigns()
 
-    def resolve(self, ref: str) -> CampaignInfo:
+    def resolve(self, ref: str, *, ruleset: str | None = None) -> CampaignInfo:
         """The campaign ``ref`` names: exact id, else exact name, else a unique id prefix (≥ 4).
+
+        Args:
+            ref: What the user typed.
+            ruleset: If given, the campaign must play this ruleset (a front end about to run
+                one ruleset's verbs passes it, so another ruleset's campaign is refused cleanly).
 
         Raises:
             UnknownIdError: Nothing matches, or a prefix matches several (the fix lists names).
+            MalformedInputError: The campaign plays another ruleset.
         """
         with self._store() as store:
-            return store.find(ref)
+            info = store.find(ref)
+        if ruleset is not None and info.ruleset != ruleset:
+            raise MalformedInputError(
+                f"campaign {info.name!r} plays {info.ruleset}, not {ruleset}",
+                where=info.id[:8], fix=f"Use `rallypoint {info.ruleset} ...` for it, or pass "
+                f"--campaign with a {ruleset} campaign.")
+        return info
 
-    def last_used(self) -> CampaignInfo | None:
+    def last_used(self, ruleset: str | None = None) -> CampaignInfo | None:
         """The campaign this machine last wrote to (``None`` if none), for front ends that offer
-        a default. Decided by the store's local record of writes, never by events' own clocks.
+        a default (of ``ruleset`` only, if given). Decided by the store's local record of
+        writes, never by events' own clocks.
 
         Raises:
             StoreError: The database file does not exist (nothing is created).
         """
         with self._store() as store:
-            return store.latest()
+            return store.latest(ruleset)
 
     def check(self, ref: str) -> ChainProblem | None:
         """The first integrity problem of the campaign's stored log, or ``None`` if it is intact.

@@ -143,6 +143,7 @@ LEFT JOIN events AS e
 # clock); campaigns never written here rank by creation order after every used one.
 LATEST_SELECT = CAMPAIGN_SELECT + """
 LEFT JOIN local_use AS u ON u.campaign_id = c.id
+WHERE ? IS NULL OR c.ruleset = ?
 ORDER BY u.use_order IS NULL, u.use_order DESC, c.rowid DESC
 LIMIT 1
 """

@@ -112,7 +112,7 @@ def _check_path(file: Path, shown: str, readonly: bool) -> None:
                          where=shown, fix="choose a --db path whose folders are folders")
     if readonly:
         if not file.exists():
-            raise StoreError(f"no database at {shown!r}", where=shown,
+            raise StoreError(f"no database at {shown!r}",
                              fix=f"check --db (or ${DB_ENV_VAR}); a database is made by the "
                                  "first `rallypoint new`")
         return

@@ -354,14 +354,14 @@ class EventStore:
                else "no campaigns exist yet; create one first")
         raise UnknownIdError(what, where=self.path, fix=fix)
 
-    def latest(self) -> CampaignInfo | None:
-        """The campaign this machine wrote to last, or ``None`` if there are none.
+    def latest(self, ruleset: str | None = None) -> CampaignInfo | None:
+        """The campaign this machine wrote to last (of ``ruleset``, if given), or ``None``.
 
         Decided by the store's own record of local writes (``local_use``), never by events'
         ``recorded_at``: an imported event dated 9999 does not make its campaign the default.
         """
         with self._read() as conn:
-            row = conn.execute(LATEST_SELECT).fetchone()
+            row = conn.execute(LATEST_SELECT, (ruleset, ruleset)).fetchone()
         return None if row is None else _info(row)
 
     def verify(self, campaign_id: str) -> VerifyReport:

@@ -114,8 +114,10 @@ class SetMorale(Command):
 
     kind: Literal["morale"] = "morale"
     formation: str
-    value: int = Field(ge=0)
-    reason: str = ""
+    # 0 is normal and it never goes below (clause 37). Above 13 even a 1 on the die reaches the
+    # recovery table's last row (14+), so a larger value would change no roll: refused as a typo.
+    value: int = Field(ge=0, le=13)
+    reason: str = Field(default="", max_length=200)
 
 
 class RollFos(Command):
