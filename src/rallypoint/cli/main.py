@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -180,7 +181,7 @@ def serve(
                allowed_hosts=tuple(allow_host or ()))
 
 
-def _entering(ruleset: str) -> Any:
+def _entering(ruleset: str) -> Callable[[], None]:
     """A group callback noting which ruleset's verbs run, so another's campaign is refused."""
     def callback() -> None:
         SETTINGS.ruleset = ruleset
