@@ -141,7 +141,26 @@ def test_dask_local_cluster_gives_the_in_process_results(cluster: str) -> None:
     assert dask.describe().startswith("dask ")
 
 
+def test_platoon_engines_give_the_same_results_in_process_and_on_local_processes() -> None:
+    for engine in ("fast", "rules"):
+        platoon = PlatoonSpec(str(platoon_scenario(None)), days=8, intensity=3, engine=engine)
+        assert same(simulate_platoon(platoon, 6, 17, 3, Backend(workers=1)),
+                    simulate_platoon(platoon, 6, 17, 3, Backend(workers=2)))
+
+
+def test_scheduler_without_the_cluster_extra_says_how_to_install_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import fails as if not installed
+    spec = RestSpec(str(scenario_path("example1")))
+    with pytest.raises(MalformedInputError) as caught:
+        simulate_rest(spec, 2, 1, 1, Backend(scheduler="tcp://127.0.0.1:8786"))
+    assert "rallypoint[cluster]" in (caught.value.fix or "")
+
+
 def test_bad_scheduler_address_is_refused() -> None:
+    pytest.importorskip("distributed")
     spec = RestSpec(str(scenario_path("example1")))
     with pytest.raises(MalformedInputError, match="not a Dask address"):
         simulate_rest(spec, 2, 1, 1, Backend(scheduler="nonsense"))

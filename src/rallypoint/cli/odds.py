@@ -21,8 +21,13 @@ squares_odds = typer.Typer()
 
 
 def _pct(text: str) -> str:
+    """A percentage to two decimals that never rounds a possible event to 0 or a chance short
+    of certainty to 100."""
     p = Fraction(text)
-    return f"{float(p) * 100:.2f}%"
+    shown = f"{float(p) * 100:.2f}%"
+    if 0 < p < 1 and shown in ("0.00%", "100.00%"):
+        return "< 0.01%" if shown == "0.00%" else "> 99.99%"
+    return shown
 
 
 def _table(title: str, rows: dict[str, str], key: str = "outcome") -> None:
@@ -78,8 +83,25 @@ def tcs_implementation(
                   f"needs {result['needed'] or '–'}: P = {result['p']} ({_pct(result['p'])})",
                   highlight=False)
     if per_turn is not None:
-        _table(f"turns until implementation (+{per_turn} per turn)", result["turns"], "turn")
-        console.print(f"not within {horizon} turns: {result['later']}", highlight=False)
+        _turns_table(result, per_turn)
+        later = result["later"]
+        exact = f" = {later}" if len(later) <= 24 else ""
+        console.print(f"not within {horizon} turns: {_pct(later)}{exact}", highlight=False)
+
+
+def _turns_table(result: dict[str, Any], per_turn: int) -> None:
+    """Turn, the chance of implementing on it and by it, as percentages (the exact fractions,
+    which grow to 30-digit denominators, are in ``--json``)."""
+    from rich.table import Table
+
+    if not result["turns"]:
+        return
+    table = Table("turn", "on this turn", "by this turn",
+                  title=f"turns until implementation (+{per_turn} weighted turns a turn)",
+                  caption="exact fractions: --json")
+    for turn, p in result["turns"].items():
+        table.add_row(turn, _pct(p), _pct(result["cumulative"][turn]))
+    console.print(table)
 
 
 @tcs_odds.command("tcs-fo")

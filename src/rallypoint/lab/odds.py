@@ -7,7 +7,9 @@ strings (``"1/3"``); outcomes with zero probability are left out.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -36,16 +38,25 @@ def tcs_recovery(modifier: int) -> dict[str, Any]:
         for column in rules.recovery_table.columns}}
 
 
+@cache
+def _implementation_chance() -> Callable[[int | None], Fraction]:
+    """The rules' ``implementation_chance``, cached: a table of many rows and turns asks for the
+    same few dozen cells over and over (the chance of a d66 roll is exact and never changes)."""
+    from rallypoint.rulesets.tcs.recovery import implementation_chance
+
+    return cache(implementation_chance)
+
+
 def tcs_implementation(row: int, weighted_turns: int, per_turn: int | None = None,
                        horizon: int = 24) -> dict[str, Any]:
     """Chance a sheet implements on one check, and with ``per_turn``, turns until it does.
 
     With ``per_turn`` = K the sheet accrues K weighted turns at each of the next turns and is
-    checked once each turn (turn 1 is the next turn); ``later`` is the chance it has not implemented
-    within ``horizon`` turns.
+    checked once each turn (turn 1 is the next turn): ``turns`` is the chance it first implements
+    on turn t, ``cumulative`` that it has implemented by then, ``later`` that it has not within
+    ``horizon`` turns.
     """
-    from rallypoint.rulesets.tcs.recovery import implementation_chance
-
+    implementation_chance = _implementation_chance()
     table = _tcs_rules().implementation
     column = table.column(weighted_turns)
     needed = table.needed_at(row, weighted_turns)
@@ -53,14 +64,31 @@ def tcs_implementation(row: int, weighted_turns: int, per_turn: int | None = Non
                               "needed": str(needed) if needed is not None else None,
                               "p": fraction_text(implementation_chance(needed))}
     if per_turn is not None:
-        waiting, turns = Fraction(1), {}
-        for t in range(1, horizon + 1):
-            p = implementation_chance(table.needed_at(row, weighted_turns + per_turn * t))
-            if waiting * p:
-                turns[str(t)] = fraction_text(waiting * p)
-            waiting *= 1 - p
-        result.update({"per_turn": per_turn, "turns": turns, "later": fraction_text(waiting)})
+        turns, cumulative, later = _turns_until(row, weighted_turns, per_turn, horizon)
+        result.update({"per_turn": per_turn, "turns": turns, "cumulative": cumulative,
+                       "later": later})
     return result
+
+
+def _turns_until(row: int, weighted_turns: int, per_turn: int,
+                 horizon: int) -> tuple[dict[str, str], dict[str, str], str]:
+    """Chance the first implementation comes on turn t, and by turn t, and not within
+    ``horizon``: exact, kept as whole numerators over the product of the checks' denominators
+    (one reduction per printed cell, not a Fraction product per turn)."""
+    table = _tcs_rules().implementation
+    chance = _implementation_chance()
+    waiting, scale = 1, 1
+    turns: dict[str, str] = {}
+    cumulative: dict[str, str] = {}
+    for t in range(1, horizon + 1):
+        p = chance(table.needed_at(row, weighted_turns + per_turn * t))
+        hit = waiting * p.numerator
+        waiting *= p.denominator - p.numerator
+        scale *= p.denominator
+        if hit:
+            turns[str(t)] = fraction_text(Fraction(hit, scale))
+            cumulative[str(t)] = fraction_text(1 - Fraction(waiting, scale))
+    return turns, cumulative, fraction_text(Fraction(waiting, scale))
 
 
 def tcs_fo(number: int, horizon: int = 24) -> dict[str, Any]:
