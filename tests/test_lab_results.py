@@ -12,7 +12,15 @@ import pytest
 
 from rallypoint.core.errors import MalformedInputError
 from rallypoint.lab import plots
-from rallypoint.lab.results import SimResult, as_float, compare, difference, label, summarise
+from rallypoint.lab.results import (
+    SimResult,
+    as_float,
+    compare,
+    difference,
+    label,
+    summarise,
+    sweep,
+)
 
 
 def result(values: dict[str, list[float]], entropy: int = 1,
@@ -100,9 +108,13 @@ def test_plots_are_written(tmp_path: Path, suffix: str) -> None:
     b = result({"steps": list(gen.integers(2, 7, 200)), "turns": list(gen.normal(6, 2, 200))})
     hist = plots.histograms(tmp_path / f"h{suffix}", {"A": a.metrics, "B": b.metrics},
                             ["steps", "turns"], "test", {"steps": {1.0: 0.2, 2.0: 0.2}})
-    fan = plots.fan_chart(tmp_path / f"f{suffix}", {"fit": gen.normal(3, 1, (50, 30))}, "fan")
+    fan = plots.fan_chart(tmp_path / f"f{suffix}", {"A": {"fit": gen.normal(3, 1, (50, 30))},
+                                                    "B": {"fit": gen.normal(4, 1, (50, 30))}},
+                          "fan")
     bars = plots.comparison_bars(tmp_path / f"c{suffix}", compare(a, b))
-    for path in (hist, fan, bars):
+    swept = plots.sweep_plot(tmp_path / f"s{suffix}", sweep([a, b, a], ["x=1", "x=2", "x=3"]),
+                             ["steps", "turns"], "sweep")
+    for path in (hist, fan, bars, swept):
         assert path.stat().st_size > 1000
     if suffix == ".png":
         assert hist.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -112,5 +124,5 @@ def test_plots_are_written(tmp_path: Path, suffix: str) -> None:
 
 def test_plot_suffix_is_checked(tmp_path: Path) -> None:
     with pytest.raises(MalformedInputError, match=r"\.png or \.svg"):
-        plots.fan_chart(tmp_path / "fan.jpg", {"fit": np.ones((2, 3))}, "fan")
+        plots.fan_chart(tmp_path / "fan.jpg", {"A": {"fit": np.ones((2, 3))}}, "fan")
     assert plots.companion(Path("a/fan.png"), "compare") == Path("a/fan-compare.png")

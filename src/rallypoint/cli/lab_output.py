@@ -17,7 +17,7 @@ from rallypoint.cli.session import console, err_console, print_json
 
 if TYPE_CHECKING:
     from rallypoint.lab.backend import Backend
-    from rallypoint.lab.results import Comparison, SimResult
+    from rallypoint.lab.results import Comparison, SimResult, Sweep
 
 RunsOpt = Annotated[int, typer.Option(help="How many runs (campaigns, companies, chains).",
                                       min=1, max=100_000_000)]
@@ -143,10 +143,15 @@ def print_comparison(comparison: Comparison) -> None:
 
 
 def emit(common: Common, results: list[SimResult], labels: list[str], elapsed: float,
-         title: str, extra: Callable[[SimResult], None] | None = None) -> Comparison | None:
-    """Print (table or JSON) one result, or two variants and their comparison; write the CSV."""
+         title: str, extra: Callable[[SimResult], None] | None = None,
+         sweeping: bool = False) -> Comparison | None:
+    """Print (table or JSON) one result, two variants and their comparison, or a sweep's
+    variants against its baseline; write the CSV."""
     from rallypoint.lab.results import compare
 
+    if len(results) > 2 or sweeping:
+        emit_sweep(common, results, labels, elapsed, title, extra)
+        return None
     comparison = compare(results[0], results[1], labels[0], labels[1]) if len(results) > 1 \
         else None
     if common.as_json:
@@ -176,25 +181,48 @@ def note(common: Common, text: str) -> None:
                                                        soft_wrap=True)
 
 
+def typed_value(text: str) -> Any:
+    """``true``/``false``, a whole number, a decimal, a comma-separated list of them (a table's
+    column: ``5,4,3,2,1``), else the text."""
+    if "," in text:
+        return [typed_value(part.strip()) for part in text.split(",")]
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            continue
+    return text
+
+
 def parse_overrides(values: list[str] | None, option: str) -> dict[str, Any]:
-    """``--param name=value`` → ``{name: value}`` with ``true``/``false`` and numbers typed."""
+    """``--param name=value`` → ``{name: value}`` with booleans, numbers and lists typed."""
     from rallypoint.cli.session import pairs
 
-    typed: dict[str, Any] = {}
-    for key, text in pairs(values, option).items():
-        value: Any = text
-        if text.lower() in ("true", "false"):
-            value = text.lower() == "true"
-        else:
-            try:
-                value = int(text)
-            except ValueError:
-                try:
-                    value = float(text)
-                except ValueError:
-                    value = text
-        typed[key] = value
-    return typed
+    return {key: typed_value(text) for key, text in pairs(values, option).items()}
+
+
+def sweep_grid(values: list[str]) -> list[dict[str, Any]]:
+    """``--sweep a=1,2 --sweep b=x,y`` → every combination, the first values' first.
+
+    Values are separated by ``,`` — or by ``;`` when one holds a table column
+    (``recovery_table.inf=5,4,3,2,1;4,4,3,2,1``).
+    """
+    import itertools
+
+    from rallypoint.cli.session import pairs
+    from rallypoint.core.errors import MalformedInputError
+
+    axes: list[list[tuple[str, Any]]] = []
+    for name, text in pairs(values, "--sweep").items():
+        parts = text.split(";") if ";" in text else text.split(",")
+        choices = [typed_value(p.strip()) for p in parts if p.strip()]
+        if len(choices) < 2 and len(values) == 1:
+            raise MalformedInputError(f"--sweep {name}={text!r} holds one value",
+                                      fix=f"Give two or more, like --sweep {name}=A,B.")
+        axes.append([(name, c) for c in choices])
+    return [dict(combo) for combo in itertools.product(*axes)]
 
 
 def variant_labels(base: dict[str, Any], other: dict[str, Any] | None) -> list[str]:
@@ -205,3 +233,49 @@ def variant_labels(base: dict[str, Any], other: dict[str, Any] | None) -> list[s
     if other is not None:
         labels.append(label({**base, **other}))
     return labels
+
+
+def emit_sweep(common: Common, results: list[SimResult], labels: list[str], elapsed: float,
+               title: str, extra: Callable[[SimResult], None] | None = None) -> Sweep:
+    """A sweep: each variant's summary, then per metric every variant's mean and its difference
+    to the baseline (the first) with the paired 95 % interval; CSV per variant."""
+    from rallypoint.lab.results import sweep
+
+    found = sweep(results, labels)
+    if common.as_json:
+        print_json(found.to_json())
+    else:
+        backend = common.backend().describe()
+        for lb, result in zip(labels, results, strict=True):
+            print_result(result, elapsed / len(results), backend, f"{title} [{lb}]")
+            if extra:
+                extra(result)
+        print_sweep(found)
+    if common.csv:
+        from rallypoint.lab.plots import companion
+
+        paths: list[Path] = []
+        for n, result in enumerate(results):
+            paths += result.write_csv(common.csv if n == 0 else companion(common.csv, f"v{n}"))
+        note(common, "wrote " + ", ".join(str(p) for p in paths))
+    return found
+
+
+def print_sweep(found: Sweep) -> None:
+    """One table per metric: variant, mean, difference to the baseline, se, 95 % interval."""
+    from rich.table import Column, Table
+
+    base = found.labels[0]
+    for n, metric in enumerate(found.results[0].metrics):
+        table = Table(Column("variant", overflow="fold"), "mean", "− baseline", "se",
+                      "95 % interval", title=f"sweep: {metric} (baseline {base}; paired run "
+                                             "by run)" if n == 0 else f"sweep: {metric}")
+        mean = found.results[0].summary()[n]["mean"]
+        table.add_row(f"{base} (baseline)", _num(mean), "", "", "")
+        for lb, rows in found.rows.items():
+            r = next((r for r in rows if r.metric == metric), None)
+            if r is None:
+                continue
+            table.add_row(lb, _num(r.mean_b), _num(r.diff), _num(r.se),
+                          f"{_num(r.low)} … {_num(r.high)}")
+        console.print(table)

@@ -26,6 +26,7 @@ from rallypoint.cli.lab_output import (
     note,
     parse_overrides,
     run_jobs,
+    sweep_grid,
     variant_labels,
 )
 from rallypoint.cli.session import JsonOpt, console, guarded
@@ -41,6 +42,14 @@ DEFAULT_CHUNKS = 32
 ParamOpt = Annotated[list[str] | None, typer.Option(
     "--param", help="Parameter override NAME=VALUE for the run (repeatable; policy=NAME "
                     "picks the policy).")]
+SweepOpt = Annotated[list[str] | None, typer.Option(
+    "--sweep", help="Run a grid of variants: NAME=V1,V2,... (repeatable: every combination; "
+                    "separate table values with ';'). The first combination is the baseline; "
+                    "each other is compared with it, paired run by run.")]
+VariantOpt = Annotated[list[Path] | None, typer.Option(
+    "--variant", help="A variant TOML file (label, [parameters], [data] paths such as "
+                      "\"recovery_table.inf\" = [5, 4, 3, 2, 1]) compared with the baseline "
+                      "(repeatable).")]
 CompareOpt = Annotated[list[str] | None, typer.Option(
     "--compare", help="Also run a variant with NAME=VALUE changed (repeatable; policy=NAME "
                       "too) and compare: means, difference, its standard error and 95 % "
@@ -65,6 +74,8 @@ def tcs(
     size: Annotated[int, typer.Option(help="Op Sheet size (row = command prep + size).")] = 1,
     param: ParamOpt = None,
     compare: CompareOpt = None,
+    sweep: SweepOpt = None,
+    variant: VariantOpt = None,
     seed: SeedOpt = None,
     chunks: ChunksOpt = DEFAULT_CHUNKS,
     workers: WorkersOpt = None,
@@ -78,7 +89,7 @@ def tcs(
 
     common = _common(runs, seed, chunks, workers, scheduler, csv, plot, as_json)
     with guarded():
-        labels, variants = _variants(param, compare)
+        labels, variants = _variants(param, compare, sweep, variant)
         path = str(tcs_sim.scenario_path(scenario))
         specs = []
         for v in variants:
@@ -87,19 +98,37 @@ def tcs(
         for spec in specs:
             tcs_sim.prepared(spec)
         results, elapsed = _run_variants(common, "tcs", labels, specs, tcs_sim.simulate_rest)
-        comparison = emit(common, results, labels, elapsed, "simulate tcs (battalion rest)")
+        comparison = emit(common, results, labels, elapsed, "simulate tcs (battalion rest)",
+                          sweeping=bool(sweep) or len(variants) > 2)
         if plot:
             _plot_variants(common, results, labels, ["steps_back", "counters_back", "very_dead",
                                                      "turns_to_implementation",
                                                      "battalion_morale"],
-                           f"TCS rest: {Path(path).name}, policy {policy}", comparison)
+                           f"TCS rest: {Path(path).name}, policy {policy}", comparison,
+                           sweeping=bool(sweep) or len(variants) > 2)
 
 
-def _variants(param: list[str] | None,
-              compare: list[str] | None) -> tuple[list[str], list[dict[str, Any]]]:
-    """The labels and override sets of the run: ``--param`` alone, then ``--param`` + ``--compare``
-    when a comparison is asked for."""
+def _variants(param: list[str] | None, compare: list[str] | None,
+              sweep: list[str] | None = None,
+              files: list[Path] | None = None) -> tuple[list[str], list[dict[str, Any]]]:
+    """The labels and override sets of the run: ``--param`` alone; ``--param`` + ``--compare``
+    when a comparison is asked for; ``--param`` + each combination of the ``--sweep`` grid; or
+    ``--param``, then ``--param`` + each ``--variant`` file."""
+    from rallypoint.core.errors import MalformedInputError
+    from rallypoint.lab.results import label
+    from rallypoint.lab.variants import read_variant
+
     base = parse_overrides(param, "--param")
+    if sum(bool(x) for x in (compare, sweep, files)) > 1:
+        raise MalformedInputError("--compare, --sweep and --variant cannot be combined",
+                                  fix="Use one of them (a --sweep can hold the compared value).")
+    if sweep:
+        grid = sweep_grid(sweep)
+        return [label(g) for g in grid], [{**base, **g} for g in grid]
+    if files:
+        read = [read_variant(f) for f in files]
+        return ([label(base)] + [lb for lb, _ in read],
+                [base] + [{**base, **overrides} for _, overrides in read])
     other = parse_overrides(compare, "--compare") if compare else None
     variants = [base] + ([{**base, **other}] if other is not None else [])
     return variant_labels(base, other), variants
@@ -124,16 +153,35 @@ def _policy(overrides: dict[str, Any], default: str) -> tuple[str, dict[str, Any
 
 def _plot_variants(common: Common, results: list[SimResult], labels: list[str],
                    metrics: list[str], title: str, comparison: Any,
-                   exact: dict[str, dict[float, float]] | None = None) -> None:
+                   exact: dict[str, dict[float, float]] | None = None,
+                   sweeping: bool = False,
+                   by_variant: dict[str, dict[str, dict[float, float]]] | None = None) -> None:
+    """Histograms (variants overlaid, exact law as dots); with two variants the difference per
+    metric, with a sweep every variant against the baseline, in a second file."""
     from rallypoint.lab import plots
 
     assert common.plot is not None
     data = {lb: r.metrics for lb, r in zip(labels, results, strict=True)}
-    written = [plots.histograms(common.plot, data, metrics, title, exact)]
-    if comparison is not None:
-        written.append(plots.comparison_bars(plots.companion(common.plot, "compare"),
-                                             comparison, metrics))
+    written = [plots.histograms(common.plot, data, metrics, title, exact, by_variant)]
+    written += _plot_differences(common, results, labels, metrics, title, comparison, sweeping)
     note(common, "wrote " + ", ".join(str(p) for p in written))
+
+
+def _plot_differences(common: Common, results: list[SimResult], labels: list[str],
+                      metrics: list[str], title: str, comparison: Any,
+                      sweeping: bool) -> list[Path]:
+    from rallypoint.lab import plots
+    from rallypoint.lab.results import sweep
+
+    assert common.plot is not None
+    if sweeping or len(results) > 2:
+        return [plots.sweep_plot(plots.companion(common.plot, "sweep"), sweep(results, labels),
+                                 metrics, f"sweep: {title}, {results[0].runs:,} runs each, "
+                                          "paired by seed")]
+    if comparison is not None:
+        return [plots.comparison_bars(plots.companion(common.plot, "compare"), comparison,
+                                      metrics)]
+    return []
 
 
 @app.command("tcs-recovery")
@@ -232,8 +280,14 @@ def tcs_fo(
                                              for lb, n in zip(labels, numbers, strict=True)])
         comparison = emit(common, results, labels, elapsed, "simulate tcs-fo (vectorised)")
         if plot:
+            exact = {}
+            for lb, r in zip(labels, results, strict=True):
+                p = float(_frac(r.exact["per_hour"]))
+                exact[lb] = {float(h): p * (1 - p) ** (h - 1) for h in range(1, 400)}
             _plot_variants(common, results, labels, ["hours_to_return"],
-                           "hours until a dead FO returns", comparison)
+                           f"hours until a dead FO returns (2d6 ≥ {', '.join(map(str, numbers))}"
+                           " each hour)", comparison,
+                           by_variant={lb: {"hours_to_return": law} for lb, law in exact.items()})
 
 
 @app.command()
@@ -253,6 +307,8 @@ def platoon(
              "ruleset's own transitions, one roll at a time.")] = "fast",
     param: ParamOpt = None,
     compare: CompareOpt = None,
+    sweep: SweepOpt = None,
+    variant: VariantOpt = None,
     runs: RunsOpt = 1000,
     seed: SeedOpt = None,
     chunks: ChunksOpt = DEFAULT_CHUNKS,
@@ -270,7 +326,7 @@ def platoon(
         workers = 1
     common = _common(runs, seed, chunks, workers, scheduler, csv, plot, as_json)
     with guarded():
-        labels, variants = _variants(param, compare)
+        labels, variants = _variants(param, compare, sweep, variant)
         path = str(platoon_sim.scenario_path(scenario))
         specs = [platoon_sim.PlatoonSpec(path, intensity, years, days, *_policy(v, policy),
                                          engine=engine) for v in variants]
@@ -279,26 +335,31 @@ def platoon(
         results, elapsed = _run_variants(common, "platoon", labels, specs,
                                          platoon_sim.simulate_platoon)
         comparison = emit(common, results, labels, elapsed,
-                          "simulate platoon (STAND-IN battles)")
+                          "simulate platoon (STAND-IN battles)",
+                          sweeping=bool(sweep) or len(variants) > 2)
         if plot:
-            _plot_platoon(common, results, labels, intensity, comparison)
+            _plot_platoon(common, results, labels, intensity, comparison,
+                          bool(sweep) or len(variants) > 2)
+
+
+PLATOON_PLOTTED = ["men_lost", "withdrawals", "final_morale", "mean_fit_tanks",
+                   "fatigue_mean", "days_shaken", "final_cohesion", "final_steadiness"]
+"""The platoon metrics drawn in a comparison or sweep (every metric is in the tables and JSON)."""
 
 
 def _plot_platoon(common: Common, results: list[SimResult], labels: list[str], intensity: int,
-                  comparison: Any) -> None:
+                  comparison: Any, sweeping: bool) -> None:
     from rallypoint.lab import plots
 
     assert common.plot is not None
-    written = []
-    for n, (label, result) in enumerate(zip(labels, results, strict=True)):
-        path = common.plot if n == 0 else plots.companion(common.plot, "b")
-        series = {k: result.series[k] for k in ("fit_tanks", "mean_fatigue", "morale")}
-        written.append(plots.fan_chart(
-            path, series, f"platoon by day, STAND-IN battles at intensity {intensity} "
-                          f"[{label}], {result.runs} runs"))
-    if comparison is not None:
-        written.append(plots.comparison_bars(plots.companion(common.plot, "compare"),
-                                             comparison))
+    variants = {lb: {k: r.series[k] for k in ("fit_tanks", "mean_fatigue", "morale",
+                                              "mean_cohesion")}
+                for lb, r in zip(labels, results, strict=True)}
+    title = (f"platoon by day, STAND-IN battles at intensity {intensity}, "
+             f"{results[0].runs:,} runs" + ("" if len(labels) > 1 else f" [{labels[0]}]"))
+    written = [plots.fan_chart(common.plot, variants, title)]
+    written += _plot_differences(common, results, labels, PLATOON_PLOTTED,
+                                 f"platoon, intensity {intensity}", comparison, sweeping)
     note(common, "wrote " + ", ".join(str(p) for p in written))
 
 

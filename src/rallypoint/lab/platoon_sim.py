@@ -117,7 +117,9 @@ class Prepared:
 
 def prepare(spec: PlatoonSpec) -> Prepared:
     """Validate the spec and build the starting platoon (the roster is the scenario's own)."""
-    from rallypoint.core.campaign import created_from_scenario, start
+    from rallypoint.core.campaign import start
+    from rallypoint.lab.variants import created_with
+    from rallypoint.rulesets.platoon.data import default_data
 
     if spec.engine not in ENGINES:
         raise MalformedInputError(f"no platoon engine {spec.engine!r}",
@@ -147,10 +149,10 @@ def prepare(spec: PlatoonSpec) -> Prepared:
     # The lab lays out every year's days above and ends each year itself, so the player's
     # year-end guard and calendar renewal (14.9) stay out of its way.
     lab_years = {"year.once_after_calendar": 0, "year.renew_calendar": 0}
-    scenario = {**scenario, "platoon": platoon_info,
-                "parameters": {**lab_years, **(scenario.get("parameters") or {}),
-                               **spec.parameters}}
-    state = start(created_from_scenario(ruleset, scenario, "simulation", seed="lab")).state
+    scenario = {**scenario, "platoon": platoon_info}
+    names = {f"{s}.{k}" for s, body in default_data().sections.items() for k in body}
+    state = start(created_with(ruleset, scenario, {**lab_years, **spec.parameters},
+                               names)).state
     if spec.engine == "fast":
         from rallypoint.lab.platoon_fast import check_policy
 

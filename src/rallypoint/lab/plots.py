@@ -1,13 +1,20 @@
-"""Plots of simulation results: histograms, fan charts over time, variant comparison bars.
+"""Plots of simulation results: histograms beside exact laws, fan charts over time, variant
+comparisons and sweeps.
 
 matplotlib is imported inside each function and drives the Agg (file-only) canvas through its
 object API (``Figure``, no ``pyplot``): no display is needed, no global figure state is kept,
 and ``rallypoint --help`` never pays for the import. The format follows the file's suffix
 (``.png`` or ``.svg``).
+
+Layout rules, from looking at every figure: one legend per figure, below the panels (never over
+an axis label); titles wrapped to the figure's width; per-metric panels for anything with units
+(a means panel never mixes men, days and points); labels of many variants on a horizontal axis
+written as values only, with the parameter names once in the axis label.
 """
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,23 +22,48 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rallypoint.core.errors import MalformedInputError
-from rallypoint.lab.results import Comparison, FloatArray
+from rallypoint.lab.results import Z95, Comparison, FloatArray, SimResult, Sweep
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 FORMATS = (".png", ".svg")
+MAX_BARS = 80
+"""Whole-number metrics get one bar per value up to this many values; the rest of a long tail
+is gathered into the last bar."""
 
 
-def _figure(panels: int, width: float = 4.2, height: float = 3.2) -> tuple[Figure, list[Axes]]:
+def _figure(panels: int, width: float = 4.2, height: float = 3.2,
+            columns: int = 3) -> tuple[Figure, list[Axes]]:
     from matplotlib.figure import Figure
 
-    columns = min(panels, 3)
+    columns = min(panels, columns)
     rows = (panels + columns - 1) // columns
-    fig = Figure(figsize=(width * columns, height * rows), layout="constrained")
+    # At least 6.4 inches wide, so a one-panel figure still holds its title and legend.
+    fig = Figure(figsize=(max(6.4, width * columns), height * rows + 0.6), layout="constrained")
     axes = [fig.add_subplot(rows, columns, i + 1) for i in range(panels)]
     return fig, axes
+
+
+def _title(fig: Figure, text: str) -> None:
+    """A title wrapped to the figure's width (about 9 characters per inch at this size)."""
+    width = int(fig.get_figwidth() * 9)
+    fig.suptitle("\n".join(textwrap.wrap(text, max(30, width))), fontsize="medium")
+
+
+def _legend(fig: Figure, axes: Sequence[Axes]) -> None:
+    """One legend for the figure, below the panels, from the first panel that has handles."""
+    for ax in axes:
+        handles, labels = ax.get_legend_handles_labels()
+        if handles:
+            # As many columns as fit the widest entry (about 0.075 inch a character), else one
+            # entry per row: a legend is never cut at the figure's edge.
+            entry = max(len(lb) for lb in labels) * 0.075 + 0.7
+            fit = max(1, int(fig.get_figwidth() // entry))
+            fig.legend(handles, labels, loc="outside lower center",
+                       ncols=min(len(handles), fit), fontsize="small", frameon=False)
+            return
 
 
 def _save(fig: Figure, path: Path) -> Path:
@@ -46,21 +78,26 @@ def _save(fig: Figure, path: Path) -> Path:
     return path
 
 
-def _bins(values: Sequence[FloatArray]) -> FloatArray:
+def _bins(values: Sequence[FloatArray]) -> tuple[FloatArray, float | None]:
+    """Bin edges, and the value from which a long whole-number tail is gathered (or None)."""
     seen = np.concatenate([v[~np.isnan(v)] for v in values]) if values else np.array([0.0])
     if not len(seen):
-        return np.array([-0.5, 0.5])
+        return np.array([-0.5, 0.5]), None
     low, high = float(seen.min()), float(seen.max())
-    if np.all(seen == np.round(seen)) and high - low <= 80:
-        # Whole numbers: one bar per value, centred on it.
-        return np.arange(low - 0.5, high + 1.5, 1.0)
-    return np.linspace(low, high if high > low else low + 1, 31)
+    if np.all(seen == np.round(seen)):
+        # Whole numbers: one bar per value, centred on it; a long tail goes in the last bar.
+        top = min(high, max(float(np.percentile(seen, 99)), low + 10), low + MAX_BARS)
+        return np.arange(low - 0.5, top + 1.5, 1.0), (top if top < high else None)
+    return np.linspace(low, high if high > low else low + 1, 31), None
 
 
 def histograms(path: Path, data: Mapping[str, Mapping[str, FloatArray]],
                metrics: Sequence[str], title: str,
-               exact: Mapping[str, Mapping[float, float]] | None = None) -> Path:
-    """One histogram per metric, each variant drawn over the others as a share of its runs.
+               exact: Mapping[str, Mapping[float, float]] | None = None,
+               exact_by_variant: Mapping[str, Mapping[str, Mapping[float, float]]] | None = None,
+               ) -> Path:
+    """One histogram per metric, each variant drawn over the others as a share of its runs,
+    with the exact law as dots where one is known.
 
     Args:
         path: ``.png`` or ``.svg`` file to write.
@@ -68,71 +105,144 @@ def histograms(path: Path, data: Mapping[str, Mapping[str, FloatArray]],
         metrics: Which metrics, in panel order.
         title: Figure title.
         exact: Metric → {value: exact probability}, drawn as dots over the bars.
+        exact_by_variant: Variant label → metric → exact law, dots in the variant's colour.
     """
     fig, axes = _figure(len(metrics))
     for ax, metric in zip(axes, metrics, strict=True):
         series = [variant[metric] for variant in data.values()]
-        bins = _bins(series)
+        bins, tail = _bins(series)
         for name, values in zip(data, series, strict=True):
             seen = values[~np.isnan(values)]
             if not len(seen):
                 continue
+            if tail is not None:
+                seen = np.minimum(seen, tail)
             weights = np.full(len(seen), 1.0 / len(values))
             ax.hist(seen, bins=list(bins), weights=weights, alpha=0.55 if len(data) > 1 else 0.85,
-                    label=f"{name} (n={len(values)})", histtype="stepfilled")
+                    label=f"{name} (n={len(values):,})", histtype="stepfilled")
         if exact and metric in exact:
-            xs = sorted(exact[metric])
-            ax.plot(xs, [exact[metric][x] for x in xs], "o", color="black", markersize=4,
+            xs = [x for x in sorted(exact[metric]) if tail is None or x < tail]
+            ax.plot(xs, [exact[metric][x] for x in xs], "o", color="black", markersize=3,
                     label="exact")
-        ax.set_title(metric.replace("_", " "))
+        for n, name in enumerate(data):
+            law = (exact_by_variant or {}).get(name, {}).get(metric)
+            if law:
+                xs = [x for x in sorted(law) if tail is None or x < tail]
+                ax.plot(xs, [law[x] for x in xs], "o", color=f"C{n}", markersize=3,
+                        markeredgecolor="black", markeredgewidth=0.4, label=f"{name}: exact")
+        ax.set_title(metric.replace("_", " ") + (f" (last bar: ≥ {tail:g})" if tail else ""),
+                     fontsize="medium")
         ax.set_ylabel("share of runs")
-        ax.legend(fontsize="small")
-    fig.suptitle(title)
+    _legend(fig, axes)
+    _title(fig, title)
     return _save(fig, path)
 
 
-def fan_chart(path: Path, series: Mapping[str, FloatArray], title: str,
+UNITS = {"fit_tanks": "tanks", "mean_fatigue": "fatigue (0–100)",
+         "max_fatigue": "fatigue (0–100)", "mean_cohesion": "cohesion (0–100)",
+         "morale": "morale (0–100)"}
+
+
+def fan_chart(path: Path, variants: Mapping[str, Mapping[str, FloatArray]], title: str,
               xlabel: str = "day") -> Path:
-    """For each quantity (runs × steps): the median over runs and the 10–90 % band, by step."""
-    fig, axes = _figure(len(series), width=5.0)
-    for ax, (name, values) in zip(axes, series.items(), strict=True):
-        steps = np.arange(1, values.shape[1] + 1)
-        p10, p50, p90 = np.nanpercentile(values, [10, 50, 90], axis=0)
-        ax.fill_between(steps, p10, p90, alpha=0.3, label="10–90 %")
-        ax.plot(steps, p50, label="median")
-        ax.set_title(name.replace("_", " "))
+    """For each quantity (runs × steps), each variant's mean over runs and its 10–90 % band,
+    by step; the variants overlaid in one panel per quantity."""
+    names = list(next(iter(variants.values())))
+    fig, axes = _figure(len(names), width=5.0, columns=2)
+    for ax, name in zip(axes, names, strict=True):
+        for n, (label, series) in enumerate(variants.items()):
+            values = series[name]
+            steps = np.arange(1, values.shape[1] + 1)
+            p10, p90 = np.nanpercentile(values, [10, 90], axis=0)
+            color = f"C{n}"
+            ax.fill_between(steps, p10, p90, alpha=0.2, color=color, linewidth=0)
+            # The mean, not the median: whole-number quantities (fit tanks) have a median that
+            # jumps between values and hides a change of a few percent.
+            ax.plot(steps, np.nanmean(values, axis=0), color=color,
+                    label=f"{label}: mean, 10–90 % band")
+        ax.set_title(name.replace("_", " "), fontsize="medium")
         ax.set_xlabel(xlabel)
-        ax.legend(fontsize="small")
-    fig.suptitle(title)
+        ax.set_ylabel(UNITS.get(name, name.replace("_", " ")))
+    _legend(fig, axes)
+    _title(fig, title)
     return _save(fig, path)
 
 
 def comparison_bars(path: Path, comparison: Comparison,
                     metrics: Sequence[str] | None = None) -> Path:
-    """Per metric, the two variants' means side by side, and B − A with its 95 % interval."""
+    """Per metric (one row each, its name on the left): B − A with its 95 % interval, in the
+    metric's own units, and both means written beside it."""
     rows = [r for r in comparison.rows if metrics is None or r.metric in metrics]
     rows = [r for r in rows if not (np.isnan(r.mean_a) or np.isnan(r.mean_b))]
-    fig, (means, diffs) = _pair(len(rows))
-    x = np.arange(len(rows))
-    means.bar(x - 0.2, [r.mean_a for r in rows], 0.4, label=comparison.label_a)
-    means.bar(x + 0.2, [r.mean_b for r in rows], 0.4, label=comparison.label_b)
-    means.set_xticks(x, [r.metric.replace("_", "\n") for r in rows], fontsize="small")
-    means.set_title("means")
-    means.legend(fontsize="small")
-    errors = np.array([[r.diff - r.low for r in rows], [r.high - r.diff for r in rows]])
-    diffs.bar(x, [r.diff for r in rows], 0.5, yerr=np.nan_to_num(errors), capsize=4)
-    diffs.axhline(0, color="black", linewidth=0.8)
-    diffs.set_xticks(x, [r.metric.replace("_", "\n") for r in rows], fontsize="small")
-    diffs.set_title(f"{comparison.label_b} − {comparison.label_a} (95 % interval)")
-    fig.suptitle("variant comparison")
+    fig, axes = _figure(len(rows), width=3.6, height=2.0, columns=3)
+    for ax, r in zip(axes, rows, strict=True):
+        ax.errorbar([r.diff], [0], xerr=[[r.diff - r.low], [r.high - r.diff]], fmt="o",
+                    capsize=4, color="C0", label="B − A, 95 % interval")
+        ax.axvline(0, color="black", linewidth=0.8)
+        span = max(abs(r.low), abs(r.high), 1e-9) * 1.3
+        ax.set_xlim(-span, span)
+        ax.set_yticks([])
+        ax.set_title(f"{r.metric.replace('_', ' ')}\nA {r.mean_a:.4g} → B {r.mean_b:.4g}",
+                     fontsize="small")
+    _legend(fig, axes)
+    _title(fig, f"B = {comparison.label_b} minus A = {comparison.label_a}, per metric "
+                f"({'paired' if rows and rows[0].paired else 'independent'} runs)")
     return _save(fig, path)
 
 
-def _pair(bars: int) -> tuple[Figure, tuple[Axes, Axes]]:
-    from matplotlib.figure import Figure
+def _short_labels(labels: Sequence[str]) -> tuple[list[str], str]:
+    """``["a=1, b=x", "a=2, b=x"]`` → ``(["1 · x", "2 · x"], "a · b")``."""
+    parts = [[p.partition("=") for p in lb.split(", ")] for lb in labels]
+    names = [n for n, _, _ in parts[0]]
+    if all([n for n, _, _ in p] == names for p in parts):
+        return [" · ".join(v for _, _, v in p) for p in parts], " · ".join(names)
+    return list(labels), "variant"
 
-    fig = Figure(figsize=(max(5.0, 1.2 * bars + 2), 3.6), layout="constrained")
-    return fig, (fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2))
+
+def sweep_plot(path: Path, found: Sweep, metrics: Sequence[str], title: str) -> Path:
+    """Per metric: every variant's mean with its 95 % interval, and each variant's difference to
+    the baseline with the paired 95 % interval (the baseline sits on 0)."""
+    ticks, axis = _short_labels(found.labels)
+    fig, axes = _figure(len(metrics) * 2, width=max(3.4, 0.55 * len(ticks) + 1.5), height=2.6,
+                        columns=4 if len(metrics) > 2 else 2)
+    x = np.arange(len(ticks))
+    for n, metric in enumerate(metrics):
+        means, diffs = axes[2 * n], axes[2 * n + 1]
+        rows = [_summary(r, metric) for r in found.results]
+        means.errorbar(x, [m for m, _ in rows], yerr=[Z95 * se for _, se in rows], fmt="o",
+                       capsize=3, label="mean, 95 % interval")
+        means.set_title(f"{metric.replace('_', ' ')}: mean", fontsize="small")
+        d = [next((r for r in found.rows[lb] if r.metric == metric), None)
+             for lb in found.labels[1:]]
+        low = [0.0] + [r.diff - r.low if r else 0.0 for r in d]
+        high = [0.0] + [r.high - r.diff if r else 0.0 for r in d]
+        diffs.errorbar(x, [0.0] + [r.diff if r else np.nan for r in d], yerr=[low, high],
+                       fmt="s", color="C1", capsize=3,
+                       label="difference to the baseline, paired 95 % interval")
+        diffs.axhline(0, color="black", linewidth=0.8)
+        diffs.set_title(f"{metric.replace('_', ' ')}: − baseline", fontsize="small")
+        for ax in (means, diffs):
+            ax.set_xticks(x, ticks, fontsize="small", rotation=30 if len(ticks) > 4 else 0)
+            ax.set_xlabel(axis, fontsize="small")
+    _legend(fig, axes[:1])
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], marker="o", linestyle="", color="C0"),
+               Line2D([], [], marker="s", linestyle="", color="C1")]
+    fig.legends.clear()
+    fig.legend(handles, ["mean, 95 % interval",
+                         f"difference to the baseline ({ticks[0]}), paired 95 % interval"],
+               loc="outside lower center", ncols=2, fontsize="small", frameon=False)
+    _title(fig, title)
+    return _save(fig, path)
+
+
+def _summary(result: SimResult, metric: str) -> tuple[float, float]:
+    values = result.metrics[metric]
+    seen = values[~np.isnan(values)]
+    if len(seen) < 2:
+        return (float(seen.mean()) if len(seen) else np.nan), 0.0
+    return float(seen.mean()), float(seen.std(ddof=1) / np.sqrt(len(seen)))
 
 
 def companion(path: Path, tag: str) -> Path:

@@ -244,10 +244,45 @@ def compare(a: SimResult, b: SimResult, label_a: str = "A", label_b: str = "B",
 
 
 def label(overrides: Mapping[str, Any]) -> str:
-    """``"odd_pile_limit=ceil"``, or ``"defaults"``."""
-    return ", ".join(f"{k}={v}" for k, v in overrides.items()) or "defaults"
+    """``"odd_pile_limit=ceil"``, ``"recovery_table.inf=5,4,3,2,1"``, or ``"defaults"``."""
+    def text(v: Any) -> str:
+        return ",".join(map(str, v)) if isinstance(v, list) else str(v)
+
+    return ", ".join(f"{k}={text(v)}" for k, v in overrides.items()) or "defaults"
 
 
 def as_float(values: Sequence[float] | npt.NDArray[Any]) -> FloatArray:
     """A float64 array (NaN allowed) from any numbers."""
     return np.asarray(values, dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """The same simulation over a grid of variants, each against the first (the baseline).
+
+    Attributes:
+        labels: One label per variant, the baseline first.
+        results: One result per variant, in label order.
+        rows: For every variant after the baseline, ``B − baseline`` per metric (paired when the
+            variants share seed, runs and chunks, as a sweep's always do).
+    """
+
+    labels: tuple[str, ...]
+    results: tuple[SimResult, ...]
+    rows: dict[str, tuple[Difference, ...]]
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON: every variant in full, and each one's differences to the baseline."""
+        return {"baseline": self.labels[0],
+                "variants": [{"label": lb, **r.to_json()}
+                             for lb, r in zip(self.labels, self.results, strict=True)],
+                "difference_to_baseline": {lb: [d.to_json() for d in rows]
+                                           for lb, rows in self.rows.items()}}
+
+
+def sweep(results: Sequence[SimResult], labels: Sequence[str]) -> Sweep:
+    """Every variant compared with the first, metric by metric."""
+    base = results[0]
+    rows = {lb: compare(base, r, labels[0], lb).rows
+            for lb, r in zip(labels[1:], results[1:], strict=True)}
+    return Sweep(tuple(labels), tuple(results), rows)

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rallypoint.core.campaign import Campaign, created_from_scenario, start
-from rallypoint.core.errors import MalformedInputError
+from rallypoint.core.campaign import Campaign, start
+from rallypoint.core.errors import DataFileError, MalformedInputError
 from rallypoint.core.ruleset import Ruleset, get_ruleset
 from rallypoint.dice import ScriptedRoller
 from rallypoint.lab.backend import Backend, Chunk, concat, make_chunks, run_chunks
@@ -87,11 +87,31 @@ class RestSpec:
 
 
 def created(spec: RestSpec, seed: str = "lab") -> Campaign:
-    """The campaign at its start, with the spec's parameter overrides in its scenario."""
+    """The campaign at its start: the spec's parameter overrides in its scenario, its data
+    overrides (a table column, a number of the data file) in its rules data."""
+    from rallypoint.lab.variants import created_with
+    from rallypoint.rulesets.tcs.data import default_data_raw
+
     ruleset = tcs()
     scenario = ruleset.load_scenario(Path(spec.scenario))
-    scenario["parameters"] = {**(scenario.get("parameters") or {}), **spec.parameters}
-    return start(created_from_scenario(ruleset, scenario, "simulation", seed=seed))
+    names = set(default_data_raw()["parameters"])
+    return start(created_with(ruleset, scenario, spec.parameters, names, table_column, seed))
+
+
+def table_column(data: Mapping[str, Any], name: str,
+                 value: Any) -> list[tuple[list[str | int], Any]] | None:
+    """``recovery_table.inf = [5, 4, 3, 2, 1]``: the steps of that column, one per row."""
+    table, _, column = name.partition(".")
+    if table != "recovery_table" or column not in data["recovery_table"]["columns"]:
+        return None
+    rows = data["recovery_table"]["rows"]
+    if not isinstance(value, list) or len(value) != len(rows):
+        raise DataFileError(f"{name!r} takes {len(rows)} step counts, one per row "
+                            f"({', '.join(r['label'] for r in rows)})", where=name,
+                            fix=f"Write it like {name}=" + ",".join(
+                                str(r["steps"][0]) for r in rows) + ".")
+    index = data["recovery_table"]["columns"].index(column)
+    return [(["recovery_table", "rows", i, "steps", index], v) for i, v in enumerate(value)]
 
 
 def sheet_command(state: TcsState, size: int, version: int) -> WriteSheet:
