@@ -72,6 +72,14 @@ def tcs(
         help="TCS scenario file, or a shipped example by name (example1, example2).")]
     = "example1",
     size: Annotated[int, typer.Option(help="Op Sheet size (row = command prep + size).")] = 1,
+    loss_chance: Annotated[float, typer.Option(
+        help="Each turn, the chance one living counter of the resting companies loses a step.")]
+    = 0.0,
+    forced_off: Annotated[float, typer.Option(
+        help="Each turn, the chance each company on the sheet is forced off its center.")] = 0.0,
+    fo_loss: Annotated[float, typer.Option(
+        help="Each turn, the chance one of the resting side's FOs is eliminated (dead FOs roll "
+             "to return every whole hour).")] = 0.0,
     param: ParamOpt = None,
     compare: CompareOpt = None,
     sweep: SweepOpt = None,
@@ -91,10 +99,11 @@ def tcs(
     with guarded():
         labels, variants = _variants(param, compare, sweep, variant)
         path = str(tcs_sim.scenario_path(scenario))
+        chances = tcs_sim.Interruptions(loss_chance, forced_off, fo_loss)
         specs = []
         for v in variants:
             chosen, data = _policy(v, policy)
-            specs.append(tcs_sim.RestSpec(path, chosen, turns, size, data))
+            specs.append(tcs_sim.RestSpec(path, chosen, turns, size, data, chances))
         for spec in specs:
             tcs_sim.prepared(spec)
         results, elapsed = _run_variants(common, "tcs", labels, specs, tcs_sim.simulate_rest)

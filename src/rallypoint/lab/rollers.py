@@ -76,6 +76,12 @@ class NumpyRoller:
     def __init__(self, generator: np.random.Generator) -> None:
         self._generator = generator
 
+    @property
+    def generator(self) -> np.random.Generator:
+        """The chunk's generator (the lab draws what happens *to* a rest from it, e.g.
+        interruptions; rule code only ever sees faces)."""
+        return self._generator
+
     def faces(self, node: ChanceNode) -> tuple[int, ...]:
         """One face per die of ``node``, each uniform in 1..sides."""
         dice = node.dice

@@ -24,6 +24,8 @@ from rallypoint.dice import ScriptedRoller
 from rallypoint.lab.backend import Backend, Chunk, concat, make_chunks, run_chunks
 from rallypoint.lab.results import FloatArray, SimResult, as_float
 from rallypoint.lab.rollers import NumpyRoller, generator
+from rallypoint.lab.tcs_interruptions import METRICS as INTERRUPTION_METRICS
+from rallypoint.lab.tcs_interruptions import Interruptions, check, interrupt
 from rallypoint.lab.tcs_kernel import (
     FoSpec,
     RecoveryArrays,
@@ -76,7 +78,10 @@ class RestSpec:
         policy: Distribution policy name (``rebuild``, ``heal_first``).
         turns: Turns of rest; the sheet is checked each turn the table allows.
         size: Op Sheet size (row = command prep + size).
-        parameters: ``[parameters]`` overrides (``odd_pile_limit = "ceil"``).
+        parameters: ``[parameters]`` overrides (``odd_pile_limit = "ceil"``) and data paths
+            (``recovery_table.inf = [5, 4, 3, 2, 1]``).
+        interruptions: What may happen to the rest each turn (losses, forced off its center,
+            FO deaths); nothing by default.
     """
 
     scenario: str
@@ -84,6 +89,7 @@ class RestSpec:
     turns: int = 24
     size: int = 1
     parameters: dict[str, Any] = field(default_factory=dict)
+    interruptions: Interruptions = field(default_factory=Interruptions)
 
 
 def created(spec: RestSpec, seed: str = "lab") -> Campaign:
@@ -144,7 +150,9 @@ def prepared(spec: RestSpec) -> Campaign:
                                   fix="Give --turns 1 or more.")
     c = created(spec)
     # Writing a sheet rolls nothing: an empty script would refuse any roll.
-    return c.execute(sheet_command(c.state, spec.size, c.version), ScriptedRoller([]))
+    c = c.execute(sheet_command(c.state, spec.size, c.version), ScriptedRoller([]))
+    check(spec.interruptions, c.state, c.state.sheets[SHEET].companies)
+    return c
 
 
 def _checkable(state: TcsState) -> bool:
@@ -171,8 +179,13 @@ def rest_once(start_: Campaign, spec: RestSpec, roller: NumpyRoller) -> dict[str
     policy = next(p for p in ruleset.policies() if p.name == spec.policy)
     c = start_
     implemented_at = math.nan
+    tally = dict.fromkeys(INTERRUPTION_METRICS, 0.0)
     for turn in range(1, spec.turns + 1):
         c = c.execute(AdvanceTurn(expected_version=c.version), roller)
+        if spec.interruptions.active():
+            c = interrupt(c, SHEET, spec.interruptions, roller, tally)
+            if c.state.sheets[SHEET].status is not SheetStatus.PENDING:
+                break  # every company was forced off: the sheet is cancelled
         if not _checkable(c.state):
             continue
         sheet = c.state.sheets[SHEET]
@@ -188,7 +201,9 @@ def rest_once(start_: Campaign, spec: RestSpec, roller: NumpyRoller) -> dict[str
     before, after = start_.state, c.state
     companies = before.sheets[SHEET].companies
     ids = [i for k in companies for i in before.oob.counters_of[k]]
+    extra = tally if spec.interruptions.active() else {}
     return {
+        **extra,
         "implemented": float(not math.isnan(implemented_at)),
         "turns_to_implementation": implemented_at,
         "steps_rolled": float(sum(r.steps for r in after.recoveries)),
@@ -207,7 +222,12 @@ def rest_chunk(chunk: Chunk) -> dict[str, FloatArray]:
     begin = prepared(spec)
     roller = NumpyRoller(generator(chunk.seed))
     rows = [rest_once(begin, spec, roller) for _ in range(chunk.runs)]
-    return {m: as_float([r[m] for r in rows]) for m in METRICS}
+    return {m: as_float([r[m] for r in rows]) for m in metrics_of(spec)}
+
+
+def metrics_of(spec: RestSpec) -> tuple[str, ...]:
+    """The rest's metrics, with the interruption counts when any interruption is on."""
+    return METRICS + (INTERRUPTION_METRICS if spec.interruptions.active() else ())
 
 
 def simulate_rest(spec: RestSpec, runs: int, entropy: int, chunks: int, backend: Backend,
@@ -220,7 +240,10 @@ def simulate_rest(spec: RestSpec, runs: int, entropy: int, chunks: int, backend:
         simulation="tcs",
         parameters={"scenario": Path(spec.scenario).name, "policy": spec.policy,
                     "turns": spec.turns, "size": spec.size, "row": row,
-                    "overrides": dict(spec.parameters)},
+                    "overrides": dict(spec.parameters),
+                    "interruptions": {"loss": spec.interruptions.loss,
+                                      "forced_off": spec.interruptions.forced_off,
+                                      "fo_loss": spec.interruptions.fo_loss}},
         entropy=entropy, chunks=chunks, metrics=concat(parts),
         notes=["scalar engine: the real TCS rules and campaign, dice from NumpyRoller",
                "battalion_morale is summed over the scenario's battalions"])
@@ -266,5 +289,5 @@ def check_parameters(overrides: Mapping[str, Any]) -> None:
     resolve_data(overrides)
 
 
-__all__ = ["METRICS", "RecoverySpec", "RestSpec", "fo_chance_ok", "rest_once",
+__all__ = ["METRICS", "Interruptions", "RecoverySpec", "RestSpec", "fo_chance_ok", "rest_once",
            "simulate_fo", "simulate_recovery", "simulate_rest"]
