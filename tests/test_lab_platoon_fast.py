@@ -171,6 +171,7 @@ def test_a_parameter_misread_by_the_kernel_is_caught(monkeypatch: pytest.MonkeyP
         return replace(tables, n={**tables.n, "cohesion.stranger_loss": 10})
 
     monkeypatch.setattr(platoon_fast_state.Tables, "from_state", staticmethod(misread))
+    monkeypatch.setattr(platoon_fast, "_TABLES", {})
     found = differences(rules_results[0], run(CONFIGS[0], "fast", FAST_RUNS))
     assert any("cohesion" in f for f in found)
 

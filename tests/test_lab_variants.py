@@ -58,7 +58,7 @@ def test_platoon_sweep_paired_by_seed_with_differences_to_the_baseline(tmp_path:
     out = runner.invoke(app, ["simulate", "platoon", "--runs", "40", "--seed", "4",
                               "--sweep", "fatigue.night_recovery=10,20,30", "--plot", str(plot)])
     assert out.exit_code == 0, out.output
-    assert "sweep: fatigue_mean" in out.output
+    assert "sweep over fatigue.night_recovery" in out.output and "fatigue_mean" in out.output
     assert plot.stat().st_size > 1000 and (tmp_path / "fan-sweep.png").stat().st_size > 1000
     assert not (tmp_path / "fan-b.png").exists()  # variants overlaid in one fan chart
 

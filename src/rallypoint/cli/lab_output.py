@@ -245,12 +245,17 @@ def emit_sweep(common: Common, results: list[SimResult], labels: list[str], elap
     if common.as_json:
         print_json(found.to_json())
     else:
-        backend = common.backend().describe()
-        for lb, result in zip(labels, results, strict=True):
-            print_result(result, elapsed / len(results), backend, f"{title} [{lb}]")
-            if extra:
-                extra(result)
+        seed = results[0].seed_info()
+        console.print(f"[bold]{escape(title)}[/]: {len(results)} variants × {results[0].runs} "
+                      f"runs in {elapsed:.2f} s on {common.backend().describe()} · seed entropy "
+                      f"{seed['entropy']} · {seed['chunks']} chunks · {seed['bit_generator']} · "
+                      f"numpy {seed['numpy']} (every variant in full: --json)", highlight=False,
+                      soft_wrap=True)
+        if extra:
+            extra(results[0])
         print_sweep(found)
+        for note_text in results[0].notes:
+            console.print(f"[dim]note: {escape(note_text)}[/]", highlight=False)
     if common.csv:
         from rallypoint.lab.plots import companion
 
@@ -262,20 +267,29 @@ def emit_sweep(common: Common, results: list[SimResult], labels: list[str], elap
 
 
 def print_sweep(found: Sweep) -> None:
-    """One table per metric: variant, mean, difference to the baseline, se, 95 % interval."""
+    """One table: per metric (a section each), every variant's mean, its difference to the
+    baseline (the first variant), the paired standard error and 95 % interval."""
     from rich.table import Column, Table
 
-    base = found.labels[0]
-    for n, metric in enumerate(found.results[0].metrics):
-        table = Table(Column("variant", overflow="fold"), "mean", "− baseline", "se",
-                      "95 % interval", title=f"sweep: {metric} (baseline {base}; paired run "
-                                             "by run)" if n == 0 else f"sweep: {metric}")
-        mean = found.results[0].summary()[n]["mean"]
-        table.add_row(f"{base} (baseline)", _num(mean), "", "", "")
-        for lb, rows in found.rows.items():
-            r = next((r for r in rows if r.metric == metric), None)
+    from rallypoint.lab.results import short_labels
+
+    short, names = short_labels(found.labels)
+    base, labels = short[0], dict(zip(found.labels, short, strict=True))
+    table = Table(Column("metric", overflow="fold", min_width=12),
+                  Column("variant", overflow="fold"), "mean", "− baseline", "se",
+                  "95 % interval",
+                  title=f"sweep over {names}: {len(found.labels)} variants, each against the "
+                        f"baseline {base} (paired run by run: same seed and chunks)")
+    summaries = {row["metric"]: row for row in found.results[0].summary()}
+    metrics = list(found.results[0].metrics)
+    for n, metric in enumerate(metrics):
+        table.add_row(metric, base, _num(summaries[metric]["mean"]), "baseline", "", "")
+        rows = [next((r for r in rs if r.metric == metric), None) for rs in found.rows.values()]
+        for k, (lb, r) in enumerate(zip(found.rows, rows, strict=True)):
+            last = k == len(rows) - 1 and n < len(metrics) - 1
             if r is None:
+                table.add_row("", labels[lb], "–", "", "", "", end_section=last)
                 continue
-            table.add_row(lb, _num(r.mean_b), _num(r.diff), _num(r.se),
-                          f"{_num(r.low)} … {_num(r.high)}")
-        console.print(table)
+            table.add_row("", labels[lb], _num(r.mean_b), _num(r.diff), _num(r.se),
+                          f"{_num(r.low)} … {_num(r.high)}", end_section=last)
+    console.print(table)

@@ -39,6 +39,9 @@ app = typer.Typer(help="Monte Carlo: whole TCS rests, platoon campaign years and
                   no_args_is_help=True)
 
 DEFAULT_CHUNKS = 32
+FAST_CHUNKS = 8
+"""The fast platoon kernel's default: each chunk is an array of campaigns, so fewer, larger
+chunks (each still its own spawned seed) cost less per campaign."""
 ParamOpt = Annotated[list[str] | None, typer.Option(
     "--param", help="Parameter override NAME=VALUE for the run (repeatable; policy=NAME "
                     "picks the policy).")]
@@ -320,7 +323,10 @@ def platoon(
     variant: VariantOpt = None,
     runs: RunsOpt = 1000,
     seed: SeedOpt = None,
-    chunks: ChunksOpt = DEFAULT_CHUNKS,
+    chunks: Annotated[int | None, typer.Option(
+        help="Chunks the runs are split into, each with its own spawned seed (default: 8 with "
+             "--engine fast, whose chunks are whole arrays of campaigns; 32 with --engine "
+             "rules). Results depend on this, never on the worker count.")] = None,
     workers: WorkersOpt = None,
     scheduler: SchedulerOpt = None,
     csv: CsvOpt = None,
@@ -333,6 +339,8 @@ def platoon(
     # The fast kernel finishes thousands of campaigns before a process pool has started.
     if workers is None and engine == "fast":
         workers = 1
+    if chunks is None:
+        chunks = FAST_CHUNKS if engine == "fast" else DEFAULT_CHUNKS
     common = _common(runs, seed, chunks, workers, scheduler, csv, plot, as_json)
     with guarded():
         labels, variants = _variants(param, compare, sweep, variant)

@@ -147,12 +147,12 @@ def _morning(p: Platoons, t: Tables, gen: np.random.Generator, day: int) -> None
     p.tank_ring[:, slot] = 0
 
 
-def campaigns(begin: Prepared, intensity: int, runs: int,
-              gen: np.random.Generator) -> dict[str, FloatArray]:
+def campaigns(begin: Prepared, intensity: int, runs: int, gen: np.random.Generator,
+              tables: Tables | None = None) -> dict[str, FloatArray]:
     """``runs`` campaigns from ``begin`` (a :class:`~rallypoint.lab.platoon_sim.Prepared`):
     series as runs × days and totals per run, as :func:`platoon_sim.campaign_once` records them."""
     state = begin.state
-    t = Tables.from_state(state)
+    t = tables or Tables.from_state(state)
     waits = check_policy(begin.policy.name)
     p = Platoons(state, runs, t)
     action_days = set(state.action_days)
@@ -199,11 +199,18 @@ def campaigns(begin: Prepared, intensity: int, runs: int,
     return {**series, **{k: np.asarray(v, dtype=np.float64) for k, v in totals.items()}}
 
 
+_TABLES: dict[str, Tables] = {}
+"""Tables per spec, per process (section 8's draws are exact fractions: worth building once)."""
+
+
 def fast_chunk(chunk: Chunk) -> dict[str, FloatArray]:
     """Worker: ``chunk.runs`` campaigns with the fast kernel (same chunk seeds as the engine)."""
     spec = chunk.spec
     begin = prepared(spec)
-    raw = campaigns(begin, spec.intensity, chunk.runs, generator(chunk.seed))
+    key = repr(spec)
+    if key not in _TABLES:
+        _TABLES[key] = Tables.from_state(begin.state)
+    raw = campaigns(begin, spec.intensity, chunk.runs, generator(chunk.seed), _TABLES[key])
     return finish(raw)
 
 

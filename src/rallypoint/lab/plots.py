@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rallypoint.core.errors import MalformedInputError
-from rallypoint.lab.results import Z95, Comparison, FloatArray, SimResult, Sweep
+from rallypoint.lab.results import Z95, Comparison, FloatArray, SimResult, Sweep, short_labels
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -190,19 +190,10 @@ def comparison_bars(path: Path, comparison: Comparison,
     return _save(fig, path)
 
 
-def _short_labels(labels: Sequence[str]) -> tuple[list[str], str]:
-    """``["a=1, b=x", "a=2, b=x"]`` → ``(["1 · x", "2 · x"], "a · b")``."""
-    parts = [[p.partition("=") for p in lb.split(", ")] for lb in labels]
-    names = [n for n, _, _ in parts[0]]
-    if all([n for n, _, _ in p] == names for p in parts):
-        return [" · ".join(v for _, _, v in p) for p in parts], " · ".join(names)
-    return list(labels), "variant"
-
-
 def sweep_plot(path: Path, found: Sweep, metrics: Sequence[str], title: str) -> Path:
     """Per metric: every variant's mean with its 95 % interval, and each variant's difference to
     the baseline with the paired 95 % interval (the baseline sits on 0)."""
-    ticks, axis = _short_labels(found.labels)
+    ticks, axis = short_labels(found.labels)
     fig, axes = _figure(len(metrics) * 2, width=max(3.4, 0.55 * len(ticks) + 1.5), height=2.6,
                         columns=4 if len(metrics) > 2 else 2)
     x = np.arange(len(ticks))

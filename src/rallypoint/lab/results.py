@@ -286,3 +286,13 @@ def sweep(results: Sequence[SimResult], labels: Sequence[str]) -> Sweep:
     rows = {lb: compare(base, r, labels[0], lb).rows
             for lb, r in zip(labels[1:], results[1:], strict=True)}
     return Sweep(tuple(labels), tuple(results), rows)
+
+
+def short_labels(labels: Sequence[str]) -> tuple[list[str], str]:
+    """``["a=1, b=x", "a=2, b=x"]`` → ``(["1 · x", "2 · x"], "a · b")``: a sweep's variants by
+    their values, the parameter names once (labels of other shapes are kept whole)."""
+    parts = [[p.partition("=") for p in lb.split(", ")] for lb in labels]
+    names = [n for n, _, _ in parts[0]]
+    if all([n for n, _, _ in p] == names and all(sep for _, sep, _ in p) for p in parts):
+        return [" · ".join(v for _, _, v in p) for p in parts], " · ".join(names)
+    return list(labels), "variant"
