@@ -76,3 +76,20 @@ def test_bad_interruptions_are_refused() -> None:
     out = runner.invoke(app, ["simulate", "tcs", "--runs", "20", "--seed", "3",
                               "--loss-chance", "0.3", "--json"])
     assert out.exit_code == 0 and '"steps_lost"' in out.output
+
+
+def test_the_rest_carries_the_exact_law_of_turns_to_implementation() -> None:
+    from fractions import Fraction
+
+    spec = RestSpec(str(scenario_path("example1")), interruptions=Interruptions(loss=0.2))
+    result = simulate_rest(spec, 400, 11, 4, HERE)
+    law = {int(t): Fraction(p) for t, p in result.exact["turns_to_implementation"].items()}
+    assert sum(law.values()) + Fraction(result.exact["not_within_turns"]) == 1
+    # Losses do not touch the sheet's weighted turns: the law holds beside them.
+    mean = sum(t * p for t, p in law.items()) / sum(law.values())
+    seen = result.metrics["turns_to_implementation"]
+    seen = seen[~np.isnan(seen)]
+    assert abs(seen.mean() - float(mean)) < 5 * seen.std() / np.sqrt(len(seen))
+    forced = simulate_rest(RestSpec(str(scenario_path("example1")),
+                                    interruptions=Interruptions(forced_off=0.1)), 4, 1, 1, HERE)
+    assert forced.exact == {}  # a company forced off cancels at random: no law given

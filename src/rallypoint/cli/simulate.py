@@ -113,11 +113,15 @@ def tcs(
         comparison = emit(common, results, labels, elapsed, "simulate tcs (battalion rest)",
                           sweeping=bool(sweep) or len(variants) > 2)
         if plot:
+            laws = {lb: {"turns_to_implementation": {
+                float(t): float(_frac(p)) for t, p in law.items()}}
+                for lb, r in zip(labels, results, strict=True)
+                if (law := r.exact.get("turns_to_implementation"))}
             _plot_variants(common, results, labels, ["steps_back", "counters_back", "very_dead",
                                                      "turns_to_implementation",
                                                      "battalion_morale"],
                            f"TCS rest: {Path(path).name}, policy {policy}", comparison,
-                           sweeping=bool(sweep) or len(variants) > 2)
+                           sweeping=bool(sweep) or len(variants) > 2, by_variant=laws)
 
 
 def _variants(param: list[str] | None, compare: list[str] | None,

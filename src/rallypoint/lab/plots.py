@@ -53,17 +53,19 @@ def _title(fig: Figure, text: str) -> None:
 
 
 def _legend(fig: Figure, axes: Sequence[Axes]) -> None:
-    """One legend for the figure, below the panels, from the first panel that has handles."""
+    """One legend for the figure, below the panels: every distinct entry of every panel."""
+    seen: dict[str, Any] = {}
     for ax in axes:
-        handles, labels = ax.get_legend_handles_labels()
-        if handles:
-            # As many columns as fit the widest entry (about 0.075 inch a character), else one
-            # entry per row: a legend is never cut at the figure's edge.
-            entry = max(len(lb) for lb in labels) * 0.075 + 0.7
-            fit = max(1, int(fig.get_figwidth() // entry))
-            fig.legend(handles, labels, loc="outside lower center",
-                       ncols=min(len(handles), fit), fontsize="small", frameon=False)
-            return
+        for handle, text in zip(*ax.get_legend_handles_labels(), strict=True):
+            seen.setdefault(text, handle)
+    handles, labels = list(seen.values()), list(seen)
+    if handles:
+        # As many columns as fit the widest entry (about 0.075 inch a character), else one
+        # entry per row: a legend is never cut at the figure's edge.
+        entry = max(len(lb) for lb in labels) * 0.075 + 0.7
+        fit = max(1, int(fig.get_figwidth() // entry))
+        fig.legend(handles, labels, loc="outside lower center",
+                   ncols=min(len(handles), fit), fontsize="small", frameon=False)
 
 
 def _save(fig: Figure, path: Path) -> Path:
@@ -85,9 +87,12 @@ def _bins(values: Sequence[FloatArray]) -> tuple[FloatArray, float | None]:
         return np.array([-0.5, 0.5]), None
     low, high = float(seen.min()), float(seen.max())
     if np.all(seen == np.round(seen)):
-        # Whole numbers: one bar per value, centred on it; a long tail goes in the last bar.
-        top = min(high, max(float(np.percentile(seen, 99)), low + 10), low + MAX_BARS)
-        return np.arange(low - 0.5, top + 1.5, 1.0), (top if top < high else None)
+        # Whole numbers: one bar per value, centred on it; past MAX_BARS values the tail
+        # beyond the 99th percentile goes in the last bar.
+        if high - low <= MAX_BARS:
+            return np.arange(low - 0.5, high + 1.5, 1.0), None
+        top = min(max(float(np.floor(np.percentile(seen, 99))), low + 10), low + MAX_BARS)
+        return np.arange(low - 0.5, top + 1.5, 1.0), top
     return np.linspace(low, high if high > low else low + 1, 31), None
 
 
@@ -133,6 +138,14 @@ def histograms(path: Path, data: Mapping[str, Mapping[str, FloatArray]],
         ax.set_title(metric.replace("_", " ") + (f" (last bar: ≥ {tail:g})" if tail else ""),
                      fontsize="medium")
         ax.set_ylabel("share of runs")
+        if bins[1] - bins[0] == 1.0:
+            from matplotlib.ticker import MaxNLocator
+
+            centres = bins[:-1] + 0.5
+            if len(centres) <= 12:
+                ax.set_xticks(centres)  # a few whole values: each one labelled
+            else:
+                ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     _legend(fig, axes)
     _title(fig, title)
     return _save(fig, path)
@@ -179,11 +192,13 @@ def comparison_bars(path: Path, comparison: Comparison,
         ax.errorbar([r.diff], [0], xerr=[[r.diff - r.low], [r.high - r.diff]], fmt="o",
                     capsize=4, color="C0", label="B − A, 95 % interval")
         ax.axvline(0, color="black", linewidth=0.8)
-        span = max(abs(r.low), abs(r.high), 1e-9) * 1.3
-        ax.set_xlim(-span, span)
+        span = max(abs(r.low), abs(r.high)) * 1.3
+        same = span == 0 or np.isnan(span)
+        ax.set_xlim(-1 if same else -span, 1 if same else span)
+        ax.locator_params(axis="x", nbins=5)
         ax.set_yticks([])
-        ax.set_title(f"{r.metric.replace('_', ' ')}\nA {r.mean_a:.4g} → B {r.mean_b:.4g}",
-                     fontsize="small")
+        ax.set_title(f"{r.metric.replace('_', ' ')}\nA {r.mean_a:.4g} → B {r.mean_b:.4g}"
+                     + (" (no difference in any run)" if same else ""), fontsize="small")
     _legend(fig, axes)
     _title(fig, f"B = {comparison.label_b} minus A = {comparison.label_a}, per metric "
                 f"({'paired' if rows and rows[0].paired else 'independent'} runs)")

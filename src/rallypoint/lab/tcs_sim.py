@@ -20,7 +20,7 @@ from typing import Any
 from rallypoint.core.campaign import Campaign, start
 from rallypoint.core.errors import DataFileError, MalformedInputError
 from rallypoint.core.ruleset import Ruleset, get_ruleset
-from rallypoint.dice import ScriptedRoller
+from rallypoint.dice import ScriptedRoller, fraction_text
 from rallypoint.lab.backend import Backend, Chunk, concat, make_chunks, run_chunks
 from rallypoint.lab.results import FloatArray, SimResult, as_float
 from rallypoint.lab.rollers import NumpyRoller, generator
@@ -245,8 +245,42 @@ def simulate_rest(spec: RestSpec, runs: int, entropy: int, chunks: int, backend:
                                       "forced_off": spec.interruptions.forced_off,
                                       "fo_loss": spec.interruptions.fo_loss}},
         entropy=entropy, chunks=chunks, metrics=concat(parts),
+        exact=exact_turns(begin, spec),
         notes=["scalar engine: the real TCS rules and campaign, dice from NumpyRoller",
                "battalion_morale is summed over the scenario's battalions"])
+
+
+def exact_turns(begin: Campaign, spec: RestSpec) -> dict[str, Any]:
+    """The exact law of ``turns_to_implementation`` (empty when a company may be forced off,
+    which cancels the sheet at random).
+
+    The weighted turns the sheet holds after each advance do not depend on any roll, so the
+    campaign is advanced once (its dice do not matter here) and each turn's check is the d66
+    chance of the cell the rules would read: the first success comes on turn t with probability
+    ``p_t × Π_{s<t} (1 − p_s)``.
+    """
+    from fractions import Fraction
+
+    from rallypoint.lab.rollers import root_sequence
+    from rallypoint.rulesets.tcs.recovery import implementation_chance
+
+    if spec.interruptions.forced_off:
+        return {}
+    c, roller = begin, NumpyRoller(generator(root_sequence(0)))
+    waiting, turns = Fraction(1), {}
+    for turn in range(1, spec.turns + 1):
+        c = c.execute(AdvanceTurn(expected_version=c.version), roller)
+        if not _checkable(c.state):
+            continue
+        sheet = c.state.sheets[SHEET]
+        table = c.state.rules.implementation
+        column = table.column(sheet.weighted_turns)
+        assert column is not None
+        p = implementation_chance(table.needed(sheet.row, column))
+        if waiting * p:
+            turns[str(turn)] = fraction_text(waiting * p)
+        waiting *= 1 - p
+    return {"turns_to_implementation": turns, "not_within_turns": fraction_text(waiting)}
 
 
 def simulate_recovery(spec: RecoverySpec, runs: int, entropy: int, chunks: int, backend: Backend,
