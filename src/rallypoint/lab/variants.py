@@ -115,6 +115,8 @@ def created_with(ruleset: Ruleset[Any], scenario: dict[str, Any], overrides: Map
     for name, value in paths.items():
         patch(data, name, value, translate)
     ruleset.initial_state(scenario, data)  # the ruleset's own validation of its data
+    if event.event is not None:
+        return NewEvent.of(event.event.model_copy(update={"rules_data": data}))
     return NewEvent(type=CREATED, payload={**event.payload, "rules_data": data})
 
 
