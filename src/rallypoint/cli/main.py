@@ -96,7 +96,7 @@ def log(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
 
     from rallypoint.session import log_entries
 
-    entries = log_entries(current(campaign))
+    entries = log_entries(current(campaign, whole=True))
     if as_json:
         print_json([e.to_json() for e in entries])
         return

@@ -103,7 +103,7 @@ def campaign_ref(ref: str | None) -> str:
     return session().resolve(ref, ruleset=group).id
 
 
-def current(ref: str | None) -> Campaign:
+def current(ref: str | None, *, whole: bool = False) -> Campaign:
     """Load a campaign for a read command (one line and exit 2 if there is none).
 
     A campaign whose log fails verification is still shown, under a warning line on stderr
@@ -118,7 +118,7 @@ def current(ref: str | None) -> Campaign:
                 f"#{problem.seq}: {escape(problem.reason)}; commands are refused until it is "
                 "restored (see `rallypoint verify`, `rallypoint delete`)",
                 highlight=False, soft_wrap=True)
-        return session().load(chosen)
+        return session().load(chosen, whole=whole)
 
 
 def execute(ref: str | None, build: Callable[[Campaign], Command], dice: str | None,

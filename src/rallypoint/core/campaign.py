@@ -78,10 +78,13 @@ class Campaign:
     Attributes:
         campaign_id: Store id.
         ruleset: The ruleset it plays.
-        events: Every stored event, in order.
+        events: Every stored event, in order; or, for a campaign resumed from a state snapshot,
+            the ``created`` event and the events from the snapshot's version on (see
+            :attr:`complete`).
         state: The folded state of the effective events.
         undone: Seqs of events cancelled by ``undone`` events.
-        typed: The typed event of each stored event (same order; read and upcast once).
+        typed: The typed event of each event in :attr:`events` (same order; read and upcast
+            once).
     """
 
     campaign_id: str
@@ -100,8 +103,18 @@ class Campaign:
 
     @property
     def version(self) -> int:
-        """The number of stored events; commands must be made against this."""
-        return len(self.events)
+        """The number of stored events (the latest seq); commands must be made against this."""
+        return self.events[-1].seq
+
+    @property
+    def complete(self) -> bool:
+        """Whether :attr:`events` holds the whole log (undo and the log need it)."""
+        return len(self.events) == self.events[-1].seq
+
+    def _require_complete(self) -> None:
+        if not self.complete:
+            raise IntegrityError("this campaign was resumed from a snapshot without its whole log",
+                                 fix="Load it whole (Session.load(ref, whole=True)).")
 
     @property
     def seed(self) -> str:
@@ -122,8 +135,13 @@ class Campaign:
         return self.created.name
 
     def event(self, seq: int) -> EventModel:
-        """The typed event stored at ``seq`` (1-based)."""
-        return self.typed[seq - 1]
+        """The typed event stored at ``seq`` (1-based) among those in hand."""
+        # The events in hand are ``created`` plus a contiguous run ending at the version.
+        index = seq - 1 if seq == 1 or self.complete else len(self.events) - 1 - (
+            self.version - seq)
+        if not 0 <= index < len(self.events) or self.events[index].seq != seq:
+            self._require_complete()
+        return self.typed[index]
 
     def describe(self, seq: int) -> str:
         """What the event at ``seq`` did, for the log (core events included)."""
@@ -157,6 +175,7 @@ class Campaign:
 
     def effective(self) -> list[EventRecord]:
         """Ruleset events that still count (not undone), in order."""
+        self._require_complete()
         return [
             e for e in self.events[1:] if e.type != UNDONE and e.seq not in self.undone
         ]
@@ -212,6 +231,7 @@ class Campaign:
         events = (*self.events, record)
         typed = (*self.typed, typed_event)
         if isinstance(typed_event, Undone):
+            self._require_complete()
             undone = self.undone | {typed_event.target}
             return Campaign(self.campaign_id, self.ruleset, events,
                             fold(self.ruleset, typed, undone), undone, typed)

@@ -9,8 +9,13 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import cache
+from typing import TYPE_CHECKING
 
-import icepool
+if TYPE_CHECKING:
+    import icepool
+
+# icepool is imported inside each function, on first use: a command that computes no odds (most
+# of them) never pays for importing it.
 
 
 @cache
@@ -24,6 +29,8 @@ def sum_distribution(count: int, sides: int) -> dict[int, Fraction]:
     Returns:
         Outcome → exact probability; outcomes with zero probability are absent.
     """
+    import icepool
+
     die = count @ icepool.d(sides)
     return _to_fractions(die)
 
@@ -31,6 +38,8 @@ def sum_distribution(count: int, sides: int) -> dict[int, Fraction]:
 @cache
 def tens_units_distribution(sides: int) -> dict[int, Fraction]:
     """Exact distribution of two dice read as tens and units (``11`` … ``66`` for d6)."""
+    import icepool
+
     die = icepool.d(sides) * 10 + icepool.d(sides)
     return _to_fractions(die)
 

@@ -31,6 +31,7 @@ from rallypoint.core.errors import (
 from rallypoint.core.events import ChainProblem, NewEvent
 from rallypoint.core.ruleset import Command, Decision, PolicyInfo, Ruleset, get_ruleset
 from rallypoint.dice import Roller, ScriptedRoller, SeededRoller
+from rallypoint.session import snapshots
 from rallypoint.session.results import Executed, LogEntry, campaign_view, log_entries, summary
 from rallypoint.store import CampaignInfo, EventStore, VerifyReport, clean_name
 from rallypoint.store.foldcheck import fold_stored
@@ -147,7 +148,9 @@ class Session:
         to it is refused until it is deleted and imported again from a good export.
         """
         with self._store() as store:
-            return store.check(store.find(ref).id)
+            info = store.find(ref)
+            usable, problem = snapshots.check_tail(store, info)
+            return problem if usable else store.check(info.id)
 
     def rename(self, ref: str, name: str) -> CampaignInfo:
         """Give a campaign a new local name (control characters dropped; must be unique)."""
@@ -211,10 +214,15 @@ class Session:
 
     # --- reading -------------------------------------------------------------------------------
 
-    def load(self, ref: str) -> Campaign:
-        """The campaign ``ref`` names, folded to its current version (the whole log in hand)."""
+    def load(self, ref: str, *, whole: bool = False) -> Campaign:
+        """The campaign ``ref`` names, folded to its current version.
+
+        Resumed from the campaign's state snapshot when one matches the log, so the cost does not
+        grow with the log: then :attr:`Campaign.events` holds the ``created`` event and the
+        events from the snapshot on. ``whole=True`` reads and folds the whole log instead.
+        """
         with self._store() as store:
-            return _load(store, ref)
+            return _load(store, ref, whole=whole)
 
     def view(self, ref: str) -> dict[str, Any]:
         """The JSON view ``show --json`` prints: id, name, version, state view, pending."""
@@ -231,7 +239,7 @@ class Session:
 
     def log(self, ref: str) -> list[LogEntry]:
         """Every event, oldest first, with its summary, whether it was undone, and its rolls."""
-        return log_entries(self.load(ref))
+        return log_entries(self.load(ref, whole=True))
 
     def verify(self, ref: str) -> VerifyReport:
         """Check the stored hash chain (an edited, dropped or reordered event is reported)."""
@@ -306,11 +314,13 @@ class Session:
             StaleVersionError: ``expected_version`` is not the current version.
         """
         with self._store(write=True) as store:
-            campaign = _load(store, ref)
+            campaign = _load(store, ref, whole=True)
             event = campaign.undo_event(campaign.version if expected_version is None
                                         else expected_version)
             record = store.append(campaign.campaign_id, campaign.version + 1, event)
-            return _executed(campaign.with_event(record, event.event), record, False)
+            after = campaign.with_event(record, event.event)
+            snapshots.save(store, after)
+            return _executed(after, record, False)
 
     def play(self, ref: str, step: Callable[[Campaign], Command | None], *,
              roller: RollerFor | None = None) -> Campaign:
@@ -320,11 +330,18 @@ class Session:
         unattended run costs time linear in its length. Each event is stored as it is decided.
         """
         with self._store(write=True) as store:
-            campaign = _load(store, ref)
-            while (command := step(campaign)) is not None:
-                event = _decide(campaign, command, None, roller)
-                record = store.append(campaign.campaign_id, campaign.version + 1, event)
-                campaign = campaign.with_event(record, event.event)
+            campaign, base = _loaded(store, ref, whole=False)
+            try:
+                while (command := step(campaign)) is not None:
+                    event = _decide(campaign, command, None, roller)
+                    record = store.append(campaign.campaign_id, campaign.version + 1, event)
+                    campaign = campaign.with_event(record, event.event)
+                    if campaign.version - base >= 4 * snapshots.SNAPSHOT_EVERY:
+                        snapshots.save(store, campaign)
+                        base = campaign.version
+            finally:
+                if campaign.version > base:
+                    snapshots.save(store, campaign)
             return campaign
 
     def export(self, ref: str, path: Path) -> int:
@@ -345,7 +362,7 @@ class Session:
     def _write(self, ref: str, build: Builder, expected: int | None, dice: Dice,
                roller: RollerFor | None) -> Executed:
         with self._store(write=True) as store:
-            campaign = _load(store, ref)
+            campaign, base = _loaded(store, ref, whole=False)
             raced = expected is not None and expected != campaign.version
             if raced:
                 _check_raceable(campaign, expected)
@@ -363,24 +380,44 @@ class Session:
                         raise
                     # Another writer landed between our read and our write: decide once more.
                     expected, raced = campaign.version, True
-                    campaign = _load(store, campaign.campaign_id)
+                    campaign, base = _loaded(store, campaign.campaign_id, whole=False)
                     continue
-                return _executed(campaign.with_event(record, event.event), record, raced)
+                after = campaign.with_event(record, event.event)
+                snapshots.save_if_due(store, after, base)
+                return _executed(after, record, raced)
         raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _load(store: EventStore, ref: str) -> Campaign:
+def _load(store: EventStore, ref: str, *, whole: bool = True) -> Campaign:
+    return _loaded(store, ref, whole=whole)[0]
+
+
+def _loaded(store: EventStore, ref: str, *, whole: bool) -> tuple[Campaign, int]:
+    """The campaign, and the version of the snapshot it was resumed from (0: folded whole).
+
+    A write refuses a broken log first; it checks the log from a trusted snapshot on (the
+    events before it were checked when it was written), else the whole log.
+    """
     info = store.find(ref)
-    if not store.readonly and (problem := store.check(info.id)) is not None:
+    resumed = None if whole else snapshots.resume(store, info)
+    problem = None
+    if not store.readonly:
+        usable, problem = (snapshots.check_tail(store, info) if resumed is not None
+                           else (False, None))
+        if not usable:
+            problem = store.check(info.id)
+    if problem is not None:
         # Refuse before deciding, so the player hears "broken", not a rules refusal.
         raise IntegrityError(
             f"campaign {info.name!r} is broken at seq {problem.seq}: {problem.reason}",
             where=str(store.path), fix="nothing was written; see `rallypoint verify`, then "
             "`rallypoint delete` it and import a good export of it again")
+    if resumed is not None:
+        return resumed
     # A stored log that cannot be played (kept from before imports were checked) is one
     # IntegrityError line naming the event, not a traceback from deep inside a ruleset.
     campaign: Campaign = fold_stored(store.events(info.id))
-    return campaign
+    return campaign, 0
 
 
 def _decide(campaign: Campaign, command: Command, dice: Dice,

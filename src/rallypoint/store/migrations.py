@@ -114,9 +114,24 @@ BEGIN
 END;
 """
 
+_SNAPSHOTS = """
+-- A cache beside the log, never a source of truth: the folded state of a campaign at one version,
+-- keyed by the hash of the event at that version (the chain hash) and by the code that folded it.
+-- A row that does not match the log is ignored and replaced (rallypoint.session.snapshots).
+CREATE TABLE state_snapshots (
+    campaign_id TEXT PRIMARY KEY REFERENCES campaigns(id) ON DELETE CASCADE,
+    version INTEGER NOT NULL,
+    chain_hash TEXT NOT NULL,
+    code TEXT NOT NULL,
+    state BLOB NOT NULL,
+    digest TEXT NOT NULL -- SHA-256 of state: a torn or edited blob is never unpickled
+);
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("0001_initial", _INITIAL),
     ("0002_campaign_heads", _HEADS),
+    ("0003_state_snapshots", _SNAPSHOTS),
 ]
 """Every migration as ``(name, sql)``, in the order they are applied."""
 

@@ -1,0 +1,76 @@
+"""Reading and writing state snapshots (migration ``0003_state_snapshots``).
+
+The store only keeps the rows; what a snapshot means, and whether it can be trusted, is decided by
+:mod:`rallypoint.session.snapshots`, which checks each one against the log before using it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from rallypoint.store.sqlite import EventStore
+
+_SELECT: Final = """
+SELECT version, chain_hash, code, state, digest FROM state_snapshots WHERE campaign_id = ?
+"""
+_UPSERT: Final = """
+INSERT OR REPLACE INTO state_snapshots (campaign_id, version, chain_hash, code, state, digest)
+VALUES (?, ?, ?, ?, ?, ?)
+"""
+_TAIL: Final = """
+SELECT seq, type, payload, recorded_at, prev_hash, hash FROM events
+WHERE campaign_id = ? AND (seq = 1 OR seq >= ?) ORDER BY seq
+"""
+_HEAD: Final = "SELECT head_seq, head_hash FROM campaigns WHERE id = ?"
+
+Row = tuple[int, str, str, str, str, str]
+"""An event row as stored: seq, type, payload text, recorded_at, prev_hash, hash."""
+
+
+@dataclass(frozen=True)
+class StoredSnapshot:
+    """A snapshot row exactly as stored (unchecked)."""
+
+    version: int
+    chain_hash: str
+    code: str
+    state: bytes
+    digest: str
+
+
+@dataclass(frozen=True)
+class SnapshotRead:
+    """What a fast load reads, all in one read transaction.
+
+    Attributes:
+        snapshot: The campaign's snapshot row, if any.
+        rows: The ``created`` row and every row from the snapshot's version on.
+        head: The campaign's recorded head ``(seq, hash)``.
+    """
+
+    snapshot: StoredSnapshot | None
+    rows: list[Row]
+    head: tuple[int, str]
+
+
+def read_snapshot(store: EventStore, campaign_id: str) -> SnapshotRead | None:
+    """The snapshot row of a campaign with the log rows from its version on, or ``None`` if the
+    campaign has no snapshot (or no such campaign)."""
+    with store._read() as conn:
+        found = conn.execute(_SELECT, (campaign_id,)).fetchone()
+        head = conn.execute(_HEAD, (campaign_id,)).fetchone()
+        if found is None or head is None:
+            return None
+        snapshot = StoredSnapshot(int(found[0]), str(found[1]), str(found[2]), bytes(found[3]),
+                                  str(found[4]))
+        rows = [(int(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4]), str(r[5]))
+                for r in conn.execute(_TAIL, (campaign_id, snapshot.version))]
+    return SnapshotRead(snapshot, rows, (int(head[0]), str(head[1])))
+
+
+def write_snapshot(store: EventStore, campaign_id: str, snapshot: StoredSnapshot) -> None:
+    """Replace the campaign's snapshot row (one ``BEGIN IMMEDIATE`` transaction)."""
+    with store._write() as conn:
+        conn.execute(_UPSERT, (campaign_id, snapshot.version, snapshot.chain_hash, snapshot.code,
+                               snapshot.state, snapshot.digest))
