@@ -135,7 +135,9 @@ def test_platoon_week(live_server: LiveServer) -> None:
             else:
                 page.click("#rest-day")
             expect(page.locator("#recorded")).to_be_visible()
-        day = int(re.search(r"day (\d+)", page.locator("#calendar").inner_text()).group(1))
+        found = re.search(r"day (\d+)", page.locator("#calendar").inner_text())
+        assert found is not None
+        day = int(found.group(1))
         assert day >= 5
         shot(page, "platoon-roster", part="#roster")
 
