@@ -4,6 +4,7 @@ collected so that a test fails on any of them."""
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -15,7 +16,12 @@ from playwright.sync_api import ConsoleMessage, Page, Response, sync_playwright
 CHROMIUM = Path("/usr/bin/chromium")
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                "--disable-component-update", "--no-first-run"]
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+DOCS_SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+SCREENSHOTS = Path(os.environ.get("RALLYPOINT_SCREENSHOTS", "")
+                   or Path(tempfile.gettempdir()) / "rallypoint-screenshots")
+"""Where the walks save their screenshots: ``RALLYPOINT_SCREENSHOTS`` (``.ci/run`` and the
+README's refresh command give docs/screenshots), else a temporary folder, so that a test run
+leaves the committed pictures alone."""
 
 
 def need_chromium() -> None:
