@@ -7,9 +7,9 @@ Each route is one session-API call. Commands are the rulesets' own JSON forms (t
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Path, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -29,6 +29,9 @@ REFUSALS: dict[int | str, dict[str, Any]] = {
     )}
 
 router = APIRouter(prefix="/api", tags=["campaigns"], responses=REFUSALS)
+
+Ref = Annotated[str, Path(description="campaign name, id, or unique id prefix (≥ 4)",
+                          max_length=200, examples=["ridge"])]
 
 
 class Strict(BaseModel):
@@ -135,13 +138,13 @@ def create_campaign(request: Request, body: NewCampaign) -> CampaignInfo:
 
 
 @router.get("/campaigns/{ref}")
-def view(request: Request, ref: str) -> dict[str, Any]:
+def view(request: Request, ref: Ref) -> dict[str, Any]:
     """The campaign's view: id, name, version, the ruleset's state view, pending decisions."""
     return deps.service(request).view(ref)
 
 
 @router.get("/campaigns/{ref}/decisions")
-def decisions(request: Request, ref: str) -> dict[str, Any]:
+def decisions(request: Request, ref: Ref) -> dict[str, Any]:
     """Pending decisions with their legal choices, and the policies that can answer them."""
     c = deps.service(request).load(ref)
     return {"version": c.version,
@@ -150,7 +153,7 @@ def decisions(request: Request, ref: str) -> dict[str, Any]:
 
 
 @router.post("/campaigns/{ref}/commands", status_code=201)
-def execute(request: Request, ref: str, body: CommandRequest) -> Recorded:
+def execute(request: Request, ref: Ref, body: CommandRequest) -> Recorded:
     """Decide a command and store its event.
 
     A command made against an older version that is still legal now is decided again at the
@@ -160,32 +163,32 @@ def execute(request: Request, ref: str, body: CommandRequest) -> Recorded:
 
 
 @router.post("/campaigns/{ref}/preview")
-def preview_command(request: Request, ref: str, body: PreviewRequest) -> dict[str, Any]:
+def preview_command(request: Request, ref: Ref, body: PreviewRequest) -> dict[str, Any]:
     """What a command would do now, decided in memory: nothing is stored, no die is rolled."""
     return preview(deps.service(request).load(ref), body.command).to_json()
 
 
 @router.post("/campaigns/{ref}/answers", status_code=201)
-def answer(request: Request, ref: str, body: AnswerRequest) -> Recorded:
+def answer(request: Request, ref: Ref, body: AnswerRequest) -> Recorded:
     """Answer a pending decision by a named policy."""
     return _recorded(deps.service(request).answer(ref, body.decision, body.policy,
                                                   body.expected_version))
 
 
 @router.post("/campaigns/{ref}/undo", status_code=201)
-def undo(request: Request, ref: str, body: VersionRequest) -> Recorded:
+def undo(request: Request, ref: Ref, body: VersionRequest) -> Recorded:
     """Undo the latest effective event (appends an ``undone`` event; history is kept)."""
     return _recorded(deps.service(request).undo(ref, body.expected_version))
 
 
 @router.get("/campaigns/{ref}/log")
-def log(request: Request, ref: str) -> list[dict[str, Any]]:
+def log(request: Request, ref: Ref) -> list[dict[str, Any]]:
     """Every event, oldest first: summary, whether undone, every roll with its odds."""
     return [e.to_json() for e in deps.service(request).log(ref)]
 
 
 @router.get("/campaigns/{ref}/export")
-def export(request: Request, ref: str) -> JSONResponse:
+def export(request: Request, ref: Ref) -> JSONResponse:
     """The campaign's export document (for ``POST /api/import`` or ``rallypoint import``)."""
     name, text = deps.service(request).export_text(ref)
     return JSONResponse(json.loads(text),
