@@ -8,10 +8,12 @@ beside the form, with the library's status code, and nothing is written.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from fastapi import APIRouter, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.datastructures import FormData, UploadFile
 
@@ -137,6 +139,11 @@ async def import_(request: Request) -> Response:
 # --- one campaign ----------------------------------------------------------------------------
 
 
+def _selection_for(view: Any, given: dict[str, str]) -> dict[str, str]:
+    wanted = getattr(view, "QUERY", ())
+    return {k: v for k, v in given.items() if k in wanted and v}
+
+
 def campaign_page(request: Request, campaign: Campaign, error: RallypointError | None = None,
                   form: str | None = None, done: int | None = None,
                   chosen: dict[str, str] | None = None) -> HTMLResponse:
@@ -145,9 +152,8 @@ def campaign_page(request: Request, campaign: Campaign, error: RallypointError |
     ``chosen``: what the page has selected (a view's ``QUERY`` names, e.g. a squares unit).
     """
     view = view_module(campaign.ruleset.name)
-    wanted = getattr(view, "QUERY", ())
-    given = chosen if chosen is not None else dict(request.query_params)
-    selection = {k: v for k, v in given.items() if k in wanted and v}
+    selection = _selection_for(view, chosen if chosen is not None
+                               else dict(request.query_params))
     recorded = [e for e in deps.service(request).log(campaign.campaign_id)
                 if done is not None and e.seq >= done] if done else []
     return deps.renderer(request).html(
@@ -156,9 +162,54 @@ def campaign_page(request: Request, campaign: Campaign, error: RallypointError |
 
 
 @router.get("/c/{cid}", response_class=HTMLResponse)
-def campaign(request: Request, cid: str, done: int | None = None) -> HTMLResponse:
-    """The campaign's page (``done``: show what the events from this seq on did)."""
-    return campaign_page(request, deps.service(request).load(cid), done=done)
+async def campaign(request: Request, cid: str, done: int | None = None) -> HTMLResponse:
+    """The campaign's page (``done``: show what the events from this seq on did).
+
+    The page as it stands (no ``done``, no error) is rendered once per state of the database and
+    served from memory until anything is written; only the CSRF token differs per browser.
+    """
+    if done is not None or request.headers.get("hx-request"):
+        return await run_in_threadpool(
+            lambda: campaign_page(request, deps.service(request).load(cid), done=done))
+    return await _cached_html(request, ("page", cid, tuple(sorted(request.query_params.items()))),
+                              lambda: campaign_page(request, deps.service(request).load(cid)))
+
+
+@router.get("/c/{cid}/part/{name}", response_class=HTMLResponse)
+async def part(request: Request, cid: str, name: str) -> HTMLResponse:
+    """One part of the campaign's page alone (htmx swaps it in): the TCS sheets with their odds,
+    the squares unit panel with who may rally it."""
+    def build() -> HTMLResponse:
+        campaign = deps.service(request).load(cid)
+        view = view_module(campaign.ruleset.name)
+        parts: dict[str, str] = getattr(view, "PARTS", {})
+        if name not in parts:
+            raise UnknownIdError(f"this page has no part {name!r}",
+                                 fix=f"Use one of: {', '.join(parts) or 'none'}.")
+        selection = _selection_for(view, dict(request.query_params))
+        return deps.renderer(request).html(
+            request, parts[name], c=campaign, error=None, error_form=None,
+            **view.context(campaign, **selection))
+
+    key = ("part", cid, name, tuple(sorted(request.query_params.items())))
+    return await _cached_html(request, key, build)
+
+
+async def _cached_html(request: Request, key: tuple[Any, ...],
+                       build: Callable[[], HTMLResponse]) -> HTMLResponse:
+    """A page rendered with a placeholder token, kept until the database changes; each response
+    carries the browser's own CSRF token."""
+    service, renderer = deps.service(request), deps.renderer(request)
+
+    def render() -> tuple[int, str]:
+        with renderer.placeholder_token():
+            response = build()
+        return response.status_code, bytes(response.body).decode()
+
+    status, text = service.cached(key, render) if service.has_cached(key) \
+        else await run_in_threadpool(service.cached, key, render)
+    return HTMLResponse(text.replace(renderer.PLACEHOLDER, renderer.token(request)),
+                        status_code=status)
 
 
 @router.post("/c/{cid}/do")

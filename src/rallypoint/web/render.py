@@ -6,6 +6,9 @@ through autoescaped templates; nothing here marks a string safe except SVG the l
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -54,6 +57,7 @@ class Renderer:
 
     def __init__(self, directory: Path, settings: WebSettings) -> None:
         self.settings = settings
+        self._placeholder = threading.local()
         self.env = Environment(
             loader=FileSystemLoader(directory),
             autoescape=select_autoescape(["html", "svg"], default_for_string=True),
@@ -62,8 +66,22 @@ class Renderer:
         )
         self.env.filters.update(percent=percent, fraction=fraction, chance=chance, signed=signed)
 
+    PLACEHOLDER = "csrf-placeholder-0000000000000000000000000000000000000000000000000000000"
+    """Stands for the CSRF token in a rendered page kept in memory (replaced per response)."""
+
+    @contextmanager
+    def placeholder_token(self) -> Iterator[None]:
+        """Render with :attr:`PLACEHOLDER` as the token (for a page cached across browsers)."""
+        self._placeholder.active = True
+        try:
+            yield
+        finally:
+            self._placeholder.active = False
+
     def token(self, request: Request) -> str:
         """The CSRF token for the browser making ``request`` (see :mod:`.security`)."""
+        if getattr(self._placeholder, "active", False):
+            return self.PLACEHOLDER
         cookie = request.scope.get("state", {}).get("csrf_cookie") or ""
         return csrf_token(self.settings.secret, cookie)
 

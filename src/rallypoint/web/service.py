@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from rallypoint.core.errors import (
     DataFileError,
@@ -39,6 +39,7 @@ class Viewer:
 LOCAL = Viewer()
 """The viewer of a loopback server without accounts."""
 
+T = TypeVar("T")
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -59,6 +60,47 @@ class Service:
         self.db = db
         self.session = Session(db)
         self.session.campaigns()  # create the file and apply migrations once, at start-up
+        self._cache: dict[Hashable, Any] = {}
+        self._cache_token: tuple[int, ...] | None = None
+
+    # --- caching reads -------------------------------------------------------------------------
+
+    def _token(self) -> tuple[int, ...]:
+        """Changes whenever any process commits to the database.
+
+        In WAL mode every commit writes the ``-wal`` file (a checkpoint writes the main file), so
+        their sizes and modification times, in nanoseconds, name the database's state; reading
+        them costs two ``stat`` calls instead of opening and folding a campaign.
+        """
+        token: list[int] = []
+        for path in (self.db, self.db.with_name(self.db.name + "-wal")):
+            try:
+                st = path.stat()
+            except OSError:
+                token += [-1, -1]
+            else:
+                token += [st.st_size, st.st_mtime_ns]
+        return tuple(token)
+
+    def cached(self, key: Hashable, build: Callable[[], T]) -> T:
+        """``build()``, remembered until the database changes (by this server or any other
+        process). Values must be immutable: campaigns and rendered text."""
+        token = self._token()
+        if token != self._cache_token:
+            self._cache = {}
+            self._cache_token = token
+        cache = self._cache
+        if key not in cache:
+            cache[key] = build()
+        return cast("T", cache[key])
+
+    def has_cached(self, key: Hashable) -> bool:
+        """Whether ``cached(key, ...)`` would answer from memory now (no database read)."""
+        return self._token() == self._cache_token and key in self._cache
+
+    def forget(self) -> None:
+        """Drop every cached read (after this server wrote)."""
+        self._cache_token = None
 
     # --- reading -------------------------------------------------------------------------------
 
@@ -75,7 +117,7 @@ class Service:
 
     def load(self, ref: str, viewer: Viewer = LOCAL) -> Campaign:
         """The campaign ``ref`` names (exact id or name), folded to its current version."""
-        return self.session.load(ref)
+        return self.cached(("campaign", ref), lambda: self.session.load(ref))
 
     def view(self, ref: str, viewer: Viewer = LOCAL) -> dict[str, Any]:
         """The JSON view of a campaign (what ``show --json`` prints)."""
@@ -83,7 +125,7 @@ class Service:
 
     def log(self, ref: str, viewer: Viewer = LOCAL) -> list[LogEntry]:
         """Every event with its rolls, oldest first."""
-        return self.session.log(ref)
+        return list(self.cached(("log", ref), lambda: tuple(self.session.log(ref))))
 
     def export_text(self, ref: str, viewer: Viewer = LOCAL) -> tuple[str, str]:
         """(file name, JSON text) of the campaign's export file."""

@@ -15,6 +15,8 @@ from rallypoint.session import Campaign
 
 TEMPLATE = "squares/campaign.html"
 QUERY = ("unit",)
+PARTS = {"unit": "squares/unit.html"}
+"""Parts of the page served alone (``/c/ID/part/NAME``)."""
 """Query parameters the page takes: the chosen unit."""
 
 

@@ -12,6 +12,8 @@ from rallypoint.session.preview import Preview
 
 TEMPLATE = "tcs/campaign.html"
 PREVIEW_TEMPLATE = "tcs/preview.html"
+PARTS = {"sheets": "tcs/sheets.html"}
+"""Parts of the page served alone (``/c/ID/part/NAME``)."""
 OUTLOOK_TURNS = 12
 """How many coming turns the odds table of a pending sheet looks ahead."""
 
