@@ -44,14 +44,15 @@ def main() -> None:
     events = c.events
     best = min(_timed(lambda: Campaign.from_events(events)) for _ in range(5))
     n = len(events) - 1
-    print(f"{n} platoon events ({days} days): replay {best * 1000:.1f} ms, "
+    print(f"{n} platoon events ({days} days): replay {best * 1000:.1f} ms CPU, "
           f"{best / n * 1e6:.0f} µs per event")
 
 
 def _timed(fn: object) -> float:
-    began = time.perf_counter()
+    # CPU time of this process: on a shared machine, wall time mostly measures the neighbours.
+    began = time.process_time()
     fn()  # type: ignore[operator]
-    return time.perf_counter() - began
+    return time.process_time() - began
 
 
 if __name__ == "__main__":

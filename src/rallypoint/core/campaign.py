@@ -7,8 +7,10 @@ rewritten. A command carries the version it was made against and a stale one is 
 
 from __future__ import annotations
 
+import gc
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,6 +53,23 @@ def created_from_scenario(
     return NewEvent.of(Created(ruleset=ruleset.name, name=name, scenario=scenario,
                                rules_data=rules_data,
                                seed=seed if seed is not None else secrets.token_hex(16)))
+
+
+@contextmanager
+def _bulk() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a whole log is read and folded.
+
+    Reading allocates a few frozen values per event and keeps them all; with the collector on,
+    its passes over the growing heap cost more than the reading itself (about 20 µs an event on
+    a 20 000-event log). The values hold no reference cycles, so nothing is left for it to find.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def read_event(ruleset: Ruleset[Any], record: EventRecord) -> EventModel:
@@ -168,9 +187,10 @@ class Campaign:
         first = CORE_EVENTS.read(CREATED, events[0].payload)
         assert isinstance(first, Created)
         ruleset = get_ruleset(first.ruleset)
-        typed = tuple(read_event(ruleset, e) for e in events)
-        undone = frozenset(t.target for t in typed if isinstance(t, Undone))
-        state = fold(ruleset, typed, undone)
+        with _bulk():
+            typed = tuple(read_event(ruleset, e) for e in events)
+            undone = frozenset(t.target for t in typed if isinstance(t, Undone))
+            state = fold(ruleset, typed, undone)
         return cls(events[0].campaign_id, ruleset, tuple(events), state, undone, typed)
 
     def effective(self) -> list[EventRecord]:

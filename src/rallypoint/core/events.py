@@ -167,7 +167,9 @@ class EventReader(Generic[E]):
         data = self.upcast(event_type, payload)
         data["type"] = event_type
         try:
-            return self.adapter.validate_python(data)
+            # The core validator directly: the TypeAdapter wrapper costs a fifth of a read.
+            event: E = self.adapter.validator.validate_python(data)
+            return event
         except ValidationError as exc:
             first = exc.errors()[0]
             raise IntegrityError(
