@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import copy
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
+from typer.models import CommandInfo
 
 from rallypoint.cli import campaign_verbs, usage
 from rallypoint.cli.session import (
@@ -25,15 +27,17 @@ from rallypoint.cli.session import (
 )
 from rallypoint.core.ruleset import plugin, plugins
 
-app = typer.Typer(
+_SETTINGS: dict[str, Any] = dict(
     name="rallypoint",
     help="Rules engine and campaign keeper for wargame recovery: rest, rally and replacements.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+core_app = typer.Typer(**_SETTINGS)
+"""The top-level verbs (``new``, ``show``, ``log`` ...); :data:`app` adds every sub-app."""
 
-@app.callback()
+@core_app.callback()
 def main(
     db: Annotated[Path | None, typer.Option(
         "--db", envvar="RALLYPOINT_DB",
@@ -44,7 +48,7 @@ def main(
     SETTINGS.ruleset = None
 
 
-@app.command()
+@core_app.command()
 def new(
     scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
     name: Annotated[str | None, typer.Option(help="Campaign name (default: file name).")] = None,
@@ -57,7 +61,7 @@ def new(
                   f"id {info.id[:8]})", highlight=False)
 
 
-@app.command("list")
+@core_app.command("list")
 def list_(as_json: JsonOpt = False) -> None:
     """List the campaigns in the database."""
     from rich.table import Table
@@ -77,7 +81,7 @@ def list_(as_json: JsonOpt = False) -> None:
     console.print(table)
 
 
-@app.command()
+@core_app.command()
 def show(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
     """Show a campaign's current state."""
     from rallypoint.session import campaign_view
@@ -89,7 +93,7 @@ def show(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
     plugin(c.ruleset.name).load("render")(c)
 
 
-@app.command()
+@core_app.command()
 def log(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
     """The event log: every event, every roll with purpose, modifiers and odds."""
     from rich.markup import escape
@@ -106,7 +110,7 @@ def log(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
                       f"[dim]#{e.seq:<3}[/] {escape(e.summary)}", highlight=False)
 
 
-@app.command()
+@core_app.command()
 def undo(campaign: CampaignOpt = None) -> None:
     """Undo the latest command (appends an 'undone' event; history is kept)."""
     with guarded():
@@ -115,7 +119,7 @@ def undo(campaign: CampaignOpt = None) -> None:
                   f"{done.record.payload['summary'].splitlines()[0]}", highlight=False)
 
 
-@app.command()
+@core_app.command()
 def verify(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
     """Check a campaign's hash chain and head; exit 1 if any event was edited, lost or cut."""
     with guarded():
@@ -136,11 +140,11 @@ def verify(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
         raise typer.Exit(1)
 
 
-campaign_verbs.register(app)
+campaign_verbs.register(core_app)
 usage.install()
 
 
-@app.command()
+@core_app.command()
 def scenarios(as_json: JsonOpt = False) -> None:
     """List the scenario files shipped with each ruleset."""
     from rallypoint.core.ruleset import registered
@@ -154,7 +158,7 @@ def scenarios(as_json: JsonOpt = False) -> None:
         console.print(f"{name}: {path}", highlight=False, soft_wrap=True)
 
 
-@app.command()
+@core_app.command()
 def demo() -> None:
     """Play TCS Example #1 with its own dice, then a squares rally and a platoon week."""
     from rallypoint.cli.demo import run_demo
@@ -162,7 +166,7 @@ def demo() -> None:
     run_demo()
 
 
-@app.command()
+@core_app.command()
 def serve(
     host: Annotated[str, typer.Option(help="Address to bind (loopback by default).")]
     = "127.0.0.1",
@@ -188,17 +192,90 @@ def _entering(ruleset: str) -> Callable[[], None]:
     return callback
 
 
-# Each installed ruleset brings its verbs (`rallypoint tcs ...`); no ruleset is named here.
-for _plugin in plugins().values():
-    if _plugin.cli is not None:
-        app.add_typer(_plugin.load("cli"), name=_plugin.name, callback=_entering(_plugin.name))
-app.add_typer(importlib.import_module("rallypoint.cli.odds").app, name="odds")
-app.add_typer(importlib.import_module("rallypoint.cli.simulate").app, name="simulate")
+SUB_APPS: dict[str, str] = {"odds": "rallypoint.cli.odds:app",
+                            "simulate": "rallypoint.cli.simulate:app"}
+"""The sub-apps that are not a ruleset's (each ruleset's comes from its plugin)."""
+
+
+def _sub_apps() -> dict[str, str]:
+    """Every sub-app by name (``rallypoint tcs ...``, ``rallypoint odds ...``), imported lazily."""
+    found = {p.name: p.cli for p in plugins().values() if p.cli is not None}
+    return {**found, **SUB_APPS}
+
+
+def _load(reference: str) -> typer.Typer:
+    module, _, attribute = reference.partition(":")
+    loaded: typer.Typer = getattr(importlib.import_module(module), attribute)
+    return loaded
+
+
+def build(path: Sequence[str] = ()) -> typer.Typer:
+    """The command line: everything, or only what the words of a command line name.
+
+    ``path`` is the command's leading words (``["show"]``, ``["tcs", "turn"]``). Typer turns
+    every registered command into a click command on each run (evaluating its annotations), which
+    costs milliseconds per command; a player's command needs only its own. Words that name
+    nothing known build everything, so the error lists and suggests every command.
+    """
+    built = typer.Typer(**_SETTINGS)
+    built.registered_callback = core_app.registered_callback
+    subs = _sub_apps()
+    head = path[0] if path else None
+    verbs = _named(core_app.registered_commands, head)
+    everything = head is None or (head not in subs and not verbs)
+    built.registered_commands = list(core_app.registered_commands) if everything else verbs
+    for name, reference in subs.items():
+        if everything or head == name:
+            sub = _load(reference)
+            wanted = _named(sub.registered_commands, path[1] if len(path) > 1 else None)
+            if head == name and wanted:
+                sub = copy.copy(sub)
+                sub.registered_commands = wanted
+            # A ruleset's verbs note which ruleset runs, so another's campaign is refused.
+            built.add_typer(sub, name=name,
+                            callback=_entering(name) if name in plugins() else None)
+    return built
+
+
+def _named(commands: Sequence[CommandInfo], name: str | None) -> list[CommandInfo]:
+    """The commands called ``name`` (typer's own naming: a function's name, ``_`` as ``-``)."""
+    return [c for c in commands if name is not None and name == (
+        c.name or (c.callback.__name__.replace("_", "-") if c.callback else None))]
+
+
+def _words(argv: Sequence[str]) -> list[str]:
+    """The leading words of a command line (at most two), past ``--db PATH``; none at all for a
+    top-level option such as ``--help``."""
+    words: list[str] = []
+    rest = iter(argv)
+    for arg in rest:
+        if arg == "--db" and not words:
+            next(rest, None)
+        elif arg.startswith("-"):
+            if not words and not arg.startswith("--db="):
+                return []
+            if words:
+                break
+        else:
+            words.append(arg)
+            if len(words) == 2:
+                break
+    return words
+
+
+def __getattr__(name: str) -> typer.Typer:
+    # ``rallypoint.cli.main.app`` (tests, docs): the whole command line, built on first use.
+    if name == "app":
+        globals()["app"] = built = build()
+        return built
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def run() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point: builds only the commands the command line names."""
+    import sys
+
+    build(_words(sys.argv[1:]))()
 
 
-__all__ = ["app", "execute", "run"]
+__all__ = ["build", "core_app", "execute", "run"]
