@@ -87,7 +87,7 @@ def _turns_until(row: int, weighted_turns: int, per_turn: int,
         scale *= p.denominator
         if hit:
             turns[str(t)] = fraction_text(Fraction(hit, scale))
-            cumulative[str(t)] = fraction_text(1 - Fraction(waiting, scale))
+            cumulative[str(t)] = fraction_text(Fraction(scale - waiting, scale))
     return turns, cumulative, fraction_text(Fraction(waiting, scale))
 
 
