@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -109,3 +110,31 @@ def test_create_from_uploaded_toml_names_the_problem(client: TestClient) -> None
     r = client.post("/api/campaigns", json={"scenario": "nope"})
     assert (r.status_code, r.json()["code"]) == (400, "malformed-input")
     assert client.get("/api/campaigns").json() == []
+
+
+def test_rename_and_delete_with_a_backup(client: TestClient) -> None:
+    client.post("/api/campaigns", json={"scenario": "farm_below_the_ridge", "name": "ridge"})
+    r = client.patch("/api/campaigns/ridge", json={"name": "the farm", "expected_version": 1})
+    assert r.status_code == 200 and r.json()["name"] == "the farm"
+    r = client.patch("/api/campaigns/the farm", json={"name": "x", "expected_version": 5})
+    assert (r.status_code, r.json()["code"]) == (409, "stale-version")
+    r = client.delete("/api/campaigns/the farm", params={"expected_version": 1})
+    assert r.status_code == 200 and r.json()["events"] == 1
+    backup = r.json()["backup"]
+    assert client.get("/api/campaigns").json() == []
+    with open(backup, encoding="utf-8") as f:
+        document = json.load(f)
+    r = client.post("/api/import", json={"document": document})
+    assert r.status_code == 201 and r.json()["version"] == 1
+
+
+def test_pages_follow_writes_by_another_process(client: TestClient, settings: Any) -> None:
+    from rallypoint.session import Session
+
+    cid = client.post("/api/campaigns", json={"scenario": "farm_below_the_ridge",
+                                              "name": "ridge"}).json()["id"]
+    assert "turn 1" in client.get(f"/c/{cid}").text
+    assert "turn 1" in client.get(f"/c/{cid}").text  # now from memory
+    Session(settings.db).execute("ridge", {"kind": "turn", "expected_version": 1})  # the CLI
+    page = client.get(f"/c/{cid}").text
+    assert "turn 2" in page and "version 2" in page

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Request
+from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -80,6 +80,20 @@ class VersionRequest(Strict):
     expected_version: int = Field(ge=1)
 
 
+class RenameRequest(Strict):
+    """A new name for the campaign."""
+
+    expected_version: int = Field(ge=1)
+    name: str = Field(min_length=1, max_length=200)
+
+
+class Deleted(BaseModel):
+    """A deleted campaign: how many events went, and where their backup export is."""
+
+    events: int
+    backup: str
+
+
 class ImportRequest(Strict):
     """An export document (as ``GET /api/campaigns/{ref}/export`` gives it)."""
 
@@ -141,6 +155,21 @@ def create_campaign(request: Request, body: NewCampaign) -> CampaignInfo:
 def view(request: Request, ref: Ref) -> dict[str, Any]:
     """The campaign's view: id, name, version, the ruleset's state view, pending decisions."""
     return deps.service(request).view(ref)
+
+
+@router.patch("/campaigns/{ref}")
+def rename(request: Request, ref: Ref, body: RenameRequest) -> CampaignInfo:
+    """Give the campaign a new name (its events, and so its exports, keep theirs)."""
+    return deps.service(request).rename(ref, body.name, body.expected_version)
+
+
+@router.delete("/campaigns/{ref}")
+def delete(request: Request, ref: Ref,
+           expected_version: Annotated[int, Query(ge=1)]) -> Deleted:
+    """Delete the campaign and its whole log, after writing a backup export beside the
+    database (import it to have the campaign back)."""
+    count, backup = deps.service(request).delete(ref, expected_version)
+    return Deleted(events=count, backup=str(backup))
 
 
 @router.get("/campaigns/{ref}/decisions")

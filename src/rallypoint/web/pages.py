@@ -85,13 +85,13 @@ def index(request: Request) -> HTMLResponse:
     return _index(request)
 
 
-def _index(request: Request, error: RallypointError | None = None, form: str | None = None
-           ) -> HTMLResponse:
+def _index(request: Request, error: RallypointError | None = None, form: str | None = None,
+           notice: str | None = None) -> HTMLResponse:
     service = deps.service(request)
     return deps.renderer(request).html(
         request, "index.html", status=status_for(error) if error else 200,
         campaigns=service.campaigns(), scenarios=service.scenarios(), error=error,
-        error_form=form)
+        error_form=form, notice=notice)
 
 
 async def _upload(form: FormData, name: str) -> tuple[str | None, bytes] | None:
@@ -156,8 +156,9 @@ def campaign_page(request: Request, campaign: Campaign, error: RallypointError |
                                else dict(request.query_params))
     recorded = [e for e in deps.service(request).log(campaign.campaign_id)
                 if done is not None and e.seq >= done] if done else []
+    name = deps.service(request).info(campaign.campaign_id).name
     return deps.renderer(request).html(
-        request, view.TEMPLATE, status=status_for(error) if error else 200, c=campaign,
+        request, view.TEMPLATE, status=status_for(error) if error else 200, c=campaign, name=name,
         error=error, error_form=form, recorded=recorded, **view.context(campaign, **selection))
 
 
@@ -285,12 +286,43 @@ async def undo(request: Request, cid: str) -> Response:
     return _see(f"/c/{done.campaign.campaign_id}?done={done.record.seq}#recorded")
 
 
+@router.post("/c/{cid}/rename")
+async def rename(request: Request, cid: str) -> Response:
+    """Give the campaign a new name."""
+    form = await _form(request)
+    service = deps.service(request)
+    try:
+        info = service.rename(cid, _text(form, "name") or "",
+                              version_from_form(_text(form, "expected_version")))
+    except RallypointError as exc:
+        return campaign_page(request, service.load(cid), exc, "rename")
+    return _see(f"/c/{info.id}")
+
+
+@router.post("/c/{cid}/delete")
+async def delete(request: Request, cid: str) -> Response:
+    """Delete the campaign (a backup export is written first, beside the database)."""
+    form = await _form(request)
+    service = deps.service(request)
+    try:
+        if form.get("confirm") != "yes":
+            raise MalformedInputError("deleting needs the confirmation box ticked",
+                                      where="confirm", fix="Tick the box, then delete.")
+        name = service.info(cid).name
+        count, backup = service.delete(cid, version_from_form(_text(form, "expected_version")))
+    except RallypointError as exc:
+        return campaign_page(request, service.load(cid), exc, "delete")
+    return _index(request, notice=f"deleted {name!r} ({count} events); its backup is "
+                  f"{backup}: import it to have the campaign back")
+
+
 @router.get("/c/{cid}/log", response_class=HTMLResponse)
 def log(request: Request, cid: str) -> HTMLResponse:
     """Every event with its rolls; undone events struck through."""
     service = deps.service(request)
     c = service.load(cid)
-    return deps.renderer(request).html(request, "log.html", c=c, entries=service.log(cid))
+    return deps.renderer(request).html(request, "log.html", c=c, name=service.info(cid).name,
+                                       entries=service.log(cid))
 
 
 @router.get("/c/{cid}/download/{name}.json")

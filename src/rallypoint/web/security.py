@@ -136,7 +136,9 @@ class GuardMiddleware:
         if headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
             raise RefusedRequest(403, "cross-site", "cross-site requests may not change "
                                  "anything. Use the page served by this server.")
-        if scope["path"].startswith("/api/") and not headers.get(
+        # DELETE carries no body and, like PUT or PATCH, no cross-origin page can send it
+        # without a CORS preflight; POST is the one a plain form can send.
+        if scope["method"] != "DELETE" and scope["path"].startswith("/api/") and not headers.get(
                 "content-type", "").lower().startswith("application/json"):
             raise RefusedRequest(415, "unsupported-media-type", "the JSON API takes only "
                                  "Content-Type: application/json. Send the body as JSON.")

@@ -12,6 +12,7 @@ import tempfile
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -119,6 +120,10 @@ class Service:
         """The campaign ``ref`` names (exact id or name), folded to its current version."""
         return self.cached(("campaign", ref), lambda: self.session.load(ref))
 
+    def info(self, ref: str) -> CampaignInfo:
+        """The campaign's store entry (its local name, which a rename changes, and version)."""
+        return self.cached(("info", ref), lambda: self.session.resolve(ref))
+
     def view(self, ref: str, viewer: Viewer = LOCAL) -> dict[str, Any]:
         """The JSON view of a campaign (what ``show --json`` prints)."""
         return self.session.view(ref)
@@ -188,6 +193,23 @@ class Service:
     def undo(self, ref: str, expected_version: int) -> Executed:
         """Undo the latest effective event (an appended ``undone`` event)."""
         return self.session.undo(ref, expected_version=expected_version)
+
+    def rename(self, ref: str, name: str, expected_version: int) -> CampaignInfo:
+        """Give the campaign a new name (its events, and so its exports, keep theirs)."""
+        self._check_current(ref, expected_version)
+        return self.session.rename(ref, name)
+
+    def delete(self, ref: str, expected_version: int) -> tuple[int, Path]:
+        """Delete the campaign after exporting a backup beside the database; return the number
+        of events deleted and the backup's path."""
+        self._check_current(ref, expected_version)
+        info = self.session.resolve(ref)
+        slug = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in info.name)[:40]
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+        backup = (self.db.expanduser().resolve().parent / "backups"
+                  / f"{slug.strip('-') or 'campaign'}-{info.id[:8]}-{stamp}.json")
+        backup.parent.mkdir(parents=True, exist_ok=True)
+        return self.session.delete(info.id, backup=backup), backup
 
     def _check_current(self, ref: str, expected: object) -> None:
         info = self.session.resolve(ref)
