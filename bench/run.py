@@ -118,7 +118,8 @@ def bench_odds() -> Figure:
                   f"processes (median {statistics.median(firsts) * 1000:.1f} ms); "
                   "implementation_chance is cached and the per-turn tables use whole numerators",
                   "" if first < 0.05 else
-                  "the first pass pays icepool's distribution set-up; warm passes are cached")
+                  "the first pass pays icepool's distribution set-up and the data files' "
+                  "parsing, once per process; warm passes are cached")
 
 
 def bench_recoveries(quick: bool) -> list[Figure]:
@@ -325,6 +326,18 @@ def render(figures: list[Figure], info: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
+def other_sections() -> str:
+    """Sections other scripts keep in docs/performance.md between their own markers
+    (``<!-- name:begin -->`` … ``<!-- name:end -->``, e.g. ``bench/commands.py``): kept as they
+    are."""
+    import re
+
+    old = DOC.read_text(encoding="utf-8") if DOC.exists() else ""
+    kept = [m.group(0) for m in re.finditer(r"<!-- (\w+):begin -->.*?<!-- \1:end -->", old,
+                                            re.S)]
+    return "".join(f"\n{k}\n" for k in kept)
+
+
 def main() -> None:
     """Run every benchmark, print a table, write docs/performance.md."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -359,7 +372,7 @@ def main() -> None:
         if f.detail:
             console.print(f"[bold]{f.name}[/]: {f.detail}", highlight=False)
     if not args.no_doc and not args.quick:
-        DOC.write_text(render(figures, info), encoding="utf-8")
+        DOC.write_text(render(figures, info) + other_sections(), encoding="utf-8")
         console.print(f"wrote {DOC.relative_to(ROOT)}")
 
 
