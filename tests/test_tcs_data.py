@@ -57,6 +57,7 @@ DEFAULTS: dict[str, str | bool] = {
     "morale_rounding": "half_up",
     "morale_average_over": "all",
     "half_dead_pile_rounding": "down",
+    "leave_center_scope": "formation",
     "complete_battalion": "all_companies",
     "skip_moot_rolls": True,
     "vehicle_sheets_triple": False,

@@ -961,6 +961,16 @@ def test_redistribution_same_hex_type_company(tmp_path: Path) -> None:
     assert last(c)["redistribute"] == [{"source": "R-2", "target": "R-1", "steps": 2}]
 
 
+def test_the_log_shows_a_redistribution_in_words(tmp_path: Path) -> None:
+    c = redistribution_campaign(tmp_path)
+    c = dist(c, "R", heal={"R-3": 2}, redistribute=(Transfer(source="R-2", target="R-1",
+                                                             steps=2),))
+    line = c.ruleset.describe(c.typed[-1])
+    assert line.startswith("R distributes 4 step(s): heal R-3 +2; redistribute R-2→R-1 2; "
+                           "emptied into the Dead Pile: R-2; 2 unspent")
+    assert "{" not in line and "[" not in line
+
+
 def test_redistribution_after_healing(tmp_path: Path) -> None:
     c = redistribution_campaign(tmp_path)
     # Transfers apply to the strengths after healing: R-2 healed to 3, then takes one from R-1.
@@ -1033,8 +1043,40 @@ def test_leaving_center_sends_half_the_dead_pile_very_dead(
     assert sheet_state.status is SheetStatus.PENDING
 
 
-def test_leave_center_command_and_cancelled_sheet(example1: Campaign) -> None:
+def test_the_formation_at_a_center_leaves_it_together(tmp_path: Path) -> None:
+    # One battalion center for both companies: A has no dead, B has two. Moving A's counter off
+    # takes the formation off: both companies leave the sheet, and half of *its* Dead Pile (one
+    # of B's two) goes Very Dead. Per company (the switch), A leaves alone with none.
+    companies = (coy("A", ctr("A-1")), coy("B", ctr("B-1"), ctr("B-d", pile="dead"),
+                                               ctr("B-e", pile="dead")))
+    move = {"counter": "A-1", "hex": "10.14", "leave_center": True}
+    c = sheet(make(tmp_path, *companies))
+    refuse(c, MoveCounter(expected_version=c.version, counter="A-1", hex="10.14"),
+           IllegalNowError, "A \\+ B would leave Recovery Op Sheet s and send 1 Dead Pile")
+    c = run(c, MoveCounter(expected_version=c.version, **move))
+    assert c.state.sheets["s"].status is SheetStatus.CANCELLED
+    assert c.state.sheets["s"].left == ("A", "B")
+    # The default choice keeps the most valuable: the last in scenario order goes first.
+    assert [c.state.counters[i].pile for i in ("B-d", "B-e")] == [Pile.DEAD, Pile.VERY_DEAD]
+    assert "A + B leave(s) the center, Very Dead: B-e" in c.ruleset.describe(c.typed[-1])
+    solo = sheet(make(tmp_path, *companies, parameters={"leave_center_scope": "company"},
+                      name="solo.toml"))
+    solo = run(solo, MoveCounter(expected_version=solo.version, **move))
+    assert solo.state.sheets["s"].companies == ("B",)
+    assert solo.state.counters["B-d"].pile is Pile.DEAD
+
+
+def test_example1_3rd_company_and_the_mg_share_a_center_and_leave_together(
+        example1: Campaign) -> None:
     c = ex1_sheet(example1)
+    c = run(c, LeaveCenter(expected_version=c.version, company="MG/ErP112",
+                           very_dead=("3/ErP112-d-1", "3/ErP112-d-4")))
+    assert c.state.sheets["rest"].companies == ("1/ErP112", "2/ErP112")
+    assert last(c)["companies"] == ["3/ErP112", "MG/ErP112"]
+
+
+def test_leave_center_command_and_cancelled_sheet(tmp_path: Path) -> None:
+    c = ex1_sheet(example_with(tmp_path, "example1", leave_center_scope="company"))
     refuse(c, LeaveCenter(expected_version=c.version, company="3/ErP112",
                           very_dead=("3/ErP112-d-1",)), IllegalNowError, "sends 2")
     refuse(c, LeaveCenter(expected_version=c.version, company="3/ErP112",

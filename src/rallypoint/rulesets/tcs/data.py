@@ -191,6 +191,8 @@ class Parameters(FrozenModel):
     vehicle_sheets_triple: bool
     allow_redistribution: bool
     hex_offset: Literal["even_down", "odd_down"]
+    # Stored data from a campaign created before this parameter played per company.
+    leave_center_scope: Literal["formation", "company"] = "company"
 
 
 class RulesData(FrozenModel):

@@ -19,9 +19,9 @@ from rallypoint.rulesets.tcs.events import (
 )
 
 
-def _map(m: Mapping[str, int]) -> str:
-    # The v1 log printed Python dicts; keep the same words.
-    return str(dict(m))
+def _map(m: Mapping[str, int], sign: str = "+") -> str:
+    """``1/ErP112-1 +2, 2/ErP112-3 +1`` (steps by counter), words a player reads."""
+    return ", ".join(f"{k} {sign}{v}" for k, v in m.items())
 
 
 def _morale_lines(rolls: tuple[MoraleRoll, ...]) -> list[str]:
@@ -39,9 +39,13 @@ def _check(e: ImplementationChecked) -> str:
 
 
 def _distributed(e: Distributed) -> str:
+    emptied = [i for i, c in e.counters.items() if c.pile.value == "dead"]
+    moves = ", ".join(f"{t.source}→{t.target} {t.steps}" for t in e.redistribute)
     parts = [f"heal {_map(e.heal)}" if e.heal else "",
-             f"resurrect {_map(e.resurrect)}" if e.resurrect else "",
-             f"Very Dead {list(e.very_dead)}" if e.very_dead else "",
+             f"resurrect {_map(e.resurrect, 'at ')}" if e.resurrect else "",
+             f"Very Dead: {', '.join(e.very_dead)}" if e.very_dead else "",
+             f"redistribute {moves}" if moves else "",
+             f"emptied into the Dead Pile: {', '.join(emptied)}" if emptied else "",
              f"{e.unspent} unspent" if e.unspent else ""]
     line = (f"{e.company} distributes {e.steps} step(s): "
             + ("; ".join(x for x in parts if x) or "nothing"))
@@ -54,12 +58,14 @@ def describe(e: TcsEvent) -> str:
         note = f" — {e.note}" if e.note else ""
         return f"{e.counter} loses {e.steps} step(s) ({e.cause}){note}"
     if isinstance(e, Moved):
-        extra = f"; leaves its center: {list(e.left_center.very_dead)} Very Dead" \
-            if e.left_center else ""
+        left = e.left_center
+        extra = "" if left is None else (
+            f"; {' + '.join(left.companies or (left.company,))} leave(s) the center, Very Dead: "
+            f"{', '.join(left.very_dead) or 'none'}")
         return f"{e.counter} moves to {e.hex}{extra}"
     if isinstance(e, LeftCenter):
-        return (f"{e.company} leaves sheet {e.sheet} ({e.cause}); Very Dead: "
-                f"{', '.join(e.very_dead) or 'none'}")
+        return (f"{' + '.join(e.companies or (e.company,))} leave(s) sheet {e.sheet} "
+                f"({e.cause}); Very Dead: {', '.join(e.very_dead) or 'none'}")
     if isinstance(e, SheetWritten):
         centers = ", ".join(f"{k} at {v}" for k, v in e.centers.items())
         return (f"Recovery Op Sheet {e.sheet} written: {centers}; row {e.row} "

@@ -44,7 +44,11 @@ class _Changes(EventModel):
 
 
 class LeaveOutcome(_Value):
-    """A company leaves its recovery center: half its Dead Pile goes Very Dead (seed)."""
+    """A company leaves its recovery center: half its Dead Pile goes Very Dead (seed).
+
+    ``companies``: every company that became unassigned with it (the formation at that center);
+    empty in events written before formations left together (then only ``company``).
+    """
 
     company: str
     sheet: str
@@ -52,6 +56,7 @@ class LeaveOutcome(_Value):
     very_dead: tuple[str, ...]
     sheet_cancelled: bool
     counters: Counters
+    companies: tuple[str, ...] = ()
 
 
 class Loss(_Changes):
@@ -74,6 +79,7 @@ class LeftCenter(_Changes):
     cause: str
     very_dead: tuple[str, ...]
     sheet_cancelled: bool
+    companies: tuple[str, ...] = ()
 
 
 class Moved(_Changes):

@@ -58,9 +58,10 @@ def _with_counters(state: TcsState, event: TcsEvent) -> TcsState:
 
 def _leave(state: TcsState, left: LeaveOutcome | LeftCenter) -> TcsState:
     sheet = state.sheets[left.sheet]
-    remaining = tuple(c for c in sheet.companies if c != left.company)
+    leaving = left.companies or (left.company,)
+    remaining = tuple(c for c in sheet.companies if c not in leaving)
     status = SheetStatus.CANCELLED if not remaining else sheet.status
-    new = replace(sheet, companies=remaining, left=(*sheet.left, left.company), status=status)
+    new = replace(sheet, companies=remaining, left=(*sheet.left, *leaving), status=status)
     return replace(state, sheets={**state.sheets, sheet.id: new})
 
 
