@@ -14,6 +14,7 @@ from rallypoint.core.errors import IllegalNowError, MalformedInputError, Unknown
 from rallypoint.core.ruleset import Command
 from rallypoint.dice import Roller, fraction_text, roll
 from rallypoint.rulesets.tcs import recovery as rec
+from rallypoint.rulesets.tcs.center import decide_leave, leave_outcome, leaving_together
 from rallypoint.rulesets.tcs.commands import (
     AdvanceTurn,
     CheckImplementation,
@@ -33,7 +34,6 @@ from rallypoint.rulesets.tcs.events import (
     Distributed,
     ImplementationChecked,
     LeaveOutcome,
-    LeftCenter,
     Loss,
     MoraleRoll,
     MoraleSet,
@@ -81,7 +81,7 @@ def _company(state: TcsState, ident: str) -> str:
 def decide(state: TcsState, command: Command, roller: Roller) -> TcsEvent:
     """Validate a TCS command and return its event."""
     handlers: dict[type[Command], Any] = {
-        RecordLoss: _decide_loss, MoveCounter: _decide_move, LeaveCenter: _decide_leave,
+        RecordLoss: _decide_loss, MoveCounter: _decide_move, LeaveCenter: decide_leave,
         WriteSheet: _decide_sheet, AdvanceTurn: _decide_turn, SetMorale: _decide_morale,
     }
     handler = handlers.get(type(command))
@@ -146,51 +146,6 @@ def _decide_loss(state: TcsState, cmd: RecordLoss) -> Loss:
                 exception_count=count, counters={c.id: _cstate(after)})
 
 
-def leaving_together(state: TcsState, company: str) -> tuple[str, ...]:
-    """The companies that leave the center with ``company``: the formation recovering there
-    (every company of its sheet at the same center), or the company alone (parameter
-    ``leave_center_scope``). Seed: 'Should the recovering formation be forced or moved off its
-    center … it becomes unassigned and half the units in its Dead Pile are moved to the Very
-    Dead Pile.'"""
-    sheet = state.sheet_of(company)
-    if sheet is None or state.rules.params.leave_center_scope == "company":
-        return (company,)
-    center = sheet.centers.get(company)
-    return tuple(c for c in sheet.companies if sheet.centers.get(c) == center)
-
-
-def _leave_outcome(state: TcsState, company: str, cause: str,
-                   very_dead: tuple[str, ...] | None) -> LeaveOutcome:
-    sheet = state.sheet_of(company)
-    if sheet is None:
-        raise IllegalNowError(f"{company} is not recovering on a pending Recovery Op Sheet",
-                              fix="Only a company on a pending sheet can leave its center.")
-    group = leaving_together(state, company)
-    dead = [i for c in group for i in state.in_pile(c, Pile.DEAD)]
-    n = rec.half_pile(len(dead), state.rules.params.half_dead_pile_rounding)
-    if very_dead is None:
-        order = {i: k for k, i in enumerate(dead)}
-        very_dead = tuple(sorted(dead, key=lambda i: (state.full(i), -order[i]))[:n])
-    if len(set(very_dead)) != n or any(i not in dead for i in very_dead):
-        raise IllegalNowError(
-            f"leaving its center sends {n} of {' + '.join(group)}'s {len(dead)} Dead Pile "
-            f"counter(s) to the Very Dead Pile; {len(very_dead)} named",
-            fix=f"Name {n} distinct counters from: {', '.join(dead) or 'none'}.")
-    remaining = tuple(x for x in sheet.companies if x not in group)
-    return LeaveOutcome(company=company, sheet=sheet.id, cause=cause, very_dead=very_dead,
-                        sheet_cancelled=not remaining,
-                        counters=dict.fromkeys(very_dead, _VERY_DEAD),
-                        companies=group if group != (company,) else ())
-
-
-def _decide_leave(state: TcsState, cmd: LeaveCenter) -> LeftCenter:
-    _company(state, cmd.company)
-    left = _leave_outcome(state, cmd.company, cmd.cause, cmd.very_dead)
-    return LeftCenter(company=left.company, sheet=left.sheet, cause=left.cause,
-                      very_dead=left.very_dead, sheet_cancelled=left.sheet_cancelled,
-                      counters=left.counters, companies=left.companies)
-
-
 def _decide_move(state: TcsState, cmd: MoveCounter) -> Moved:
     c = _counter(state, cmd.counter)
     if c.pile is not Pile.MAP:
@@ -217,7 +172,7 @@ def _decide_move(state: TcsState, cmd: MoveCounter) -> Moved:
                     f"{who} would leave Recovery Op Sheet {sheet.id} and send {n} Dead "
                     "Pile counter(s) to the Very Dead Pile",
                     fix="Add --leave-center to do that, or move within 2 hexes of the center.")
-            left = _leave_outcome(state, company, f"{cmd.counter} moved off its center",
+            left = leave_outcome(state, company, f"{cmd.counter} moved off its center",
                                   cmd.very_dead)
             counters.update(left.counters)
     return Moved(counter=cmd.counter, hex=str(target), left_center=left, counters=counters)
