@@ -80,10 +80,12 @@ def interrupt(c: Campaign, sheet: str, chances: Interruptions, roller: NumpyRoll
             c = c.execute(RecordLoss(expected_version=c.version, counter=pick, steps=1), roller)
             tally["steps_lost"] += 1
     for company in companies:
-        pending = c.state.sheets[sheet].status is SheetStatus.PENDING
+        on_sheet = c.state.sheets[sheet].companies
+        # A company may already have left with the formation at its center (leave_center_scope).
+        pending = c.state.sheets[sheet].status is SheetStatus.PENDING and company in on_sheet
         if chances.forced_off and pending and gen.random() < chances.forced_off:
             c = c.execute(LeaveCenter(expected_version=c.version, company=company), roller)
-            tally["left_center"] += 1
+            tally["left_center"] += len(on_sheet) - len(c.state.sheets[sheet].companies)
     if chances.fo_loss and gen.random() < chances.fo_loss:
         living = [i for i in fos(c.state, companies) if c.state.counters[i].pile is Pile.MAP]
         if living:
