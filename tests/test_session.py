@@ -173,7 +173,7 @@ def test_answer_by_named_policy(session: Session) -> None:
     with pytest.raises(IllegalNowError):
         session.answer("tolvajarvi", "rebuild", decision="MG/ErP112")
     done = session.answer("tolvajarvi", "rebuild", decision="2/ErP112", expected_version=version)
-    assert done.summary == "2/ErP112 distributes 4 step(s): resurrect {'2/ErP112-dead': 4}"
+    assert done.summary == "2/ErP112 distributes 4 step(s): resurrect 2/ErP112-dead at 4"
     assert [d.subject for d in done.pending] == ["1/ErP112", "3/ErP112"]
     # The default policy (the first) answers the next pending decision.
     after = session.answer("tolvajarvi")
