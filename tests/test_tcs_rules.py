@@ -1049,7 +1049,7 @@ def test_the_formation_at_a_center_leaves_it_together(tmp_path: Path) -> None:
     # of B's two) goes Very Dead. Per company (the switch), A leaves alone with none.
     companies = (coy("A", ctr("A-1")), coy("B", ctr("B-1"), ctr("B-d", pile="dead"),
                                                ctr("B-e", pile="dead")))
-    move = {"counter": "A-1", "hex": "10.14", "leave_center": True}
+    move: dict[str, Any] = {"counter": "A-1", "hex": "10.14", "leave_center": True}
     c = sheet(make(tmp_path, *companies))
     refuse(c, MoveCounter(expected_version=c.version, counter="A-1", hex="10.14"),
            IllegalNowError, "A \\+ B would leave Recovery Op Sheet s and send 1 Dead Pile")
