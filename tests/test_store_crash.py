@@ -115,3 +115,99 @@ def test_acknowledged_appends_survive_sigkill(tmp_path: Path) -> None:
 
     assert len(acked) >= ROUNDS, "the writers hardly wrote anything; the test proves little"
     assert time.monotonic() - started < 30
+
+
+# -- many kills: a forked writer, so each kill costs milliseconds, not an interpreter start ------
+
+KILLS = 300
+"""SIGKILLs in the long test; each round forks a writer from this already-imported process."""
+
+
+def _fork_writer(db: Path, round_: int) -> tuple[int, int]:
+    """Fork a child that appends until killed, acknowledging each stored seq on a pipe."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into pytest
+        code = 0
+        try:
+            os.close(read_end)
+            store = EventStore(db)
+            version = store.campaign(CID).version
+            os.write(write_end, b"ready\n")
+            batch = 0
+            while True:
+                batch += 1
+                size = 3 if batch % 3 == 0 else 1
+                events = [NewEvent(type="test", payload={
+                    "n": version + 1 + k, "size": size, "batch": f"{round_}-{batch}"})
+                    for k in range(size)]
+                for record in store.append_many(CID, version + 1, events):
+                    line = json.dumps({"seq": record.seq, "payload": record.payload})
+                    os.write(write_end, line.encode() + b"\n")
+                version += size
+        except BaseException:
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    return pid, read_end
+
+
+def _read_until(fd: int, buffer: bytearray, token: bytes, timeout: float) -> None:
+    import select
+
+    deadline = time.monotonic() + timeout
+    while token not in buffer:
+        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
+            pytest.fail("the forked writer did not start")
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            pytest.fail("the forked writer died before it was ready")
+        buffer.extend(chunk)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork and SIGKILL")
+def test_300_kills_lose_no_acknowledged_event(tmp_path: Path) -> None:
+    db = tmp_path / "kills.sqlite3"
+    with EventStore(db) as store:
+        store.create_campaign(CID, "Kills", "test", NewEvent(type=CREATED, payload={"seed": 1}))
+    rng = random.Random(1944)
+    acked: dict[int, dict[str, Any]] = {}
+    for round_ in range(KILLS):
+        pid, fd = _fork_writer(db, round_)
+        buffer = bytearray()
+        try:
+            _read_until(fd, buffer, b"ready\n", 10)
+            time.sleep(rng.uniform(0.0, 0.04))  # kill at a random moment of the append loop
+        finally:
+            os.kill(pid, signal.SIGKILL)
+            _, status = os.waitpid(pid, 0)
+        while chunk := os.read(fd, 65536):
+            buffer.extend(chunk)
+        os.close(fd)
+        assert os.WIFSIGNALED(status), "the writer died on its own"
+        # A line cut off by the kill was never a complete acknowledgement.
+        for line in bytes(buffer).split(b"\n")[1:-1]:
+            ack = json.loads(line)
+            assert ack["seq"] not in acked, "a seq was acknowledged twice"
+            acked[ack["seq"]] = ack["payload"]
+        if round_ % 25 == 0 or round_ == KILLS - 1:
+            _check_log(db, acked, round_)
+    # Most kills land mid-append (that is the point); about one ack per kill on average.
+    assert len(acked) >= KILLS // 2, "the writers hardly wrote anything; the test proves little"
+    print(f"{KILLS} kills, {len(acked)} acknowledged events, 0 lost")
+
+
+def _check_log(db: Path, acked: dict[int, dict[str, Any]], round_: int) -> None:
+    with EventStore(db, readonly=True) as store:
+        events = store.events(CID)
+        report = store.verify(CID)
+    assert report.ok, report.problem
+    for seq, payload in acked.items():
+        assert seq <= len(events), f"acknowledged seq {seq} lost after kill {round_}"
+        assert events[seq - 1].payload == payload
+    sizes = Counter(e.payload["batch"] for e in events[1:])
+    for e in events[1:]:
+        assert sizes[e.payload["batch"]] == e.payload["size"], "a batch was half written"
