@@ -145,3 +145,13 @@ def test_ruleset_verbs_default_to_that_rulesets_last_campaign(db: Path) -> None:
     assert rp("squares", "board").exit_code == 0  # not refused: 's' is squares' last campaign
     assert rp("tcs", "turn").exit_code == 0
     assert {c["name"]: c["version"] for c in campaigns()} == {"s": 1, "t": 2}
+
+
+@pytest.mark.parametrize("where", ["folder", "missing-folder", "too-long"])
+def test_roster_export_onto_bad_paths(db: Path, tmp_path: Path, where: str) -> None:
+    assert rp("new", SCENARIO["platoon"], "--name", "p").exit_code == 0
+    target = {"folder": tmp_path, "missing-folder": tmp_path / "no" / "roster.json",
+              "too-long": tmp_path / ("x" * 5000)}[where]
+    text = refusal(rp("platoon", "roster-export", str(target)))
+    assert "cannot" in text
+    assert not (tmp_path / "no").exists()

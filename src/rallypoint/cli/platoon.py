@@ -89,10 +89,16 @@ def roster_export(
     """Write the battle roster (schema rallypoint.platoon.roster/1) to a file."""
     import json
 
+    from rich.markup import escape
+
+    from rallypoint.store.exchange import write_atomically
+
     c = current(campaign)
-    file.write_text(json.dumps(_battle_roster(c), indent=2, ensure_ascii=False) + "\n",
-                    encoding="utf-8")
-    console.print(f"wrote the day {c.state.day} roster to {file}", highlight=False)
+    with guarded():
+        write_atomically(file, json.dumps(_battle_roster(c), indent=2, ensure_ascii=False)
+                         + "\n", "the roster")
+    console.print(f"wrote the day {c.state.day} roster to {escape(str(file))}",
+                  highlight=False)
 
 
 @app.command()

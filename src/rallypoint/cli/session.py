@@ -73,6 +73,14 @@ def guarded() -> Iterator[None]:
         field = ".".join(str(p) for p in first["loc"]) or exc.title
         fail(MalformedInputError(f"{field}: {first['msg']}", where=exc.title,
                                  fix="See the command's --help for the values it takes."))
+    except OSError as exc:
+        # A path the file system refuses (too long, a folder, no permission) is bad input too.
+        from rallypoint.core.errors import DataFileError
+        from rallypoint.core.inputs import shorten
+
+        name = shorten(str(exc.filename), 80) if exc.filename is not None else "a path"
+        fail(DataFileError(f"cannot use {name!r}: {exc.strerror or exc}",
+                           fix="Check the path and its permissions; nothing was written."))
 
 
 def session() -> Session:

@@ -31,21 +31,21 @@ def read_text(path: Path, what: str) -> str:
     """A file's UTF-8 text, refusing a missing, unreadable, oversized or non-UTF-8 file."""
     path = Path(path)
     try:
-        size = path.stat().st_size
         if path.is_dir():
             raise DataFileError(f"{what} {str(path)!r} is a folder, not a file", where=str(path),
                                 fix="pass the path of the file itself")
+        size = path.stat().st_size
         if size > MAX_FILE_BYTES:
             raise DataFileError(
                 f"{what} is {size / 2**20:.1f} MiB; the limit is {MAX_FILE_BYTES // 2**20} MiB",
                 where=str(path), fix="check that this is the right file")
         data = path.read_bytes()
     except FileNotFoundError:
-        raise DataFileError(f"{what} {str(path)!r} does not exist", where=str(path),
+        raise DataFileError(f"{what} {shorten(str(path), 120)!r} does not exist",
                             fix="check the path") from None
     except OSError as exc:
-        raise DataFileError(f"cannot read {what}: {exc.strerror}", where=str(path),
-                            fix="check the file's permissions") from None
+        raise DataFileError(f"cannot read {what} {shorten(str(path), 120)!r}: {exc.strerror}",
+                            fix="check the path and the file's permissions") from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

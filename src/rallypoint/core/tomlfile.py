@@ -34,7 +34,11 @@ def read_toml(path: Path) -> tuple[dict[str, Any], str]:
             holds a value outside those limits.
     """
     path = Path(path)
-    if not path.exists():
+    try:
+        missing = not path.exists()
+    except OSError:  # a name the file system cannot even look up: read_text says why
+        missing = False
+    if missing:
         raise DataFileError(
             f"no such file: {shorten(str(path), 200)!r}",
             fix="Check the path (`rallypoint scenarios` lists the shipped ones).",

@@ -140,22 +140,30 @@ def export_campaign(store: EventStore, campaign_id: str, path: Path, *,
         "events": [record.model_dump() for record in records],
     }
     text = json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    _write_atomically(path, text)
+    write_atomically(path, text)
     return len(records)
 
 
-def _write_atomically(path: Path, text: str) -> None:
+def write_atomically(path: Path, text: str, what: str = "the export") -> None:
     """Write via a temp file in the same directory and ``os.replace``.
 
     A reader (or the opponent's mail client) never sees a half-written file, and a crash leaves
     either the old file or the new one.
+
+    Raises:
+        DataFileError: The folder is missing or read-only, the path is a folder, the disk is full.
     """
     path = Path(path)
+    shown = shorten(str(path), 120)
+    if path.is_dir():
+        raise DataFileError(f"cannot write {what}: {shown!r} is a folder",
+                            fix="give a file name inside it, e.g. roster.json")
     try:
-        fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        fd, temp_name = tempfile.mkstemp(prefix=f".{path.name[:40]}.", suffix=".tmp",
+                                         dir=path.parent)
     except OSError as exc:
-        raise DataFileError(f"cannot write the export: {exc.strerror}", where=str(path),
-                            fix="check that the directory exists and is writable") from exc
+        raise DataFileError(f"cannot write {what} to {shown!r}: {exc.strerror}",
+                            fix="check that the folder exists and is writable") from exc
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
@@ -164,8 +172,8 @@ def _write_atomically(path: Path, text: str) -> None:
         os.replace(temp_name, path)
     except OSError as exc:
         Path(temp_name).unlink(missing_ok=True)
-        raise DataFileError(f"cannot write the export: {exc.strerror}", where=str(path),
-                            fix="check free space and permissions, then export again") from exc
+        raise DataFileError(f"cannot write {what} to {shown!r}: {exc.strerror}",
+                            fix="check free space and permissions, then try again") from exc
     except BaseException:
         Path(temp_name).unlink(missing_ok=True)
         raise
