@@ -1,0 +1,171 @@
+"""The PostgreSQL schema of the event store: the same tables and guarantees as the SQLite one.
+
+Triggers (PL/pgSQL) enforce what the SQLite triggers do: events are append-only (no UPDATE, no
+DELETE, no TRUNCATE), an event must extend its campaign's recorded head, inserting it moves the
+head, nothing else may move the head, and a campaign's rows leave only through ``delete``. The
+payload column is ``TEXT`` holding the exact canonical JSON the hash covers (``jsonb`` would
+re-spell it and break the hash).
+
+Migrations are named and ordered like SQLite's; each runs once, inside one transaction holding an
+advisory lock, so two servers starting at once cannot both apply it.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+ADVISORY_LOCK: Final = 0x7261_6C6C_7970  # "rallyp": serialises migrations across connections
+
+_INITIAL: Final = """
+CREATE TABLE campaigns (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    ruleset TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    head_seq INTEGER NOT NULL DEFAULT 0,
+    head_hash TEXT NOT NULL
+        DEFAULT '0000000000000000000000000000000000000000000000000000000000000000',
+    created_order BIGSERIAL NOT NULL
+);
+
+CREATE TABLE events (
+    campaign_id TEXT NOT NULL REFERENCES campaigns(id),
+    seq INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    recorded_at TEXT NOT NULL,
+    prev_hash TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    PRIMARY KEY (campaign_id, seq)
+);
+
+CREATE TABLE campaign_deletions (campaign_id TEXT PRIMARY KEY);
+
+CREATE TABLE local_use (
+    campaign_id TEXT PRIMARY KEY,
+    use_order BIGINT NOT NULL,
+    used_at TEXT NOT NULL
+);
+
+CREATE FUNCTION rp_events_guard() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'UPDATE' OR TG_OP = 'TRUNCATE' THEN
+        RAISE EXCEPTION 'events are append-only';
+    END IF;
+    IF TG_OP = 'DELETE' THEN
+        IF NOT EXISTS (SELECT 1 FROM campaign_deletions WHERE campaign_id = OLD.campaign_id) THEN
+            RAISE EXCEPTION 'events are append-only';
+        END IF;
+        RETURN OLD;
+    END IF;
+    -- INSERT: the event must extend the head.
+    IF NOT EXISTS (SELECT 1 FROM campaigns WHERE id = NEW.campaign_id
+                   AND head_seq + 1 = NEW.seq AND head_hash = NEW.prev_hash) THEN
+        RAISE EXCEPTION 'an event must extend its campaign''s head';
+    END IF;
+    RETURN NEW;
+END $$;
+
+CREATE FUNCTION rp_events_move_head() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE campaigns SET head_seq = NEW.seq, head_hash = NEW.hash WHERE id = NEW.campaign_id;
+    INSERT INTO local_use (campaign_id, use_order, used_at)
+    VALUES (NEW.campaign_id, (SELECT COALESCE(MAX(use_order), 0) + 1 FROM local_use),
+            to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'))
+    ON CONFLICT (campaign_id) DO UPDATE SET use_order = EXCLUDED.use_order,
+                                            used_at = EXCLUDED.used_at;
+    RETURN NULL;
+END $$;
+
+CREATE FUNCTION rp_campaigns_guard() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'TRUNCATE' THEN
+        RAISE EXCEPTION 'campaigns are removed only by rallypoint delete';
+    END IF;
+    IF TG_OP = 'DELETE' THEN
+        IF NOT EXISTS (SELECT 1 FROM campaign_deletions WHERE campaign_id = OLD.id) THEN
+            RAISE EXCEPTION 'campaigns are removed only by rallypoint delete';
+        END IF;
+        RETURN OLD;
+    END IF;
+    IF NEW.id <> OLD.id OR NEW.ruleset <> OLD.ruleset OR NEW.created_at <> OLD.created_at THEN
+        RAISE EXCEPTION 'a campaign''s id, ruleset and creation time never change';
+    END IF;
+    IF (NEW.head_seq, NEW.head_hash) IS DISTINCT FROM (OLD.head_seq, OLD.head_hash) AND (
+        NEW.head_seq <> OLD.head_seq + 1 OR NOT EXISTS (
+            SELECT 1 FROM events WHERE campaign_id = NEW.id
+            AND seq = NEW.head_seq AND hash = NEW.head_hash)) THEN
+        RAISE EXCEPTION 'a campaign''s head moves only by appending events';
+    END IF;
+    RETURN NEW;
+END $$;
+
+CREATE TRIGGER events_guard BEFORE INSERT OR UPDATE OR DELETE ON events
+    FOR EACH ROW EXECUTE FUNCTION rp_events_guard();
+CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON events
+    FOR EACH STATEMENT EXECUTE FUNCTION rp_events_guard();
+CREATE TRIGGER events_move_head AFTER INSERT ON events
+    FOR EACH ROW EXECUTE FUNCTION rp_events_move_head();
+CREATE TRIGGER campaigns_guard BEFORE UPDATE OR DELETE ON campaigns
+    FOR EACH ROW EXECUTE FUNCTION rp_campaigns_guard();
+CREATE TRIGGER campaigns_no_truncate BEFORE TRUNCATE ON campaigns
+    FOR EACH STATEMENT EXECUTE FUNCTION rp_campaigns_guard();
+"""
+
+_SECRETS: Final = """
+-- Kept apart from the hashed events, so no export carries them (see docs/dice.md).
+CREATE TABLE dice_secrets (
+    campaign_id TEXT PRIMARY KEY REFERENCES campaigns(id),
+    secret TEXT NOT NULL,
+    revealed_at TEXT
+);
+"""
+
+MIGRATIONS: Final[list[tuple[str, str]]] = [
+    ("0001_initial", _INITIAL),
+    ("0002_dice_secrets", _SECRETS),
+]
+"""Every migration as ``(name, sql)``, in the order they are applied; never edit a shipped one."""
+
+BOOKKEEPING: Final = """
+CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)
+"""
+
+CAMPAIGN_SELECT: Final = """
+SELECT c.id, c.name, c.ruleset, c.created_at,
+       COALESCE(e.seq, 0), COALESCE(e.recorded_at, c.created_at), c.head_seq, c.head_hash
+FROM campaigns AS c
+LEFT JOIN events AS e
+  ON e.campaign_id = c.id
+ AND e.seq = (SELECT MAX(seq) FROM events WHERE campaign_id = c.id)
+"""
+
+LATEST_SELECT: Final = CAMPAIGN_SELECT + """
+LEFT JOIN local_use AS u ON u.campaign_id = c.id
+ORDER BY u.use_order IS NULL, u.use_order DESC, c.created_order DESC
+LIMIT 1
+"""
+
+LOG_SELECT: Final = """
+SELECT e.campaign_id, e.seq, e.type, e.payload, e.recorded_at, e.prev_hash, e.hash
+FROM campaigns AS c
+LEFT JOIN events AS e ON e.campaign_id = c.id
+WHERE c.id = %s
+ORDER BY e.seq
+"""
+
+CHAIN_SELECT: Final = """
+SELECT seq, type, payload, recorded_at, prev_hash, hash FROM events
+WHERE campaign_id = %s ORDER BY seq
+"""
+
+CAMPAIGN_INSERT: Final = (
+    "INSERT INTO campaigns (id, name, ruleset, created_at) VALUES (%s, %s, %s, %s)")
+
+EVENT_INSERT: Final = """
+INSERT INTO events (campaign_id, seq, type, payload, recorded_at, prev_hash, hash)
+VALUES (%s, %s, %s, %s, %s, %s, %s)
+"""
+
+TABLES_KEYED_BY_CAMPAIGN: Final = ("local_use", "dice_secrets", "events")
+"""Every table with a ``campaign_id`` column but the deletion bookkeeping, events last."""

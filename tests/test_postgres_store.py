@@ -1,0 +1,244 @@
+"""The store's guarantees, checked on both backends: SQLite (the default) and PostgreSQL.
+
+Every test runs twice, once per backend, against the same interface: append-only logs enforced
+below the library (raw SQL is refused), contiguous seqs, the chain and head checked on read and
+before every write, stale commands refused, imports that extend or diverge, delete and rename,
+and many concurrent clients on loopback losing and duplicating nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from store_kit import events as played_events
+
+from pg_kit import fresh_database
+from rallypoint.core.errors import IntegrityError, StaleVersionError, StoreError
+from rallypoint.core.events import NewEvent
+from rallypoint.store import EventStore
+from rallypoint.store.postgres import PostgresStore, is_postgres_url, redacted
+
+Opener = Callable[..., Any]
+
+
+class Backend:
+    """How to open a store on one backend, and how to reach past it with raw SQL."""
+
+    def __init__(self, kind: str, location: str) -> None:
+        self.kind, self.location = kind, location
+
+    def open(self, **kwargs: Any) -> Any:
+        if self.kind == "postgres":
+            return PostgresStore(self.location, **kwargs)
+        return EventStore(self.location, **kwargs)
+
+    def raw(self, sql: str, *, bypass_triggers: bool = False) -> None:
+        """Run SQL behind the store's back (``?``-free statements only)."""
+        if self.kind == "postgres":
+            import psycopg
+
+            with psycopg.connect(self.location, autocommit=True) as conn:
+                tables = ("events", "campaigns") if bypass_triggers else ()
+                for table in tables:
+                    conn.execute(f"ALTER TABLE {table} DISABLE TRIGGER USER")
+                conn.execute(sql)
+                for table in tables:
+                    conn.execute(f"ALTER TABLE {table} ENABLE TRIGGER USER")
+            return
+        import sqlite3
+
+        lite = sqlite3.connect(self.location, isolation_level=None)
+        try:
+            if bypass_triggers:
+                names = [r[0] for r in lite.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'trigger'")]
+                lite.execute("BEGIN")
+                saved = [r[0] for r in lite.execute(
+                    "SELECT sql FROM sqlite_master WHERE type = 'trigger'")]
+                for name in names:
+                    lite.execute(f'DROP TRIGGER "{name}"')
+                lite.execute(sql)
+                for text in saved:
+                    lite.execute(text)
+                lite.execute("COMMIT")
+            else:
+                lite.execute(sql)
+        finally:
+            lite.close()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
+    if request.param == "postgres":
+        for url in fresh_database():
+            yield Backend("postgres", url)
+    else:
+        yield Backend("sqlite", str(tmp_path / "store.sqlite3"))
+
+
+def note(client: int, n: int) -> NewEvent:
+    return NewEvent(type="note", payload={"client": client, "n": n, "text": "Tolvajärvi ✓"})
+
+
+def started(store: Any, campaign_id: str = "c1", count: int = 4) -> list[NewEvent]:
+    played = played_events()
+    store.create_campaign(campaign_id, "Kursk", "squares", played[0])
+    store.append_many(campaign_id, 2, played[1:count])
+    return played
+
+
+def test_round_trip_versions_and_head(backend: Backend) -> None:
+    with backend.open() as store:
+        played = started(store)
+        records = store.events("c1")
+        assert [r.seq for r in records] == [1, 2, 3, 4]
+        assert [r.payload for r in records] == [e.payload for e in played[:4]]
+        info = store.campaign("c1")
+        assert (info.version, info.head_seq, info.head_hash) == (4, 4, records[-1].hash)
+        assert store.verify("c1").ok
+        assert store.find("Kursk").id == "c1" and store.find("c1") == info
+        assert [c.id for c in store.campaigns()] == ["c1"]
+
+
+def test_stale_append_is_refused_and_writes_nothing(backend: Backend) -> None:
+    with backend.open() as store:
+        started(store)
+        with pytest.raises(StaleVersionError, match="at version 4"):
+            store.append("c1", 4, note(0, 0))
+        with pytest.raises(StaleVersionError):
+            store.append_many("c1", 6, [note(0, 0), note(0, 1)])
+        assert store.campaign("c1").version == 4
+
+
+@pytest.mark.parametrize("sql", [
+    "UPDATE events SET type = 'x' WHERE seq = 2",
+    "DELETE FROM events WHERE seq = 4",
+    "UPDATE campaigns SET head_seq = 3",
+    "DELETE FROM campaigns",
+])
+def test_raw_sql_cannot_rewrite_history(backend: Backend, sql: str) -> None:
+    with backend.open() as store:
+        started(store)
+    with pytest.raises(Exception, match=r"append-only|head moves|removed only|never change"):
+        backend.raw(sql)
+    with backend.open() as store:
+        assert store.verify("c1").ok and store.campaign("c1").version == 4
+
+
+def test_truncate_is_refused_on_postgres(backend: Backend) -> None:
+    if backend.kind != "postgres":
+        pytest.skip("SQLite has no TRUNCATE")
+    with backend.open() as store:
+        started(store)
+    with pytest.raises(Exception, match=r"append-only|removed only"):
+        backend.raw("TRUNCATE events CASCADE")
+
+
+def test_an_edit_behind_the_stores_back_is_reported_and_blocks_writes(backend: Backend) -> None:
+    with backend.open() as store:
+        started(store)
+    backend.raw("UPDATE events SET payload = replace(payload, '\"', '\"') || ' ' WHERE seq = 3",
+                bypass_triggers=True)
+    with backend.open() as store:
+        report = store.verify("c1")
+        assert not report.ok and report.problem is not None and report.problem.seq == 3
+        with pytest.raises(IntegrityError, match="broken at seq 3"):
+            store.append("c1", 5, note(0, 0))
+
+
+def test_a_cut_tail_is_reported(backend: Backend) -> None:
+    with backend.open() as store:
+        started(store)
+    backend.raw("DELETE FROM events WHERE seq = 4", bypass_triggers=True)
+    with backend.open() as store:
+        report = store.verify("c1")
+        assert not report.ok and report.problem is not None
+        assert "cut" in report.problem.reason
+        with pytest.raises(IntegrityError):
+            store.append("c1", 4, note(0, 0))
+
+
+def test_imports_extend_or_refuse_a_divergent_log(backend: Backend, tmp_path: Path) -> None:
+    with EventStore(tmp_path / "theirs.sqlite3") as theirs:
+        started(theirs, count=6)
+        full = theirs.events("c1")
+        info = theirs.campaign("c1")
+    with backend.open() as store:
+        store.import_records("c1", "Kursk", "squares", info.created_at, full[:3])
+        assert store.import_records("c1", "Kursk", "squares", info.created_at, full).version == 6
+        assert store.events("c1") == full
+        store.append("c1", 7, note(1, 1))
+    with EventStore(tmp_path / "theirs.sqlite3") as theirs:
+        theirs.append("c1", 7, note(2, 2))
+        forked = theirs.events("c1")
+    with backend.open() as store:
+        with pytest.raises(IntegrityError, match="diverge at seq 7"):
+            store.import_records("c1", "Kursk", "squares", info.created_at, forked)
+        assert store.campaign("c1").version == 7
+
+
+def test_rename_delete_latest_and_read_only(backend: Backend) -> None:
+    with backend.open() as store:
+        started(store, "c1")
+        store.create_campaign("c2", "Prokhorovka", "squares", played_events()[0])
+        store.append("c1", 5, note(0, 0))
+        latest = store.latest()
+        assert latest is not None and latest.id == "c1"
+        assert store.rename_campaign("c2", "Ponyri").name == "Ponyri"
+        with pytest.raises(StoreError, match="already exists"):
+            store.rename_campaign("c2", "Kursk")
+        assert store.delete_campaign("c1") == 5
+        assert [c.id for c in store.campaigns()] == ["c2"]
+    with backend.open(readonly=True) as store:
+        assert [c.name for c in store.campaigns()] == ["Ponyri"]
+        with pytest.raises(StoreError, match="read-only"):
+            store.append("c2", 2, note(0, 0))
+
+
+def test_many_concurrent_clients_lose_and_duplicate_nothing(backend: Backend) -> None:
+    clients, per_client = 8, 15
+    with backend.open() as store:
+        store.create_campaign("c1", "Kursk", "squares", played_events()[0])
+    stale = Counter[int]()
+    failures: list[BaseException] = []
+
+    def client(number: int) -> None:
+        try:
+            with backend.open() as mine:
+                for n in range(per_client):
+                    while True:  # a stale append is refused; the client reloads and retries
+                        version = mine.campaign("c1").version
+                        try:
+                            mine.append("c1", version + 1, note(number, n))
+                            break
+                        except StaleVersionError:
+                            stale[number] += 1
+        except BaseException as exc:  # surfaced below: a thread cannot fail the test itself
+            failures.append(exc)
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures, failures
+    with backend.open() as store:
+        records = store.events("c1")
+        assert [r.seq for r in records] == list(range(1, clients * per_client + 2))
+        written = Counter((r.payload["client"], r.payload["n"]) for r in records[1:])
+        assert written == Counter({(c, n): 1 for c in range(clients) for n in range(per_client)})
+        assert store.verify("c1").ok
+
+
+def test_urls_are_told_apart_and_passwords_kept_out_of_messages() -> None:
+    assert is_postgres_url("postgresql://u:pw@h/db") and is_postgres_url("postgres://h/db")
+    assert not is_postgres_url("campaigns.sqlite3") and not is_postgres_url(Path("x"))
+    assert redacted("postgresql://u:secret@h:5432/db") == "postgresql://u@h:5432/db"
+    with pytest.raises(StoreError, match="cannot connect") as caught:
+        PostgresStore("postgresql://u:secret@127.0.0.1:1/nowhere")
+    assert "secret" not in str(caught.value)
