@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from store_kit import events as played_events
 
 from pg_kit import fresh_database
 from rallypoint.core.errors import IntegrityError, StaleVersionError, StoreError
 from rallypoint.core.events import NewEvent
 from rallypoint.store import EventStore
 from rallypoint.store.postgres import PostgresStore, is_postgres_url, redacted
+from store_kit import events as played_events
 
 Opener = Callable[..., Any]
 

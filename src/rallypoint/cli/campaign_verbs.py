@@ -72,13 +72,21 @@ def delete(
             if not confirmed:
                 console.print("nothing deleted", highlight=False)
                 raise typer.Exit(1)
-        backup = None if no_backup else backup_path(session().path, info.name, info.id)
+        backup = None if no_backup else backup_path(_backup_root(), info.name, info.id)
         if backup is not None:
             backup.parent.mkdir(parents=True, exist_ok=True)
         count = session().delete(info.id, backup=backup)
     where = f"; backup in {escape(str(backup))}" if backup else ""
     console.print(f"deleted {escape(info.name)} ({count} events){where}", highlight=False,
                   soft_wrap=True)
+
+
+def _backup_root() -> Path:
+    """Backups go beside a SQLite file; for a PostgreSQL URL, beside the default database."""
+    from rallypoint.store import default_db_path
+
+    where = session().path
+    return where if isinstance(where, Path) else default_db_path()
 
 
 def backup_path(db: Path, name: str, campaign_id: str) -> Path:

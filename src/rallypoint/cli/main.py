@@ -39,9 +39,10 @@ core_app = typer.Typer(**_SETTINGS)
 
 @core_app.callback()
 def main(
-    db: Annotated[Path | None, typer.Option(
+    db: Annotated[str | None, typer.Option(
         "--db", envvar="RALLYPOINT_DB",
-        help="SQLite database file (default: RALLYPOINT_DB, else the user data dir).")] = None,
+        help="SQLite database file, or a postgresql://user:password@host/db URL (default: "
+             "RALLYPOINT_DB, else the user data dir).")] = None,
 ) -> None:
     """Rules engine and campaign keeper for wargame recovery."""
     SETTINGS.db = db
@@ -181,7 +182,7 @@ def serve(
     from rallypoint.store import default_db_path
     from rallypoint.web.server import serve as run_server
 
-    run_server(db or SETTINGS.db or default_db_path(), host=host, port=port,
+    run_server(db or Path(SETTINGS.db or default_db_path()), host=host, port=port,
                allowed_hosts=tuple(allow_host or ()))
 
 

@@ -41,7 +41,7 @@ err_console = Console(stderr=True)
 class Settings:
     """Options given before the subcommand (``rallypoint --db PATH ...``)."""
 
-    db: Path | None = None
+    db: Path | str | None = None
     ruleset: str | None = None
     """The ruleset whose verbs are running (``rallypoint squares board``), else ``None``."""
 

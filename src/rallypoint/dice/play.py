@@ -7,16 +7,37 @@ gets back, and passes the event through :func:`with_proof`. Rule code never sees
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rallypoint.dice.audit import DICE_KEY, PROOF_KEY, LoggedEvent, logical_position
 from rallypoint.dice.rollers import Roller
-from rallypoint.dice.v1 import DiceMode, ProvenRoller, server_roller, typed_roller
+from rallypoint.dice.v1 import (
+    SECRET_BYTES,
+    DiceMode,
+    ProvenRoller,
+    ServerCommitment,
+    commitment,
+    server_roller,
+    typed_roller,
+)
 from rallypoint.errors import IllegalNowError
 
 if TYPE_CHECKING:  # an annotation only: dice imports nothing of core at run time
     from rallypoint.core.events import NewEvent
+
+
+def commit_server_dice(created: Mapping[str, Any]) -> tuple[dict[str, Any], bytes]:
+    """A ``created`` payload made a server-mode ``dice-v1`` campaign's, and its fresh secret.
+
+    The public ``seed`` (if any) is dropped and the commitment to a new 32-byte secret from the
+    operating system takes its place; the caller keeps the secret in the store, out of the log.
+    """
+    secret = os.urandom(SECRET_BYTES)
+    payload = {k: v for k, v in created.items() if k != "seed"}
+    payload[DICE_KEY] = ServerCommitment(commitment=commitment(secret)).model_dump(mode="json")
+    return payload, secret
 
 
 def scheme_of(created: Mapping[str, Any]) -> DiceMode | None:

@@ -32,9 +32,11 @@ from rallypoint.core.events import ChainProblem, NewEvent
 from rallypoint.core.ruleset import Command, Decision, PolicyInfo, Ruleset, get_ruleset
 from rallypoint.dice import Roller, ScriptedRoller, SeededRoller
 from rallypoint.session import snapshots
+from rallypoint.dice.play import commit_server_dice, roller_for, scheme_of, with_proof
 from rallypoint.session.results import Executed, LogEntry, campaign_view, log_entries, summary
 from rallypoint.store import CampaignInfo, EventStore, VerifyReport, clean_name
 from rallypoint.store.foldcheck import fold_stored
+from rallypoint.store.location import exists, normalised, open_store
 
 CommandLike = Command | Mapping[str, Any]
 """A command model, or its JSON form (``{"kind": ..., "expected_version": ..., ...}``)."""
@@ -83,17 +85,17 @@ class Session:
     """
 
     def __init__(self, path: Path | str) -> None:
-        self.path = Path(path).expanduser()
+        self.path = normalised(path)  # a SQLite file, or a postgresql:// URL
 
     @contextmanager
     def _store(self, *, write: bool = False) -> Iterator[EventStore]:
         # Reads open read-only: they never create the file, migrate a current one or lock it.
-        if not write and not self.path.exists():
+        if not write and not exists(self.path):
             # Nothing has been stored here yet, so no campaign a read asks for exists.
             raise UnknownIdError(f"no database at {str(self.path)!r}, so no campaigns yet",
                                  fix="check --db (or $RALLYPOINT_DB); "
                                  "a database is made by the first `rallypoint new`")
-        with EventStore(self.path, readonly=not write) as store:
+        with open_store(self.path, readonly=not write) as store:
             yield store
 
     # --- campaigns -----------------------------------------------------------------------------
@@ -104,7 +106,7 @@ class Session:
         A database file that does not exist yet has none (``missing_ok=False``: refuse it, to
         catch a mistyped path); either way a read creates nothing.
         """
-        if missing_ok and not self.path.exists():
+        if missing_ok and not exists(self.path):
             return []
         with self._store() as store:
             return store.campaigns()
@@ -195,7 +197,7 @@ class Session:
         ruleset = get_ruleset(str(data["ruleset"]))
         label = clean_name(name if name is not None else scenario.stem)
         return self._create(label, ruleset, created_event(ruleset, scenario, label, seed=seed),
-                            campaign_id)
+                            campaign_id, commit=seed is None)
 
     def create_from(self, ruleset: str, scenario: dict[str, Any], *, name: str,
                     seed: str | None = None, campaign_id: str | None = None) -> CampaignInfo:
@@ -203,12 +205,19 @@ class Session:
         rules = get_ruleset(ruleset)
         name = clean_name(name)
         return self._create(name, rules, created_from_scenario(rules, scenario, name, seed=seed),
-                            campaign_id)
+                            campaign_id, commit=seed is None)
 
     def _create(self, name: str, ruleset: Ruleset[Any], created: NewEvent,
-                campaign_id: str | None) -> CampaignInfo:
+                campaign_id: str | None, *, commit: bool = False) -> CampaignInfo:
+        secret = None
+        if commit:
+            # dice-v1: the log gets the commitment, the store keeps the secret (docs/dice.md).
+            payload, secret = commit_server_dice(created.payload)
+            created = NewEvent(type=created.type, payload=payload)
         with self._store(write=True) as store:
             new_id = campaign_id or uuid.uuid4().hex
+            if secret is not None:
+                store.put_dice_secret(new_id, secret.hex())
             store.create_campaign(new_id, name, ruleset.name, created)
             return store.campaign(new_id)
 
@@ -333,7 +342,7 @@ class Session:
             campaign, base = _loaded(store, ref, whole=False)
             try:
                 while (command := step(campaign)) is not None:
-                    event = _decide(campaign, command, None, roller)
+                    event = _decide(campaign, command, None, roller, _secret(store, campaign))
                     record = store.append(campaign.campaign_id, campaign.version + 1, event)
                     campaign = campaign.with_event(record, event.event)
                     if campaign.version - base >= 4 * snapshots.SNAPSHOT_EVERY:
@@ -368,7 +377,8 @@ class Session:
                 _check_raceable(campaign, expected)
             for attempt in range(2):
                 try:
-                    event = _decide(campaign, build(campaign), dice, roller)
+                    event = _decide(campaign, build(campaign), dice, roller,
+                                    _secret(store, campaign))
                 except RallypointError as exc:
                     if raced and not isinstance(exc, MalformedInputError):
                         raise _no_longer_legal(campaign, expected, exc) from None
@@ -420,18 +430,59 @@ def _loaded(store: EventStore, ref: str, *, whole: bool) -> tuple[Campaign, int]
     return campaign, 0
 
 
+def _secret(store: EventStore, campaign: Campaign) -> bytes | None:
+    """The campaign's server-mode dice secret, if this store keeps it."""
+    if scheme_of(campaign.events[0].payload) is None:
+        return None
+    kept = store.dice_secret(campaign.campaign_id)
+    return None if kept is None else bytes.fromhex(kept[0])
+
+
 def _decide(campaign: Campaign, command: Command, dice: Dice,
-            roller: RollerFor | None) -> NewEvent:
-    """The event for ``command``, checking that scripted dice were all used."""
+            roller: RollerFor | None, secret: bytes | None = None) -> NewEvent:
+    """The event for ``command``, checking that scripted dice were all used.
+
+    In a ``dice-v1`` campaign the dice come from the committed secret (or, typed in, are marked
+    so) and the event carries their proof; older campaigns roll from their public seed.
+    """
+    v1 = scheme_of(campaign.events[0].payload) is not None
     if dice is not None:
         scripted = ScriptedRoller.parse(dice) if isinstance(dice, str) else ScriptedRoller(dice)
-        event = campaign.decide(command, scripted)
+        used: Roller = scripted
+        if v1:
+            used = roller_for(campaign.events, command.model_dump(mode="json"), secret=None,
+                              script=scripted)
+        event = campaign.decide(command, used)
         if scripted.remaining:
             raise MalformedInputError(
                 f"--dice gave {scripted.used + scripted.remaining} value(s) but the command used "
                 f"{scripted.used}", fix="Drop the extra values (nothing was recorded).")
-        return event
-    return campaign.decide(command, (roller or seeded_roller)(campaign))
+        return with_proof(event, used)
+    if roller is not None:
+        return campaign.decide(command, roller(campaign))
+    if not v1:
+        return campaign.decide(command, seeded_roller(campaign))
+    proven = _v1_roller(campaign, command, secret)
+    return with_proof(campaign.decide(command, proven), proven)
+
+
+def _v1_roller(campaign: Campaign, command: Command, secret: bytes | None) -> Roller:
+    """The dice-v1 roller of a command; a command that rolls nothing needs no secret."""
+    if secret is None:
+        # Decide once with no dice at all: a command that rolls nothing may go ahead anywhere.
+        return roller_for(campaign.events, command.model_dump(mode="json"), secret=None,
+                          script=_NoDice())
+    return roller_for(campaign.events, command.model_dump(mode="json"), secret=secret)
+
+
+class _NoDice:
+    """A roller for a store without the campaign's secret: any roll is refused, with the fix."""
+
+    def faces(self, node: Any) -> tuple[int, ...]:
+        raise IllegalNowError(
+            f"{node.purpose!r} needs dice, and this database does not hold this campaign's "
+            "dice secret", fix="roll where the campaign was created, or type in physical dice "
+            "with --dice (marked as typed in the log)")
 
 
 def _executed(after: Campaign, record: Any, retried: bool) -> Executed:

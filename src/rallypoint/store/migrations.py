@@ -128,10 +128,29 @@ CREATE TABLE state_snapshots (
 );
 """
 
+_SECRETS = """
+-- Kept apart from the hashed events, so no export carries them (docs/dice.md, docs/two-player.md):
+-- a server-mode campaign's dice secret, and this player's own seat keys and chain seeds.
+CREATE TABLE dice_secrets (
+    campaign_id TEXT PRIMARY KEY,
+    secret TEXT NOT NULL,
+    revealed_at TEXT
+);
+
+CREATE TABLE seat_keys (
+    public TEXT PRIMARY KEY,
+    seat TEXT NOT NULL,
+    private TEXT NOT NULL,
+    chain_seed TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("0001_initial", _INITIAL),
     ("0002_campaign_heads", _HEADS),
     ("0003_state_snapshots", _SNAPSHOTS),
+    ("0004_secrets", _SECRETS),
 ]
 """Every migration as ``(name, sql)``, in the order they are applied."""
 

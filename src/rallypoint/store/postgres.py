@@ -35,6 +35,7 @@ from rallypoint.store import postgres_schema as schema
 from rallypoint.store.integrity import head_problem, row_hash
 from rallypoint.store.names import clean_name
 from rallypoint.store.records import CampaignInfo, StoredLog, VerifyReport
+from rallypoint.store.secrets import SecretsMixin
 
 if TYPE_CHECKING:
     import psycopg
@@ -60,7 +61,7 @@ def redacted(url: str) -> str:
     return f"{head}{sep}{user}@{host}"
 
 
-class PostgresStore:
+class PostgresStore(SecretsMixin):
     """All campaigns' event logs in one PostgreSQL database.
 
     Args:
@@ -114,6 +115,13 @@ class PostgresStore:
             raise StoreError(f"database {doing} failed: {_first_line(exc)}", where=self.path,
                              fix="nothing was written; retry, and run verify if it persists"
                              ) from exc
+
+    _PLACEHOLDER = "%s"
+
+    @contextmanager
+    def _read(self) -> Iterator[psycopg.Cursor[Any]]:
+        with self._tx("read") as cur:
+            yield cur
 
     @contextmanager
     def _write(self) -> Iterator[psycopg.Cursor[Any]]:
@@ -250,32 +258,6 @@ class PostgresStore:
             cur.execute("DELETE FROM campaigns WHERE id = %s", (campaign_id,))
             cur.execute("DELETE FROM campaign_deletions WHERE campaign_id = %s", (campaign_id,))
         return int(row[0]) if row else 0
-
-    # --- dice secrets (kept out of every export) -------------------------------------------------
-
-    def put_dice_secret(self, campaign_id: str, secret_hex: str) -> None:
-        """Keep a campaign's server-mode dice secret (once; it never changes)."""
-        with self._write() as cur:
-            cur.execute("INSERT INTO dice_secrets (campaign_id, secret) VALUES (%s, %s)",
-                        (campaign_id, secret_hex))
-
-    def dice_secret(self, campaign_id: str) -> tuple[str, str | None] | None:
-        """``(secret hex, revealed_at)`` of a campaign, or ``None`` if this store has none."""
-        with self._tx("read") as cur:
-            row = cur.execute("SELECT secret, revealed_at FROM dice_secrets "
-                              "WHERE campaign_id = %s", (campaign_id,)).fetchone()
-        return None if row is None else (str(row[0]), row[1])
-
-    def reveal_dice_secret(self, campaign_id: str) -> str:
-        """Mark the secret revealed (exports carry it from now on); return it."""
-        with self._write() as cur:
-            row = cur.execute("UPDATE dice_secrets SET revealed_at = COALESCE(revealed_at, %s) "
-                              "WHERE campaign_id = %s RETURNING secret",
-                              (now_text(), campaign_id)).fetchone()
-        if row is None:
-            raise StoreError("this store holds no dice secret for the campaign", where=self.path,
-                             fix="reveal it where the campaign was created")
-        return str(row[0])
 
     # --- reading --------------------------------------------------------------------------------
 

@@ -115,15 +115,23 @@ CREATE TRIGGER campaigns_no_truncate BEFORE TRUNCATE ON campaigns
 _SECRETS: Final = """
 -- Kept apart from the hashed events, so no export carries them (see docs/dice.md).
 CREATE TABLE dice_secrets (
-    campaign_id TEXT PRIMARY KEY REFERENCES campaigns(id),
+    campaign_id TEXT PRIMARY KEY,
     secret TEXT NOT NULL,
     revealed_at TEXT
+);
+
+CREATE TABLE seat_keys (
+    public TEXT PRIMARY KEY,
+    seat TEXT NOT NULL,
+    private TEXT NOT NULL,
+    chain_seed TEXT NOT NULL,
+    created_at TEXT NOT NULL
 );
 """
 
 MIGRATIONS: Final[list[tuple[str, str]]] = [
     ("0001_initial", _INITIAL),
-    ("0002_dice_secrets", _SECRETS),
+    ("0002_secrets", _SECRETS),
 ]
 """Every migration as ``(name, sql)``, in the order they are applied; never edit a shipped one."""
 

@@ -44,6 +44,7 @@ from rallypoint.store.migrations import (
 from rallypoint.store.names import clean_name
 from rallypoint.store.opening import DB_ENV_VAR, connect, sql_errors, translate
 from rallypoint.store.records import CampaignInfo, StoredLog, VerifyReport
+from rallypoint.store.secrets import SecretsMixin
 
 _MIN_PREFIX = 4
 _BROKEN_FIX = ("nothing was written; run `rallypoint verify`, then `rallypoint delete` it and "
@@ -60,7 +61,7 @@ def default_db_path() -> Path:
     return platformdirs.user_data_path("rallypoint") / "rallypoint.sqlite3"
 
 
-class EventStore:
+class EventStore(SecretsMixin):
     """All campaigns' event logs in one SQLite file.
 
     Use as a context manager (``with EventStore(path) as store: ...``) or call :meth:`close`.

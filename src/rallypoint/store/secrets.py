@@ -1,0 +1,91 @@
+"""What a store keeps that no export may carry: dice secrets and this player's seat keys.
+
+Both backends mix :class:`SecretsMixin` in; it needs only their ``_write()``/``_read()``
+transactions and the driver's placeholder. Deleting a campaign removes its dice secret (the row is
+keyed by ``campaign_id``); seat keys belong to the player, not to a campaign, and stay.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from typing import Any, ClassVar, NamedTuple
+
+from rallypoint.core.errors import StoreError
+from rallypoint.core.events import now_text
+
+
+class KeptSecret(NamedTuple):
+    """A campaign's dice secret as the store keeps it."""
+
+    secret: str
+    """32 bytes, hex."""
+    revealed_at: str | None
+    """When the players asked for it to be revealed (exports carry it from then on)."""
+
+
+class KeptSeat(NamedTuple):
+    """One of this player's seat keys."""
+
+    public: str
+    seat: str
+    private: str
+    chain_seed: str
+
+
+class SecretsMixin:
+    """Dice secrets and seat keys, on any store with ``_write``/``_read`` transactions."""
+
+    _PLACEHOLDER: ClassVar[str] = "?"
+    path: str
+
+    def _write(self) -> AbstractContextManager[Any]:
+        raise NotImplementedError
+
+    def _read(self) -> AbstractContextManager[Any]:
+        raise NotImplementedError
+
+    def _sql(self, text: str) -> str:
+        return text.replace("?", self._PLACEHOLDER)
+
+    def put_dice_secret(self, campaign_id: str, secret_hex: str) -> None:
+        """Keep a campaign's server-mode dice secret (once: it never changes)."""
+        with self._write() as conn:
+            conn.execute(self._sql("INSERT INTO dice_secrets (campaign_id, secret) VALUES (?, ?)"),
+                         (campaign_id, secret_hex))
+
+    def dice_secret(self, campaign_id: str) -> KeptSecret | None:
+        """The campaign's dice secret, or ``None`` if this store does not hold it."""
+        with self._read() as conn:
+            row = conn.execute(self._sql("SELECT secret, revealed_at FROM dice_secrets "
+                                         "WHERE campaign_id = ?"), (campaign_id,)).fetchone()
+        return None if row is None else KeptSecret(str(row[0]), row[1])
+
+    def reveal_dice_secret(self, campaign_id: str) -> str:
+        """Mark the secret revealed (every later export carries it); return it.
+
+        Raises:
+            StoreError: This store does not hold the campaign's secret.
+        """
+        with self._write() as conn:
+            conn.execute(self._sql("UPDATE dice_secrets SET revealed_at = COALESCE(revealed_at, ?) "
+                                   "WHERE campaign_id = ?"), (now_text(), campaign_id))
+            row = conn.execute(self._sql("SELECT secret FROM dice_secrets WHERE campaign_id = ?"),
+                               (campaign_id,)).fetchone()
+        if row is None:
+            raise StoreError("this database holds no dice secret for the campaign",
+                             where=self.path, fix="reveal it where the campaign was created")
+        return str(row[0])
+
+    def put_seat_key(self, seat: KeptSeat) -> None:
+        """Keep one of this player's seat keys (with its dice chain seed)."""
+        with self._write() as conn:
+            conn.execute(self._sql("INSERT INTO seat_keys (public, seat, private, chain_seed, "
+                                   "created_at) VALUES (?, ?, ?, ?, ?)"),
+                         (seat.public, seat.seat, seat.private, seat.chain_seed, now_text()))
+
+    def seat_key(self, public: str) -> KeptSeat | None:
+        """This player's seat key with public half ``public``, or ``None``."""
+        with self._read() as conn:
+            row = conn.execute(self._sql("SELECT public, seat, private, chain_seed FROM seat_keys "
+                                         "WHERE public = ?"), (public,)).fetchone()
+        return None if row is None else KeptSeat(*(str(v) for v in row))
