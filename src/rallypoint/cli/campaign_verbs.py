@@ -85,7 +85,7 @@ def _backup_root() -> Path:
     """Backups go beside a SQLite file; for a PostgreSQL URL, beside the default database."""
     from rallypoint.store import default_db_path
 
-    where = session().path
+    where = session().location
     return where if isinstance(where, Path) else default_db_path()
 
 

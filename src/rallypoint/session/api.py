@@ -85,17 +85,20 @@ class Session:
     """
 
     def __init__(self, path: Path | str) -> None:
-        self.path = normalised(path)  # a SQLite file, or a postgresql:// URL
+        self.location = normalised(path)
+        """The SQLite file, or the ``postgresql://`` URL, every call opens."""
+        self.path = Path(path).expanduser()
+        """The SQLite file (meaningless for a PostgreSQL URL: use :attr:`location`)."""
 
     @contextmanager
     def _store(self, *, write: bool = False) -> Iterator[EventStore]:
         # Reads open read-only: they never create the file, migrate a current one or lock it.
-        if not write and not exists(self.path):
+        if not write and not exists(self.location):
             # Nothing has been stored here yet, so no campaign a read asks for exists.
             raise UnknownIdError(f"no database at {str(self.path)!r}, so no campaigns yet",
                                  fix="check --db (or $RALLYPOINT_DB); "
                                  "a database is made by the first `rallypoint new`")
-        with open_store(self.path, readonly=not write) as store:
+        with open_store(self.location, readonly=not write) as store:
             yield store
 
     # --- campaigns -----------------------------------------------------------------------------
@@ -106,7 +109,7 @@ class Session:
         A database file that does not exist yet has none (``missing_ok=False``: refuse it, to
         catch a mistyped path); either way a read creates nothing.
         """
-        if missing_ok and not exists(self.path):
+        if missing_ok and not exists(self.location):
             return []
         with self._store() as store:
             return store.campaigns()
