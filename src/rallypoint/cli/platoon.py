@@ -32,8 +32,11 @@ app = typer.Typer(help="Platoon: a WW2 tank platoon between battles (fatigue, wo
 @app.command()
 def create(
     name: Annotated[str, typer.Option(help="Campaign name.")] = "platoon",
-    seed: Annotated[str, typer.Option(help="Seed the generated roster is drawn from.")]
-    = "italy-1944",
+    seed: Annotated[str | None, typer.Option(
+        help="Seed the generated roster is drawn from (default: random, and shown).")] = None,
+    dice_seed: Annotated[str | None, typer.Option(
+        help="A public dice seed, for reproducible transcripts and tests: anyone with the "
+             "campaign's file can predict its dice (default: a secret dice-v1 key).")] = None,
     roster: Annotated[Path | None, typer.Option(
         help="A platoon scenario/roster TOML instead of a generated roster.")] = None,
     days: Annotated[int, typer.Option(help="Campaign length in days (actions on days 1–3 of "
@@ -42,17 +45,24 @@ def create(
         help="How far toward section 8's veteran column the generated men are drawn.")] = 30,
 ) -> None:
     """Create a platoon campaign: a generated roster from a seed, or a roster file."""
+    import secrets
+
     from rallypoint.rulesets.platoon import RULESET
     from rallypoint.rulesets.platoon.scenario import PlatoonInfo, PlatoonScenario, expand
 
+    drawn = ""
     with guarded():
         if roster is not None:
             scenario = RULESET.load_scenario(roster)
         else:
+            if seed is None:
+                seed = secrets.token_hex(4)
+                drawn = f", roster seed {seed}"
             info = PlatoonInfo(name=name, seed=seed, days=days, veteran_percent=veteran_percent)
             scenario = expand(PlatoonScenario(platoon=info))
-        created = session().create_from(RULESET.name, scenario, name=name, seed=seed)
-    console.print(f"created platoon campaign [bold]{name}[/] (id {created.id[:8]})",
+        # The roster seed is public (the roster is); the dice are not, unless asked for.
+        created = session().create_from(RULESET.name, scenario, name=name, seed=dice_seed)
+    console.print(f"created platoon campaign [bold]{name}[/] (id {created.id[:8]}{drawn})",
                   highlight=False)
 
 
