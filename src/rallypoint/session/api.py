@@ -30,9 +30,9 @@ from rallypoint.core.errors import (
 )
 from rallypoint.core.events import ChainProblem, NewEvent
 from rallypoint.core.ruleset import Command, Decision, PolicyInfo, Ruleset, get_ruleset
-from rallypoint.dice import Roller, ScriptedRoller, SeededRoller
-from rallypoint.session import snapshots
-from rallypoint.dice.play import commit_server_dice, roller_for, scheme_of, with_proof
+from rallypoint.dice import Roller, SeededRoller
+from rallypoint.dice.play import commit_server_dice
+from rallypoint.session import dice, snapshots
 from rallypoint.session.results import Executed, LogEntry, campaign_view, log_entries, summary
 from rallypoint.store import CampaignInfo, EventStore, VerifyReport, clean_name
 from rallypoint.store.foldcheck import fold_stored
@@ -434,58 +434,13 @@ def _loaded(store: EventStore, ref: str, *, whole: bool) -> tuple[Campaign, int]
 
 
 def _secret(store: EventStore, campaign: Campaign) -> bytes | None:
-    """The campaign's server-mode dice secret, if this store keeps it."""
-    if scheme_of(campaign.events[0].payload) is None:
-        return None
-    kept = store.dice_secret(campaign.campaign_id)
-    return None if kept is None else bytes.fromhex(kept[0])
+    return dice.secret_of(store, campaign)
 
 
-def _decide(campaign: Campaign, command: Command, dice: Dice,
+def _decide(campaign: Campaign, command: Command, dice_: Dice,
             roller: RollerFor | None, secret: bytes | None = None) -> NewEvent:
-    """The event for ``command``, checking that scripted dice were all used.
-
-    In a ``dice-v1`` campaign the dice come from the committed secret (or, typed in, are marked
-    so) and the event carries their proof; older campaigns roll from their public seed.
-    """
-    v1 = scheme_of(campaign.events[0].payload) is not None
-    if dice is not None:
-        scripted = ScriptedRoller.parse(dice) if isinstance(dice, str) else ScriptedRoller(dice)
-        used: Roller = scripted
-        if v1:
-            used = roller_for(campaign.events, command.model_dump(mode="json"), secret=None,
-                              script=scripted)
-        event = campaign.decide(command, used)
-        if scripted.remaining:
-            raise MalformedInputError(
-                f"--dice gave {scripted.used + scripted.remaining} value(s) but the command used "
-                f"{scripted.used}", fix="Drop the extra values (nothing was recorded).")
-        return with_proof(event, used)
-    if roller is not None:
-        return campaign.decide(command, roller(campaign))
-    if not v1:
-        return campaign.decide(command, seeded_roller(campaign))
-    proven = _v1_roller(campaign, command, secret)
-    return with_proof(campaign.decide(command, proven), proven)
-
-
-def _v1_roller(campaign: Campaign, command: Command, secret: bytes | None) -> Roller:
-    """The dice-v1 roller of a command; a command that rolls nothing needs no secret."""
-    if secret is None:
-        # Decide once with no dice at all: a command that rolls nothing may go ahead anywhere.
-        return roller_for(campaign.events, command.model_dump(mode="json"), secret=None,
-                          script=_NoDice())
-    return roller_for(campaign.events, command.model_dump(mode="json"), secret=secret)
-
-
-class _NoDice:
-    """A roller for a store without the campaign's secret: any roll is refused, with the fix."""
-
-    def faces(self, node: Any) -> tuple[int, ...]:
-        raise IllegalNowError(
-            f"{node.purpose!r} needs dice, and this database does not hold this campaign's "
-            "dice secret", fix="roll where the campaign was created, or type in physical dice "
-            "with --dice (marked as typed in the log)")
+    """The event for ``command`` (see :func:`rallypoint.session.dice.decide`)."""
+    return dice.decide(campaign, command, dice_, roller, secret, seeded_roller)
 
 
 def _executed(after: Campaign, record: Any, retried: bool) -> Executed:
