@@ -86,6 +86,16 @@ def test_tcs_recovery_example1(live_server: LiveServer) -> None:
         page.click("nav >> text=log")
         expect(page.locator("#e10")).to_contain_text("needs 55+: P(implements) = 2/9")
         shot(page, "tcs-log")
+        # The lab: the sheet's odds and a small simulated rest, drawn by the lab's own plots.
+        page.click("nav >> text=lab")
+        page.wait_for_load_state("networkidle", timeout=60_000)
+        assert page.locator("#simulation img").evaluate("img => img.naturalWidth") > 0
+        shot(page, "tcs-lab", full_page=True)
+        # On paper: the forms and the navigation are left out.
+        page.click("nav >> text=Tolvajärvi")
+        page.emulate_media(media="print")
+        assert not page.locator("#turn").is_visible() and page.locator("#companies").is_visible()
+        shot(page, "tcs-print", full_page=True)
 
 
 def test_tcs_page_at_phone_width(live_server: LiveServer) -> None:

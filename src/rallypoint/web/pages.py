@@ -316,6 +316,37 @@ async def delete(request: Request, cid: str) -> Response:
                   f"{backup}: import it to have the campaign back")
 
 
+@router.get("/c/{cid}/lab", response_class=HTMLResponse)
+def lab_page(request: Request, cid: str) -> HTMLResponse:
+    """The campaign's exact odds, and a small simulation drawn by the lab's plots."""
+    from rallypoint.web import lab
+
+    service = deps.service(request)
+    c = service.load(cid)
+    view = view_module(c.ruleset.name)
+    parts: dict[str, str] = getattr(view, "PARTS", {})
+    context = view.context(c) if "sheets" in parts else {}
+    rally_rows = view.lab_rows(c) if hasattr(view, "lab_rows") else None
+    odds_tables = view.lab_tables(c) if hasattr(view, "lab_tables") else []
+    plot = lab.shipped_scenario(c) is not None and "sheets" in parts
+    return deps.renderer(request).html(
+        request, "lab.html", c=c, name=service.info(cid).name, error=None, error_form=None,
+        sheets_part="sheets" in parts, rally_rows=rally_rows, odds_tables=odds_tables,
+        plot=plot, runs=lab.RUNS, entropy=lab.ENTROPY,
+        plot_note="The lab's simulations of this ruleset run from the command line: "
+        "`rallypoint simulate --help`.", **context)
+
+
+@router.get("/c/{cid}/lab/rest.svg")
+def lab_plot(request: Request, cid: str) -> Response:
+    """The rest simulation's histograms (SVG), drawn once per database state."""
+    from rallypoint.web import lab
+
+    service = deps.service(request)
+    svg = service.cached(("lab-rest", cid), lambda: lab.rest_plot(service.load(cid)))
+    return Response(svg, media_type="image/svg+xml")
+
+
 @router.get("/c/{cid}/log", response_class=HTMLResponse)
 def log(request: Request, cid: str) -> HTMLResponse:
     """Every event with its rolls; undone events struck through."""

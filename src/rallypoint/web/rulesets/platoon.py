@@ -28,6 +28,19 @@ DOWNLOADS = {"roster": battle_roster}
 """Files the page offers: name → what goes in ``NAME.json``."""
 
 
+def lab_tables(campaign: Campaign) -> list[tuple[str, list[tuple[str, Any]]]]:
+    """The platoon's rolls at the shipped defaults, exact (the lab page)."""
+    from rallypoint.lab.odds import platoon
+
+    odds = platoon()
+    tables = [(f"{title} (days: chance)", list(odds[key].items())) for key, title in (
+        ("man_arrival_days", "A replacement man arrives after"),
+        ("tank_arrival_days", "A replacement tank arrives after"),
+        ("light_wound_days", "A light wound heals after"))]
+    tables.append(("Transfers", [("a man asks to transfer", odds["transfer"])]))
+    return tables
+
+
 def context(campaign: Campaign) -> dict[str, Any]:
     """Everything the platoon page template shows."""
     state = campaign.ruleset.state_json(campaign.state)

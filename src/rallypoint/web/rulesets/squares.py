@@ -66,6 +66,16 @@ def unit_panel(state: SquaresState, unit_id: str) -> dict[str, Any]:
     return {"id": unit_id, "choices": choices, "refused": refused}
 
 
+def lab_rows(campaign: Campaign) -> list[dict[str, Any]]:
+    """Every rally allowed now, each modifier named, with its exact odds (the lab page)."""
+    state: SquaresState = campaign.state
+    return [{"leader": state.board.name(p.leader), "unit": state.board.name(p.unit),
+             "kind": p.kind.value, "modifiers": [(m.name, m.value) for m in p.node.modifiers],
+             "total": p.node.modifier_total,
+             "odds": {r.value: f for r, f in p.odds(state).items()}}
+            for p in opportunities(state)]
+
+
 def _cells(state: dict[str, Any]) -> dict[str, dict[str, list[tuple[str, dict[str, Any]]]]]:
     """Square → its units and leaders (in play)."""
     cells: dict[str, dict[str, list[tuple[str, dict[str, Any]]]]] = {}

@@ -1,0 +1,52 @@
+"""The lab page of a campaign: its exact odds, and a small simulation drawn by the lab's own plots.
+
+Everything here is the lab's: :func:`rallypoint.lab.tcs_sim.simulate_rest` runs the real rules,
+:func:`rallypoint.lab.plots.histograms` draws the SVG; the page only chooses a small, bounded run
+(in this process, one worker) and keeps the picture in memory until the database changes.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from rallypoint.core.errors import IllegalNowError
+from rallypoint.session import Campaign
+
+RUNS = 200
+"""Simulated rests per plot: enough for a readable histogram, a second or two on one core."""
+ENTROPY = 20261201
+"""The run's logged seed (the same picture every time for the same campaign)."""
+METRICS = ("turns_to_implementation", "steps_back", "counters_back", "very_dead")
+
+
+def shipped_scenario(campaign: Campaign) -> Path | None:
+    """The shipped scenario file the campaign was created from (matched by its content)."""
+    created = campaign.events[0].payload
+    for path in campaign.ruleset.example_scenarios():
+        if campaign.ruleset.load_scenario(path) == created["scenario"]:
+            return path
+    return None
+
+
+def rest_plot(campaign: Campaign) -> str:
+    """SVG: a whole rest of the campaign's battalion, simulated through the real TCS rules.
+
+    Raises:
+        IllegalNowError: The campaign's scenario is not a shipped one (the lab simulates from a
+            scenario file), or the ruleset has no rest simulation.
+    """
+    from rallypoint.lab import plots, tcs_sim
+    from rallypoint.lab.backend import Backend
+
+    scenario = shipped_scenario(campaign)
+    if scenario is None or campaign.ruleset.name != tcs_sim.tcs().name:
+        raise IllegalNowError("the lab simulates a rest of a shipped TCS scenario only",
+                              fix="Use `rallypoint simulate tcs --scenario FILE` for your own.")
+    spec = tcs_sim.RestSpec(str(scenario))
+    result = tcs_sim.simulate_rest(spec, RUNS, ENTROPY, 4, Backend(workers=1), None)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "rest.svg"
+        plots.histograms(path, {"rebuild": result.metrics}, list(METRICS),
+                         f"{scenario.stem}: {RUNS} simulated rests (seed {ENTROPY})")
+        return path.read_text(encoding="utf-8")
