@@ -30,6 +30,10 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "core": ("rallypoint.rulesets", *FRONT_ENDS),
     "dice": ("rallypoint.core", "rallypoint.rulesets", *FRONT_ENDS),
     "rulesets": FRONT_ENDS,
+    # Front ends go through the session API: no store, no campaign folding of their own.
+    "cli": ("rallypoint.store", "rallypoint.core.campaign"),
+    "lab": ("rallypoint.store", "rallypoint.core.campaign"),
+    "web": ("rallypoint.store", "rallypoint.core.campaign"),
 }
 """Top-level package → the modules (and everything under them) it must never import."""
 RNG_MODULES = frozenset({"random", "secrets", "numpy.random"})

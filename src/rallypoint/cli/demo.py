@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 from rich.rule import Rule
 
 if TYPE_CHECKING:
-    from rallypoint.core.campaign import Campaign
     from rallypoint.core.ruleset import Command
+    from rallypoint.session import Campaign
 
 from rallypoint.cli.demo_platoon import run_platoon_week
 from rallypoint.cli.demo_squares import run_squares_scene

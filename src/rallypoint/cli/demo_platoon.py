@@ -15,8 +15,8 @@ from rich.rule import Rule
 from rallypoint.cli.session import console, execute, session
 
 if TYPE_CHECKING:
-    from rallypoint.core.campaign import Campaign
     from rallypoint.core.ruleset import Command
+    from rallypoint.session import Campaign
 
 
 def run_platoon_week() -> None:

@@ -179,7 +179,7 @@ def serve(
         help="Another host name the server may be reached under (repeatable).")] = None,
 ) -> None:
     """Serve the campaigns in the browser (pages and a JSON API at /api)."""
-    from rallypoint.store import default_db_path
+    from rallypoint.session import default_db_path
     from rallypoint.web.server import serve as run_server
 
     run_server(db or Path(SETTINGS.db or default_db_path()), host=host, port=port,

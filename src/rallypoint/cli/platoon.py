@@ -21,8 +21,8 @@ from rallypoint.cli.session import (
 )
 
 if TYPE_CHECKING:
-    from rallypoint.core.campaign import Campaign
     from rallypoint.core.ruleset import Command
+    from rallypoint.session import Campaign
 
 app = typer.Typer(help="Platoon: a WW2 tank platoon between battles (fatigue, wounds, cohesion, "
                        "morale, replacements, the year).", no_args_is_help=True)

@@ -19,9 +19,9 @@ from rallypoint.cli.session import (
 )
 
 if TYPE_CHECKING:
-    from rallypoint.core.campaign import Campaign
     from rallypoint.rulesets.squares.rally import RallyPlan
     from rallypoint.rulesets.squares.state import SquaresState
+    from rallypoint.session import Campaign
 
 app = typer.Typer(help="Squares: disorder recovery and leader rally on a square grid (Hail Caesar "
                        "/ Black Powder family).", no_args_is_help=True)

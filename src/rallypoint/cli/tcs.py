@@ -20,8 +20,8 @@ from rallypoint.cli.session import (
 )
 
 if TYPE_CHECKING:
-    from rallypoint.core.campaign import Campaign
     from rallypoint.core.ruleset import Command
+    from rallypoint.session import Campaign
 
 app = typer.Typer(help="TCS R&R: losses, Recovery Op Sheets, implementation, distribution, FOs.",
                   no_args_is_help=True)

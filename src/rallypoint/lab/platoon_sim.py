@@ -117,9 +117,9 @@ class Prepared:
 
 def prepare(spec: PlatoonSpec) -> Prepared:
     """Validate the spec and build the starting platoon (the roster is the scenario's own)."""
-    from rallypoint.core.campaign import start
     from rallypoint.lab.variants import created_with
     from rallypoint.rulesets.platoon.data import default_data
+    from rallypoint.session import start
 
     if spec.engine not in ENGINES:
         raise MalformedInputError(f"no platoon engine {spec.engine!r}",

@@ -138,7 +138,7 @@ def situation(spec: ChainSpec) -> tuple[Any, Any]:
     Raises:
         IllegalNowError: The rally is not allowed in that battle state (every reason listed).
     """
-    from rallypoint.core.campaign import created_event, start
+    from rallypoint.session import created_event, start
 
     if spec.leader is None or spec.unit is None:
         raise MalformedInputError("a situation needs both --leader and --unit",

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rallypoint.core.campaign import Campaign
 from rallypoint.core.errors import MalformedInputError
 from rallypoint.lab.rollers import NumpyRoller
 from rallypoint.rulesets.tcs import recovery as rec
 from rallypoint.rulesets.tcs.commands import LeaveCenter, RecordLoss, RollFos
 from rallypoint.rulesets.tcs.scenario import Pile
 from rallypoint.rulesets.tcs.state import SheetStatus, TcsState
+from rallypoint.session import Campaign
 
 METRICS = ("steps_lost", "left_center", "fo_killed", "fo_returned")
 """Per-run counts, present when any interruption is on: steps lost during the rest, companies

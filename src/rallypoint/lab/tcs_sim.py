@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rallypoint.core.campaign import Campaign, start
 from rallypoint.core.errors import DataFileError, MalformedInputError
 from rallypoint.core.ruleset import Ruleset, get_ruleset
 from rallypoint.dice import ScriptedRoller, fraction_text
@@ -39,6 +38,7 @@ from rallypoint.rulesets.tcs.commands import AdvanceTurn, CheckImplementation, W
 from rallypoint.rulesets.tcs.data import Column, default_data
 from rallypoint.rulesets.tcs.scenario import Pile
 from rallypoint.rulesets.tcs.state import SheetStatus, TcsState
+from rallypoint.session import Campaign, policy_named, start
 
 SHEET = "rest"
 FALLBACK_CENTER = "10.10"
@@ -176,7 +176,7 @@ def rest_once(start_: Campaign, spec: RestSpec, roller: NumpyRoller) -> dict[str
         ``battalion_morale`` (summed over the scenario's battalions, after the rest).
     """
     ruleset = start_.ruleset
-    policy = next(p for p in ruleset.policies() if p.name == spec.policy)
+    policy = policy_named(ruleset, spec.policy)
     c = start_
     implemented_at = math.nan
     tally = dict.fromkeys(INTERRUPTION_METRICS, 0.0)

@@ -26,10 +26,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from rallypoint.core.campaign import created_from_scenario
 from rallypoint.core.errors import DataFileError
 from rallypoint.core.events import CREATED, NewEvent
 from rallypoint.core.ruleset import Ruleset
+from rallypoint.session import created_from_scenario
 
 Translate = Callable[[Mapping[str, Any], str, Any], list[tuple[list[str | int], Any]] | None]
 """A ruleset's shorthand: (data, name, value) → the (path, value) edits it stands for, or None."""

@@ -4,7 +4,8 @@ Every front end (the CLI, the demo, the lab, a web server) goes through this pac
 them holds rule logic or writes events itself. See ``docs/api.md`` for a walk-through.
 """
 
-from rallypoint.core.campaign import Campaign
+# In-memory campaigns (no store), for simulation: the lab plays whole campaigns with these.
+from rallypoint.core.campaign import Campaign, created_event, created_from_scenario, start
 from rallypoint.core.errors import RallypointError
 from rallypoint.core.ruleset import Command, Decision, PolicyInfo
 from rallypoint.session.api import (
@@ -35,9 +36,12 @@ __all__ = [
     "Session",
     "VerifyReport",
     "campaign_view",
+    "created_event",
+    "created_from_scenario",
     "default_db_path",
     "log_entries",
     "policy_named",
     "seeded_roller",
+    "start",
     "summary",
 ]
