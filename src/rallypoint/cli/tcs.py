@@ -189,12 +189,14 @@ def choices(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
         console.print("no decisions pending")
     for d in decisions:
         o = d.options
+        heal = ", ".join(f"{k} up to +{v}" for k, v in o["heal"].items()) or "none"
+        back = ", ".join(f"{k} (full {v})" for k, v in o["resurrect"].items()) or "none"
         lines = [
             f"{d.subject}: {o['steps']} step(s) to distribute",
-            f"  heal (counter: up to): {o['heal'] or 'none'}",
-            f"  resurrect (counter: full): {o['resurrect'] or 'none'}",
-            f"  Dead Pile {o['dead_pile']}: at most {o['max_resurrections']} may come back, each "
-            "sending another Very Dead"
+            f"  heal: {heal}",
+            f"  resurrect: {back}",
+            f"  Dead Pile {', '.join(o['dead_pile']) or 'empty'}: at most "
+            f"{o['max_resurrections']} may come back, each sending another Very Dead"
             + (" (a lone counter takes every step)" if o["single_dead_counter"] else ""),
         ]
         for line in lines:
