@@ -83,7 +83,7 @@ def delete(
 
 def _backup_root() -> Path:
     """Backups go beside a SQLite file; for a PostgreSQL URL, beside the default database."""
-    from rallypoint.store import default_db_path
+    from rallypoint.session import default_db_path
 
     where = session().location
     return where if isinstance(where, Path) else default_db_path()

@@ -101,7 +101,7 @@ def roster_export(
 
     from rich.markup import escape
 
-    from rallypoint.store.exchange import write_atomically
+    from rallypoint.session import write_atomically
 
     c = current(campaign)
     with guarded():

@@ -19,6 +19,7 @@ from rallypoint.session.api import (
 )
 from rallypoint.session.results import Executed, LogEntry, campaign_view, log_entries, summary
 from rallypoint.store import CampaignInfo, VerifyReport, default_db_path
+from rallypoint.store.exchange import write_atomically
 
 __all__ = [
     "Builder",
@@ -44,4 +45,5 @@ __all__ = [
     "seeded_roller",
     "start",
     "summary",
+    "write_atomically",
 ]
