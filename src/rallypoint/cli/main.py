@@ -121,8 +121,17 @@ def undo(campaign: CampaignOpt = None) -> None:
 
 
 @core_app.command()
-def verify(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
+def verify(
+    file: Annotated[Path | None, typer.Argument(
+        help="An export file to re-check offline instead, every roll included.")] = None,
+    campaign: CampaignOpt = None, as_json: JsonOpt = False,
+) -> None:
     """Check a campaign's hash chain and head; exit 1 if any event was edited, lost or cut."""
+    if file is not None:
+        from rallypoint.cli.verify_file import verify_file
+
+        verify_file(file, as_json)
+        return
     with guarded():
         if campaign is None and not session().campaigns(missing_ok=False):
             console.print("no campaigns")
