@@ -16,25 +16,17 @@ from rallypoint.cli.session import console, guarded, print_json
 
 def verify_file(path: Path, as_json: bool) -> None:
     """Print the file's verdict; exit 1 if anything fails to check."""
-    from rallypoint.core.campaign import stored_rolls
-    from rallypoint.core.ruleset import get_ruleset
-    from rallypoint.dice.audit import Verdict, audit
-    from rallypoint.store.exchange import _check_importable, check_header, read_export
-    from rallypoint.store.foldcheck import check_import
+    from rallypoint.dice.audit import Verdict
+    from rallypoint.session.dice import verify_file as check
 
     with guarded():
-        exported = read_export(path)
-        header = exported.campaign
-        _check_importable(header.id, exported.events)
-        check_header(exported)
-        check_import(header, exported.events)
-        report = audit(exported.events, stored_rolls(get_ruleset(header.ruleset)))
+        count, report = check(path)
     if as_json:
-        print_json({"events": len(exported.events), "chain": "ok",
+        print_json({"events": count, "chain": "ok",
                     "dice": report.model_dump(mode="json"), "ok": report.ok})
     else:
-        console.print(f"[green]ok[/]: {len(exported.events)} events, hash chain intact, head at "
-                      f"#{exported.events[-1].seq}, every event folds", highlight=False)
+        console.print(f"[green]ok[/]: {count} events, hash chain intact, head at #{count}, "
+                      "every event folds", highlight=False)
         console.print(escape(report.summary()), highlight=False)
         for event in report.events:
             if event.verdict is Verdict.FAILED:

@@ -4,6 +4,7 @@ as such, or (campaigns from before dice-v1) the public seed. See docs/dice.md.""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from rallypoint.core.campaign import Campaign
@@ -11,6 +12,7 @@ from rallypoint.core.errors import IllegalNowError, MalformedInputError
 from rallypoint.core.events import NewEvent
 from rallypoint.core.ruleset import Command
 from rallypoint.dice import Roller, ScriptedRoller
+from rallypoint.dice.audit import DiceReport
 from rallypoint.dice.play import roller_for, scheme_of, with_proof
 from rallypoint.store import EventStore
 
@@ -71,3 +73,28 @@ class _NoDice:
             "with --dice (marked as typed in the log)")
 
 
+
+
+def verify_file(path: Path) -> tuple[int, DiceReport]:
+    """Re-check an export file offline: header and head, chain, a fold of every event (as
+    ``import`` does), then every roll (``rallypoint verify FILE``).
+
+    Returns:
+        The number of events and the dice audit.
+
+    Raises:
+        DataFileError: The file is not a readable export.
+        IntegrityError: The header, chain, head or a fold fails.
+    """
+    from rallypoint.core.campaign import stored_rolls
+    from rallypoint.core.ruleset import get_ruleset
+    from rallypoint.dice.audit import audit
+    from rallypoint.store.exchange import _check_importable, check_header, read_export
+    from rallypoint.store.foldcheck import check_import
+
+    exported = read_export(path)
+    header = exported.campaign
+    _check_importable(header.id, exported.events)
+    check_header(exported)
+    check_import(header, exported.events)
+    return len(exported.events), audit(exported.events, stored_rolls(get_ruleset(header.ruleset)))
