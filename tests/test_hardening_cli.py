@@ -72,7 +72,7 @@ def test_delete_asks_backs_up_and_deletes(db: Path) -> None:
     assert rp("delete", "farm").exit_code == 1  # no answer at all: nothing deleted either
     done = rp("delete", "farm", input="y\n")
     assert done.exit_code == 0, done.output
-    assert "deleted farm (1 events)" in done.output
+    assert "deleted farm (1 event)" in done.output
     backups = list((db.parent / "backups").iterdir())
     assert len(backups) == 1
     names = [c["name"] for c in json.loads(rp("list", "--json").output)]

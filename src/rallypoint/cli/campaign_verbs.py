@@ -77,7 +77,8 @@ def delete(
             backup.parent.mkdir(parents=True, exist_ok=True)
         count = session().delete(info.id, backup=backup)
     where = f"; backup in {escape(str(backup))}" if backup else ""
-    console.print(f"deleted {escape(info.name)} ({count} events){where}", highlight=False,
+    events = f"{count} event" + ("" if count == 1 else "s")
+    console.print(f"deleted {escape(info.name)} ({events}){where}", highlight=False,
                   soft_wrap=True)
 
 
