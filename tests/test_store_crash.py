@@ -92,7 +92,6 @@ def test_acknowledged_appends_survive_sigkill(tmp_path: Path) -> None:
         store.create_campaign(CID, "Crash", "test", NewEvent(type=CREATED, payload={"seed": 1}))
     rng = random.Random(1943)
     acked: dict[int, dict[str, Any]] = {}
-    started = time.monotonic()
 
     for round_ in range(ROUNDS):
         for ack in run_writer_until_killed(db, round_, rng.uniform(0.05, 0.3)):
@@ -114,7 +113,6 @@ def test_acknowledged_appends_survive_sigkill(tmp_path: Path) -> None:
             assert sizes[e.payload["batch"]] == e.payload["size"], "a batch was half written"
 
     assert len(acked) >= ROUNDS, "the writers hardly wrote anything; the test proves little"
-    assert time.monotonic() - started < 30
 
 
 # -- many kills: a forked writer, so each kill costs milliseconds, not an interpreter start ------
