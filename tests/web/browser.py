@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import ConsoleMessage, Page, Response, sync_playwright
+from playwright.sync_api import ConsoleMessage, Page, Response, expect, sync_playwright
 
 CHROMIUM = Path("/usr/bin/chromium")
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -61,7 +61,9 @@ def browser_page(base_url: str, width: int = 1100, height: int = 900,
         context = browser.new_context(base_url=base_url,
                                       viewport={"width": width, "height": height})
         page = context.new_page()
-        page.set_default_timeout(10_000)
+        # Generous: CI runs the whole suite on two shared cores.
+        page.set_default_timeout(30_000)
+        expect.set_options(timeout=20_000)
 
         def on_console(msg: ConsoleMessage) -> None:
             if msg.type == "error":
