@@ -227,3 +227,29 @@ def test_the_same_seed_rolls_the_same_dice(db: Path) -> None:
         log = json.loads(rp("log", "--json", "-c", name).output)
         rolls.append([r["faces"] for e in log for r in e["rolls"]])
     assert rolls[0] == rolls[1] and rolls[0]
+
+
+def test_version_prints_the_installed_version(db: Path) -> None:
+    from importlib.metadata import version
+
+    result = rp("--version")
+    assert result.exit_code == 0
+    assert result.output.strip() == f"rallypoint {version('rallypoint')}"
+    assert not db.exists()
+
+
+def test_where_prints_the_database_path(db: Path, tmp_path: Path) -> None:
+    assert rp("where").output.strip() == str(db)
+    other = tmp_path / "elsewhere.sqlite3"
+    assert rp("--db", str(other), "where").output.strip() == str(other)
+    assert not db.exists() and not other.exists()  # a read that creates nothing
+
+
+def test_log_marks_undone_events_in_words_when_piped(db: Path) -> None:
+    # CliRunner output is not a terminal, as when piped: strike-through is gone, the word stays.
+    rp("new", EX1, "--name", "ex1")
+    rp("tcs", "loss", "1/ErP112-1", "--steps", "1")
+    rp("undo")
+    lines = rp("log").output.splitlines()
+    assert lines[1].startswith("#2") and lines[1].endswith("(undone)")
+    assert not lines[0].endswith("(undone)") and not lines[2].endswith("(undone)")

@@ -37,12 +37,24 @@ _SETTINGS: dict[str, Any] = dict(
 core_app = typer.Typer(**_SETTINGS)
 """The top-level verbs (``new``, ``show``, ``log`` ...); :data:`app` adds every sub-app."""
 
+def _print_version(value: bool) -> None:
+    # Eager: ``rallypoint --version`` answers before typer asks for a subcommand.
+    if value:
+        from importlib.metadata import version
+
+        console.print(f"rallypoint {version('rallypoint')}", highlight=False)
+        raise typer.Exit()
+
+
 @core_app.callback()
 def main(
     db: Annotated[str | None, typer.Option(
         "--db", envvar="RALLYPOINT_DB",
         help="SQLite database file, or a postgresql://user:password@host/db URL (default: "
              "RALLYPOINT_DB, else the user data dir).")] = None,
+    show_version: Annotated[bool, typer.Option(
+        "--version", is_eager=True, callback=_print_version,
+        help="Print rallypoint's version and exit.")] = False,
 ) -> None:
     """Rules engine and campaign keeper for wargame recovery."""
     SETTINGS.db = db
@@ -106,9 +118,16 @@ def log(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
         print_json([e.to_json() for e in entries])
         return
     for e in entries:
-        style = "strike dim" if e.undone else ""
-        console.print(f"[dim]#{e.seq:<3}[/] [{style}]{escape(e.summary)}[/]" if style else
-                      f"[dim]#{e.seq:<3}[/] {escape(e.summary)}", highlight=False)
+        # Strike-through is lost when piped or under NO_COLOR: the word "(undone)" is not.
+        line = (f"[dim]#{e.seq:<3}[/] [strike dim]{escape(e.summary)}[/] [yellow](undone)[/]"
+                if e.undone else f"[dim]#{e.seq:<3}[/] {escape(e.summary)}")
+        console.print(line, highlight=False)
+
+
+@core_app.command()
+def where() -> None:
+    """Print the database this command line uses (--db, else RALLYPOINT_DB, else the data dir)."""
+    console.print(escape(str(session().location)), highlight=False, soft_wrap=True)
 
 
 @core_app.command()
