@@ -333,7 +333,7 @@ def render_board(state: SquaresState) -> None:
             for u in state.units.values():
                 if u.square == sq and u.in_play:
                     flags = ("D" if u.disordered else "") + ("S" if state.shaken(u.id) else "") \
-                        + ("F" if u.id in state.under_fire else "")
+                        + ("!" if u.id in state.under_fire else "")
                     side = board.side_of(u.id)
                     text.append(f"{marks[side]}:{u.id} {u.sp}/{state.stamina(u.id)}"
                                 f"{' ' + flags if flags else ''}\n", style=styles[side])
@@ -354,7 +354,7 @@ def render_board(state: SquaresState) -> None:
     wide.print(table, crop=False)
     sides = ", ".join(f"[{styles[s.id]}]{escape(marks[s.id])}: {escape(s.id)}[/]"
                       for s in board.scenario.sides)
-    console.print(f"D disordered, S shaken, F under fire this turn, *leader (+ attached); "
+    console.print(f"D disordered, S shaken, ! under fire this turn, *leader (+ attached); "
                   f"{sides}", highlight=False)
     kinds = state.rules.terrain.kinds
     terrain = []
