@@ -1,0 +1,62 @@
+"""Ids as a player types them: case-insensitive matching and "did you mean …" suggestions.
+
+Any ruleset or front end can use these; they know nothing of a ruleset. Matching is exact first,
+then exact ignoring case; near misses are offered by :mod:`difflib` (ignoring case), never picked.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+from rallypoint.errors import MalformedInputError, UnknownIdError
+
+
+def near(text: str, known: Iterable[str], n: int = 3, cutoff: float = 0.6) -> list[str]:
+    """Up to ``n`` known ids closest to ``text`` (ignoring case), best first.
+
+    Args:
+        text: What the player typed.
+        known: The ids that exist.
+        n: How many suggestions at most.
+        cutoff: :func:`difflib.get_close_matches` similarity (0..1) a suggestion must reach.
+    """
+    by_fold: dict[str, str] = {}
+    for ident in known:
+        by_fold.setdefault(ident.casefold(), ident)
+    hits = difflib.get_close_matches(text.casefold(), list(by_fold), n=n, cutoff=cutoff)
+    return [by_fold[h] for h in hits]
+
+
+def did_you_mean(text: str, known: Iterable[str]) -> str:
+    """``"Did you mean A or B? "`` for the nearest known ids, or ``""`` when none is near."""
+    hits = near(text, known)
+    return f"Did you mean {' or '.join(hits)}? " if hits else ""
+
+
+def match_id(text: str, known: Iterable[str], what: str, *, where: str | None = None,
+             fix: str = "") -> str:
+    """The known id ``text`` names: itself, else the one id equal to it ignoring case.
+
+    Args:
+        text: What the player typed.
+        known: The ids that exist.
+        what: The kind of id, for the message (``"counter"``).
+        where: Where the id was given (optional, for the error).
+        fix: The fix sentence to end the error with (after any suggestion).
+
+    Raises:
+        UnknownIdError: No id matches (the message suggests the nearest ones).
+        MalformedInputError: Several ids differ only by case (they are listed).
+    """
+    ids = list(known)
+    if text in ids:
+        return text
+    folded = [i for i in ids if i.casefold() == text.casefold()]
+    if len(folded) == 1:
+        return folded[0]
+    if folded:
+        raise MalformedInputError(f"{text!r} could be {' or '.join(folded)}", where=where,
+                                  fix=f"Type the {what} id with its exact case.")
+    raise UnknownIdError(f"no {what} {text!r}", where=where,
+                         fix=(did_you_mean(text, ids) + fix).strip() or None)
