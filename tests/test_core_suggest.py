@@ -37,3 +37,9 @@ def test_ids_differing_only_by_case_are_not_guessed() -> None:
 
 def test_near_ignores_case_and_keeps_the_known_spelling() -> None:
     assert near("erp112-mg", IDS)[0] == "ErP112-MG"
+
+
+def test_scope_words_follow_the_id() -> None:
+    with pytest.raises(UnknownIdError) as err:
+        match_id("1/erp113", IDS, "company", scope="in this scenario")
+    assert err.value.message.startswith("no company '1/erp113' in this scenario. Did you mean")

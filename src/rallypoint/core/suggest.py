@@ -34,14 +34,15 @@ def did_you_mean(text: str, known: Iterable[str]) -> str:
     return f"Did you mean {' or '.join(hits)}? " if hits else ""
 
 
-def match_id(text: str, known: Iterable[str], what: str, *, where: str | None = None,
-             fix: str = "") -> str:
+def match_id(text: str, known: Iterable[str], what: str, *, scope: str = "",
+             where: str | None = None, fix: str = "") -> str:
     """The known id ``text`` names: itself, else the one id equal to it ignoring case.
 
     Args:
         text: What the player typed.
         known: The ids that exist.
         what: The kind of id, for the message (``"counter"``).
+        scope: Words after the id in the message (``"in this scenario"``).
         where: Where the id was given (optional, for the error).
         fix: The fix sentence to end the error with (after any suggestion).
 
@@ -58,5 +59,5 @@ def match_id(text: str, known: Iterable[str], what: str, *, where: str | None = 
     if folded:
         raise MalformedInputError(f"{text!r} could be {' or '.join(folded)}", where=where,
                                   fix=f"Type the {what} id with its exact case.")
-    raise UnknownIdError(f"no {what} {text!r}", where=where,
+    raise UnknownIdError(f"no {what} {text!r}" + (f" {scope}" if scope else ""), where=where,
                          fix=(did_you_mean(text, ids) + fix).strip() or None)
