@@ -98,8 +98,11 @@ class EventModel(BaseModel):
     dice_proof: FrozenMap[str, Any] | None = None
     """The proof of the event's dice in a ``dice-v1`` campaign, joined by the front end after
     ``decide`` (:func:`rallypoint.dice.play.with_proof`); rules never read it."""
+    blind: str | None = None
+    """Random hex joined by the front end to an event that hides a secret from a seat, so that its
+    hash cannot be brute-forced (:mod:`rallypoint.core.visibility`); rules never read it."""
 
-    _omit_when_none: ClassVar[tuple[str, ...]] = ("dice_proof",)
+    _omit_when_none: ClassVar[tuple[str, ...]] = ("dice_proof", "blind")
 
     def payload(self) -> dict[str, Any]:
         """The JSON payload to store: every field but ``type`` (by its stored name); envelope
@@ -225,7 +228,7 @@ class Created(EventModel):
     seed: str | None = None
     dice: FrozenMap[str, Any] | None = None
 
-    _omit_when_none: ClassVar[tuple[str, ...]] = ("dice_proof", "seed", "dice")
+    _omit_when_none: ClassVar[tuple[str, ...]] = ("dice_proof", "blind", "seed", "dice")
 
 
 class Undone(EventModel):

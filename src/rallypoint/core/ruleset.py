@@ -180,6 +180,8 @@ class RulesetPlugin:
         render: ``render(campaign) -> None``: how ``rallypoint show`` prints a campaign of it.
         odds_cli: A typer app whose commands join ``rallypoint odds``.
         lab: The module of its lab simulation (whole-campaign Monte Carlo).
+        secrets: Its :class:`rallypoint.core.visibility.Declaration`: what is secret to whom,
+            and which side each command belongs to (none: nothing secret, any seat acts).
     """
 
     name: str
@@ -188,6 +190,7 @@ class RulesetPlugin:
     render: str | None = None
     odds_cli: str | None = None
     lab: str | None = None
+    secrets: str | None = None
 
     def load(self, part: str) -> Any:
         """Import one part (``"rules"``, ``"cli"``, ``"render"``, ...) and return it.

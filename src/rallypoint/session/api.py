@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from secrets import token_hex
 from typing import Any
 
 from rallypoint.core.campaign import Campaign, created_event, created_from_scenario
@@ -30,6 +31,7 @@ from rallypoint.core.errors import (
 )
 from rallypoint.core.events import ChainProblem, NewEvent
 from rallypoint.core.ruleset import Command, Decision, PolicyInfo, Ruleset, get_ruleset
+from rallypoint.core.visibility import with_blind
 from rallypoint.dice import Roller, SeededRoller
 from rallypoint.dice.play import commit_server_dice
 from rallypoint.session import dice, snapshots
@@ -439,8 +441,11 @@ def _secret(store: EventStore, campaign: Campaign) -> bytes | None:
 
 def _decide(campaign: Campaign, command: Command, dice_: Dice,
             roller: RollerFor | None, secret: bytes | None = None) -> NewEvent:
-    """The event for ``command`` (see :func:`rallypoint.session.dice.decide`)."""
-    return dice.decide(campaign, command, dice_, roller, secret, seeded_roller)
+    """The event for ``command`` (see :func:`rallypoint.session.dice.decide`), blinded if it
+    hides a secret from a seat (:func:`rallypoint.core.visibility.with_blind`)."""
+    return with_blind(campaign.events,
+                      dice.decide(campaign, command, dice_, roller, secret, seeded_roller),
+                      token_hex(16))
 
 
 def _executed(after: Campaign, record: Any, retried: bool) -> Executed:

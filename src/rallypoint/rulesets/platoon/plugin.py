@@ -14,5 +14,6 @@ PLUGIN = RulesetPlugin(
     render="rallypoint.cli.platoon:render",
     odds_cli="rallypoint.cli.odds:platoon_odds",
     lab="rallypoint.lab.platoon_sim",
+    secrets="rallypoint.rulesets.platoon.secrets:SECRETS",
 )
 """The platoon ruleset's registration."""

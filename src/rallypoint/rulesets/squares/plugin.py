@@ -14,5 +14,6 @@ PLUGIN = RulesetPlugin(
     render="rallypoint.cli.squares:render",
     odds_cli="rallypoint.cli.odds:squares_odds",
     lab="rallypoint.lab.squares_sim",
+    secrets="rallypoint.rulesets.squares.secrets:SECRETS",
 )
 """The squares ruleset's registration."""

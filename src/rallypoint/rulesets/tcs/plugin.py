@@ -14,5 +14,6 @@ PLUGIN = RulesetPlugin(
     render="rallypoint.cli.tcs:render",
     odds_cli="rallypoint.cli.odds:tcs_odds",
     lab="rallypoint.lab.tcs_sim",
+    secrets="rallypoint.rulesets.tcs.secrets:SECRETS",
 )
 """The tcs ruleset's registration."""

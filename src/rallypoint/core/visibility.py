@@ -1,0 +1,488 @@
+"""Who may see what: per-viewer filtering of a campaign's views, log, decisions and exports.
+
+Rules never branch on who is looking. Each ruleset *declares* (in its plugin's ``secrets`` part,
+a :class:`Declaration`) which parts of its state view and of each event payload belong to which
+side, which side a command or a decision belongs to, and what a withheld event says in public.
+Everything here filters at the edge, after the rules have run, from those declarations
+(boardgame.io's ``playerView``, but the ``created`` event is filtered like any other, so the
+initial state cannot leak a secret: its issue #1159).
+
+A redacted event keeps its ``seq``, ``type``, ``recorded_at``, ``prev_hash`` and ``hash``; each
+withheld value is replaced by ``{"$withheld": OWNER}`` (a withheld list item is dropped) and the
+payload gains ``"$redacted"``: the list of withheld paths. The chain still links (each event names
+the previous hash), every event shown whole is checked against its hash, and a redacted event's
+hash stays a commitment the owner cannot change: at the reveal the whole event must hash to it
+(:func:`check_reveal`). Events with a secret carry a random ``blind`` (see :func:`blind_for`) so
+that their hash cannot be brute-forced from the few values a secret can take.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from types import MappingProxyType
+from typing import Any, Protocol
+
+from rallypoint.core.errors import RallypointError
+from rallypoint.core.events import (
+    CREATED,
+    GENESIS_HASH,
+    UNDONE,
+    ChainProblem,
+    EventRecord,
+    NewEvent,
+)
+
+WITHHELD = "$withheld"
+"""The key of the marker that replaces a withheld value: ``{"$withheld": owner}``."""
+REDACTED = "$redacted"
+"""The payload key listing what a redacted event withholds (its presence marks the event)."""
+BLIND = "blind"
+"""The payload key of an event's random blinding value (withheld from anyone it hides from)."""
+REFEREE_ONLY = "@referee"
+"""An owner no side sees: only the referee and a reveal (e.g. a legacy plain dice seed)."""
+
+Path = tuple[str | int, ...]
+"""A place inside a JSON value: keys and list indexes."""
+
+
+class Role(StrEnum):
+    """What kind of viewer."""
+
+    SIDE = "side"
+    """A player's seat: sees everything public and their own side's secrets."""
+    REFEREE = "referee"
+    """Sees everything."""
+    PUBLIC = "public"
+    """Anyone without a seat (a spectator): sees only what is public."""
+    ALL = "all"
+    """The one local player of an unshared campaign, or anyone after the reveal."""
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who is looking.
+
+    Attributes:
+        role: What kind of viewer.
+        side: The side's id for a :attr:`Role.SIDE` viewer, else ``None``.
+    """
+
+    role: Role = Role.ALL
+    side: str | None = None
+
+    @classmethod
+    def of_side(cls, side: str) -> Viewer:
+        """A player seated as ``side``."""
+        return cls(Role.SIDE, side)
+
+    @property
+    def name(self) -> str:
+        """How the viewer is named in messages (``side finland``, ``referee``)."""
+        return f"side {self.side}" if self.role is Role.SIDE else self.role.value
+
+    def sees(self, owner: str) -> bool:
+        """Whether a secret of ``owner`` is shown to this viewer."""
+        if self.role in (Role.REFEREE, Role.ALL):
+            return True
+        return self.role is Role.SIDE and owner == self.side
+
+    def sees_all(self) -> bool:
+        """Whether this viewer sees every secret."""
+        return self.role in (Role.REFEREE, Role.ALL)
+
+    def may_act_for(self, owner: str | None) -> bool:
+        """Whether this viewer may make a command that belongs to ``owner`` (``None``: to no one
+        side, e.g. the next turn: any seated side)."""
+        if self.role in (Role.REFEREE, Role.ALL):
+            return True
+        return self.role is Role.SIDE and owner in (None, self.side)
+
+
+EVERYTHING = Viewer(Role.ALL)
+"""The viewer who sees all: a loopback player without accounts, or anyone after the reveal."""
+REFEREE = Viewer(Role.REFEREE)
+"""The referee's seat."""
+PUBLIC = Viewer(Role.PUBLIC)
+"""Everyone without a seat."""
+
+
+@dataclass(frozen=True)
+class Secret:
+    """One secret part of a payload or view: where it is and whose it is."""
+
+    path: Path
+    owner: str
+
+
+@dataclass(frozen=True)
+class EventSecrets:
+    """What one event hides.
+
+    Attributes:
+        parts: The withheld parts, each with its owner.
+        sealed: Redact the event for every viewer who does not see all, even when nothing of it
+            is withheld from them, so that *whether* it holds a secret does not show (a TCS turn
+            tells nobody whether the other side has a sheet accruing).
+    """
+
+    parts: tuple[Secret, ...] = ()
+    sealed: bool = False
+
+    @property
+    def secret(self) -> bool:
+        """Whether the event needs a blind (it hides something, or may)."""
+        return bool(self.parts) or self.sealed
+
+    def owners(self) -> frozenset[str]:
+        """Every side something of the event belongs to."""
+        return frozenset(s.owner for s in self.parts)
+
+
+NOTHING = EventSecrets()
+"""An event that hides nothing."""
+
+Owners = Mapping[str, str]
+"""What a declaration remembers between events (e.g. TCS: sheet id → side)."""
+
+
+class Declaration(Protocol):
+    """What a ruleset declares about secrets and seats (its plugin's ``secrets`` part).
+
+    Every method reads JSON (a stored scenario, a payload, a state view from ``state_json``, a
+    command's JSON form), never a ruleset's state objects, so filtering needs no rule to run.
+    """
+
+    def sides(self, scenario: Mapping[str, Any]) -> tuple[str, ...]:
+        """The seats a campaign of this scenario has, one per side (ids)."""
+        ...
+
+    def event_secrets(self, scenario: Mapping[str, Any], owners: Owners, event_type: str,
+                      payload: Mapping[str, Any]) -> tuple[EventSecrets, Owners]:
+        """What a ruleset event hides, and what to remember for later events."""
+        ...
+
+    def public_summary(self, event_type: str, payload: Mapping[str, Any]) -> str:
+        """What a redacted event says in the log (``payload`` is already redacted)."""
+        ...
+
+    def view_secrets(self, scenario: Mapping[str, Any],
+                     state: Mapping[str, Any]) -> tuple[Secret, ...]:
+        """The secret parts of a state view (paths inside ``state_json``)."""
+        ...
+
+    def decision_owner(self, scenario: Mapping[str, Any], state: Mapping[str, Any],
+                       decision: Mapping[str, Any]) -> str | None:
+        """The side a pending decision belongs to (``None``: anyone's)."""
+        ...
+
+    def command_owner(self, scenario: Mapping[str, Any], state: Mapping[str, Any],
+                      command: Mapping[str, Any]) -> str | None:
+        """The side a command acts for (``None``: any seated side may make it)."""
+        ...
+
+
+class NotYourSeatError(RallypointError):
+    """A command or decision that belongs to another seat."""
+
+    code = "not-your-seat"
+
+
+@functools.cache
+def declaration_of(ruleset: str) -> Declaration:
+    """The secrets declaration of a ruleset (its plugin's ``secrets`` part); a ruleset without
+    one (registered at run time, say) has no secrets and one seat per side it names: none."""
+    from rallypoint.core.ruleset import plugin
+
+    try:
+        found = plugin(ruleset)
+    except RallypointError:
+        return OPEN
+    reference = getattr(found, "secrets", None)
+    if not isinstance(reference, str):
+        return OPEN
+    declared: Declaration = found.load("secrets")
+    return declared
+
+
+# --- events and exports ----------------------------------------------------------------------
+
+
+def event_secrets(records: Sequence[EventRecord],
+                  declaration: Declaration | None = None) -> list[EventSecrets]:
+    """What each event of a log hides (same order).
+
+    Core events: ``created`` hides a legacy plain dice seed in a campaign of two or more sides
+    (it would let its holder compute every roll); ``undone`` hides its summary from whoever its
+    target hid anything from.
+    """
+    if not records:
+        return []
+    scenario = records[0].payload.get("scenario") or {}
+    declared = declaration or declaration_of(str(records[0].payload.get("ruleset", "")))
+    shared = len(declared.sides(scenario)) > 1
+    owners: Owners = MappingProxyType({})
+    by_seq: dict[int, EventSecrets] = {}
+    found: list[EventSecrets] = []
+    for record in records:
+        if record.type == CREATED:
+            hides = (EventSecrets((Secret(("seed",), REFEREE_ONLY),))
+                     if shared and record.payload.get("seed") is not None else NOTHING)
+        elif record.type == UNDONE:
+            target = by_seq.get(int(record.payload.get("target", 0)), NOTHING)
+            hides = EventSecrets(tuple(Secret(("summary",), o) for o in sorted(target.owners())),
+                                 target.sealed) if target.secret else NOTHING
+        elif shared:
+            hides, owners = declared.event_secrets(scenario, owners, record.type, record.payload)
+        else:
+            hides = NOTHING
+        by_seq[record.seq] = hides
+        found.append(hides)
+    return found
+
+
+def redact_events(records: Sequence[EventRecord], viewer: Viewer,
+                  declaration: Declaration | None = None) -> list[EventRecord]:
+    """The log as ``viewer`` may see it: filter(events, viewer) → redacted events.
+
+    Events that hide nothing from the viewer come back unchanged (the same objects). The others
+    keep seq, type, time and both hashes, with each withheld value replaced by a
+    ``{"$withheld": owner}`` marker (list items dropped), the ``blind`` and any listed dice proof
+    withheld, and ``"$redacted"`` listing the withheld paths. Check the result with
+    :func:`verify_visible_chain`.
+    """
+    if viewer.sees_all():
+        return list(records)
+    hidden = event_secrets(records, declaration)
+    return [_redact_record(r, h, viewer) for r, h in zip(records, hidden, strict=True)]
+
+
+def _redact_record(record: EventRecord, hides: EventSecrets, viewer: Viewer) -> EventRecord:
+    withheld = [s for s in hides.parts if not viewer.sees(s.owner)]
+    if not withheld and not hides.sealed:
+        return record
+    if BLIND in record.payload:
+        withheld.append(Secret((BLIND,), next(iter(sorted(hides.owners())), REFEREE_ONLY)))
+    payload = redact_value(record.payload, withheld, marker=True)
+    payload[REDACTED] = [{"path": list(s.path), "owner": s.owner} for s in withheld
+                         if s.path[-1:] != (BLIND,)] + ([{"path": [BLIND]}]
+                                                        if BLIND in record.payload else [])
+    return record.model_copy(update={"payload": payload})
+
+
+def redact_value(value: Mapping[str, Any], secrets: Iterable[Secret], *,
+                 marker: bool) -> dict[str, Any]:
+    """A deep copy of ``value`` without the parts at ``secrets``' paths.
+
+    ``marker``: put ``{"$withheld": owner}`` where a mapping's value was (events); otherwise drop
+    the key (views, which need not say what they leave out). List items are always dropped.
+    Paths that do not exist are ignored.
+    """
+    copy: dict[str, Any] = _deep_copy(value)
+    # Deepest and highest indexes first, so dropping a list item leaves earlier paths valid.
+    for secret in sorted(secrets, key=lambda s: (len(s.path), _sort_key(s.path)), reverse=True):
+        _withhold(copy, secret, marker)
+    return copy
+
+
+def _sort_key(path: Path) -> tuple[tuple[int, int | str], ...]:
+    return tuple((0, p) if isinstance(p, int) else (1, p) for p in path)
+
+
+def _deep_copy(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _deep_copy(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_deep_copy(v) for v in value]
+    return value
+
+
+def _withhold(root: dict[str, Any], secret: Secret, marker: bool) -> None:
+    parent: Any = root
+    for step in secret.path[:-1]:
+        try:
+            parent = parent[step]
+        except (KeyError, IndexError, TypeError):
+            return
+    last = secret.path[-1]
+    if isinstance(parent, list) and isinstance(last, int) and 0 <= last < len(parent):
+        del parent[last]
+    elif isinstance(parent, dict) and last in parent:
+        if marker:
+            parent[last] = {WITHHELD: secret.owner}
+        else:
+            del parent[last]
+
+
+def is_redacted(record: EventRecord) -> bool:
+    """Whether an event was redacted for its viewer (its hash then cannot be checked yet)."""
+    return REDACTED in record.payload
+
+
+def verify_visible_chain(records: Sequence[EventRecord]) -> ChainProblem | None:
+    """Check a possibly redacted log: contiguous seqs, every ``prev_hash`` naming the hash before,
+    and every event shown whole hashing to its hash. A redacted event's hash is a commitment
+    checked at the reveal (:func:`check_reveal`). Returns the first problem or ``None``."""
+    prev = GENESIS_HASH
+    for index, record in enumerate(records, start=1):
+        if record.seq != index:
+            return ChainProblem(seq=record.seq, reason=f"sequence gap: expected {index}")
+        if record.prev_hash != prev:
+            return ChainProblem(seq=record.seq, reason="prev_hash does not match the event before")
+        if not is_redacted(record) and record.hash != record.expected_hash():
+            return ChainProblem(seq=record.seq, reason="content does not match its hash (edited?)")
+        prev = record.hash
+    return None
+
+
+def check_reveal(seen: Sequence[EventRecord], revealed: Sequence[EventRecord], viewer: Viewer,
+                 declaration: Declaration | None = None) -> ChainProblem | None:
+    """At the reveal: does the whole log keep every promise the redacted one made to ``viewer``?
+
+    The revealed log must verify whole, hold every event seen (same hashes), and redact, for that
+    viewer, to exactly what the viewer was shown: so no withheld value was changed afterwards and
+    nothing shown was a lie about what was withheld.
+    """
+    from rallypoint.core.events import verify_chain
+
+    problem = verify_chain(revealed)
+    if problem is not None:
+        return problem
+    if len(revealed) < len(seen):
+        return ChainProblem(seq=len(revealed) + 1, reason="the revealed log is shorter")
+    again = redact_events(revealed[:len(seen)], viewer, declaration)
+    for shown, expected in zip(seen, again, strict=True):
+        if shown.hash != expected.hash:
+            return ChainProblem(seq=shown.seq, reason="the revealed event has another hash")
+        if shown.payload != expected.payload:
+            return ChainProblem(seq=shown.seq,
+                                reason="what was shown does not match the revealed event")
+    return None
+
+
+def with_blind(records: Sequence[EventRecord], event: NewEvent, blind: str,
+               declaration: Declaration | None = None) -> NewEvent:
+    """``event`` with ``blind`` (the front end's fresh random value, e.g. 128 bits in hex) if it
+    would hide anything from a seat of its campaign (``records``: its log so far, ``created``
+    first), else unchanged.
+
+    Without it, an opponent could recover a secret with few possible values (a sheet's weighted
+    turns, its row) by hashing every guess until one matches the event's hash.
+    """
+    if not records or event.type in (CREATED, UNDONE):
+        return event
+    created = records[0].payload
+    declared = declaration or declaration_of(str(created.get("ruleset", "")))
+    scenario = created.get("scenario") or {}
+    if len(declared.sides(scenario)) < 2:
+        return event
+    # Owners do not matter here: only whether the event hides anything at all.
+    hides, _ = declared.event_secrets(scenario, MappingProxyType({}), event.type, event.payload)
+    if not hides.secret:
+        return event
+    return event.model_copy(update={"payload": {**event.payload, BLIND: blind}})
+
+
+# --- views, decisions and commands -----------------------------------------------------------
+
+
+def redact_view(view: Mapping[str, Any], scenario: Mapping[str, Any], viewer: Viewer,
+                declaration: Declaration) -> dict[str, Any]:
+    """A campaign view (``campaign_view``: ``state`` and ``pending``) as ``viewer`` may see it:
+    secret parts of the state left out, and only the pending decisions the viewer owns or that
+    belong to no side."""
+    if viewer.sees_all() or len(declaration.sides(scenario)) < 2:
+        return dict(view)
+    out = dict(view)
+    state = view.get("state") or {}
+    out["state"] = redact_state(state, scenario, viewer, declaration)
+    out["pending"] = [d for d in view.get("pending") or []
+                      if _sees_owned(viewer, declaration.decision_owner(scenario, state, d))]
+    return out
+
+
+def redact_state(state: Mapping[str, Any], scenario: Mapping[str, Any], viewer: Viewer,
+                 declaration: Declaration) -> dict[str, Any]:
+    """A ruleset's state view (``state_json``) without what ``viewer`` may not see."""
+    if viewer.sees_all() or len(declaration.sides(scenario)) < 2:
+        return dict(state)
+    hidden = [s for s in declaration.view_secrets(scenario, state) if not viewer.sees(s.owner)]
+    return redact_value(state, hidden, marker=False)
+
+
+def visible_decisions(decisions: Sequence[Mapping[str, Any]], state: Mapping[str, Any],
+                      scenario: Mapping[str, Any], viewer: Viewer,
+                      declaration: Declaration) -> list[int]:
+    """Indexes of the decisions ``viewer`` sees (their own, and those of no side)."""
+    if viewer.sees_all() or len(declaration.sides(scenario)) < 2:
+        return list(range(len(decisions)))
+    return [n for n, d in enumerate(decisions)
+            if _sees_owned(viewer, declaration.decision_owner(scenario, state, d))]
+
+
+def _sees_owned(viewer: Viewer, owner: str | None) -> bool:
+    return owner is None or viewer.sees(owner)
+
+
+def authorize_command(command: Mapping[str, Any], state: Mapping[str, Any],
+                      scenario: Mapping[str, Any], viewer: Viewer,
+                      declaration: Declaration) -> None:
+    """Refuse a command ``viewer`` may not make (it acts for another side).
+
+    Raises:
+        NotYourSeatError: The command belongs to another seat, or the viewer has no seat.
+    """
+    if viewer.sees_all():
+        return
+    if viewer.role is Role.PUBLIC:
+        raise NotYourSeatError("only a seated player can change this campaign",
+                               fix="Join a seat with its invite, then log in.")
+    owner = declaration.command_owner(scenario, state, command)
+    if not viewer.may_act_for(owner):
+        # The message never names the owner: a guess must not learn whose (or whether) a thing
+        # it names is.
+        raise NotYourSeatError(
+            f"this {command.get('kind', 'command')!r} is not yours to make as {viewer.name}: it "
+            "acts for another side, or names nothing of yours", where=str(command.get("kind", "")),
+            fix="Make commands for your own side's units and sheets; the referee may make any.")
+
+
+@dataclass(frozen=True)
+class OpenDeclaration:
+    """A ruleset with no secrets, whose commands any seat may make (the fallback)."""
+
+    side_ids: tuple[str, ...] = field(default=())
+
+    def sides(self, scenario: Mapping[str, Any]) -> tuple[str, ...]:
+        """No sides of its own."""
+        return self.side_ids
+
+    def event_secrets(self, scenario: Mapping[str, Any], owners: Owners, event_type: str,
+                      payload: Mapping[str, Any]) -> tuple[EventSecrets, Owners]:
+        """Nothing is secret."""
+        return NOTHING, owners
+
+    def public_summary(self, event_type: str, payload: Mapping[str, Any]) -> str:
+        """Never needed (nothing is withheld)."""
+        return event_type
+
+    def view_secrets(self, scenario: Mapping[str, Any],
+                     state: Mapping[str, Any]) -> tuple[Secret, ...]:
+        """Nothing is secret."""
+        return ()
+
+    def decision_owner(self, scenario: Mapping[str, Any], state: Mapping[str, Any],
+                       decision: Mapping[str, Any]) -> str | None:
+        """Anyone's."""
+        return None
+
+    def command_owner(self, scenario: Mapping[str, Any], state: Mapping[str, Any],
+                      command: Mapping[str, Any]) -> str | None:
+        """Anyone's."""
+        return None
+
+
+OPEN = OpenDeclaration()
+"""The declaration of a ruleset that declares none."""

@@ -1,0 +1,161 @@
+"""What TCS R&R keeps secret, and whose each command is (the plugin's ``secrets`` part).
+
+The table is public: counters' steps, piles and hexes, battalion morale, the clock, losses,
+moves and the FO rolls. What a side writes behind its screen is its own until the reveal
+(issue 12): its Recovery Op Sheets (name, members, centers, size, row, weighted turns, status),
+the implementation checks and recovery rolls that would reveal them, its pending distributions,
+and which sheet a company leaving its center was on. When a sheet implements, what it does to
+the counters reaches the table, and so the opponent sees the counters come back (as across a
+real table).
+
+Rules never read this module: :mod:`rallypoint.core.visibility` applies it at the edge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+from rallypoint.core.visibility import (
+    NOTHING,
+    REFEREE_ONLY,
+    EventSecrets,
+    Owners,
+    Secret,
+)
+
+_SHEET_PARTS = ("sheet", "members", "companies", "centers", "other_sheet", "size",
+                "command_prep", "row", "vehicle", "turn")
+_CHECK_PARTS = ("sheet", "weighted_turns", "row", "column", "needed", "roll", "implemented",
+                "recoveries", "unassigned", "stays_assigned", "morale", "dice_proof")
+_DISTRIBUTED_PARTS = ("sheet", "steps", "unspent", "morale", "dice_proof")
+_LEFT_PARTS = ("sheet", "sheet_cancelled", "companies")
+
+
+def _sides_of(scenario: Mapping[str, Any]) -> dict[str, str]:
+    """Formation and company id → the side it fights for."""
+    found: dict[str, str] = {}
+    for formation in scenario.get("formations") or ():
+        side = str(formation.get("side"))
+        found[str(formation.get("id"))] = side
+        for company in formation.get("companies") or ():
+            found[str(company.get("id"))] = side
+    return found
+
+
+def _owner_of_members(scenario: Mapping[str, Any], members: Any) -> str:
+    """The one side of a sheet's members (a sheet mixing sides is the referee's alone)."""
+    sides = _sides_of(scenario)
+    found = {sides.get(str(m), REFEREE_ONLY) for m in members or ()}
+    return found.pop() if len(found) == 1 else REFEREE_ONLY
+
+
+def _counter_side(scenario: Mapping[str, Any], state: Mapping[str, Any], counter: Any) -> str:
+    sides = _sides_of(scenario)
+    for company_id, company in (state.get("companies") or {}).items():
+        if counter in (company.get("counters") or {}):
+            return sides.get(company_id, REFEREE_ONLY)
+    return REFEREE_ONLY
+
+
+class TcsSecrets:
+    """The TCS declaration (see :class:`rallypoint.core.visibility.Declaration`)."""
+
+    def sides(self, scenario: Mapping[str, Any]) -> tuple[str, ...]:
+        """One seat per side of the scenario."""
+        return tuple(str(s.get("id")) for s in scenario.get("sides") or ())
+
+    def event_secrets(self, scenario: Mapping[str, Any], owners: Owners, event_type: str,
+                      payload: Mapping[str, Any]) -> tuple[EventSecrets, Owners]:
+        """Sheets and what reveals them; remembers each sheet's side."""
+        sheet = str(payload.get("sheet", ""))
+        if event_type == "sheet_written":
+            owner = _owner_of_members(scenario, payload.get("members"))
+            owners = MappingProxyType({**owners, sheet: owner})
+            return EventSecrets(tuple(Secret((k,), owner) for k in _SHEET_PARTS)), owners
+        if event_type == "turn_advanced":
+            # Sealed: a turn shows nobody whether the other side has a sheet accruing.
+            return EventSecrets(tuple(
+                Secret(("accruals", n), owners.get(str(a.get("sheet")), REFEREE_ONLY))
+                for n, a in enumerate(payload.get("accruals") or ())), sealed=True), owners
+        if event_type == "implementation_checked":
+            owner = owners.get(sheet, REFEREE_ONLY)
+            return EventSecrets(tuple(Secret((k,), owner) for k in _CHECK_PARTS)), owners
+        if event_type == "distributed":
+            owner = _sides_of(scenario).get(str(payload.get("company")), REFEREE_ONLY)
+            return EventSecrets(tuple(Secret((k,), owner) for k in _DISTRIBUTED_PARTS)), owners
+        if event_type == "left_center":
+            owner = owners.get(sheet, REFEREE_ONLY)
+            return EventSecrets(tuple(Secret((k,), owner) for k in _LEFT_PARTS)), owners
+        left = payload.get("left_center")
+        if event_type == "moved" and isinstance(left, Mapping):
+            owner = owners.get(str(left.get("sheet")), REFEREE_ONLY)
+            return EventSecrets(tuple(Secret(("left_center", k), owner)
+                                      for k in _LEFT_PARTS)), owners
+        return NOTHING, owners
+
+    def public_summary(self, event_type: str, payload: Mapping[str, Any]) -> str:
+        """What a redacted TCS event says in the log."""
+        if event_type == "sheet_written":
+            return "a Recovery Op Sheet was written (withheld)"
+        if event_type == "turn_advanced":
+            night = ", night" if payload.get("night") else ""
+            own = "; ".join(f"sheet {a.get('sheet')} +{a.get('added')} ({a.get('total')} "
+                            "weighted turns)" for a in payload.get("accruals") or ())
+            return f"turn {payload.get('turn')} ({payload.get('clock')}{night})" + (
+                f": {own}" if own else "")
+        if event_type == "implementation_checked":
+            return "an implementation check (withheld)"
+        if event_type == "distributed":
+            return f"{payload.get('company')} distributed recovered steps (details withheld)"
+        if event_type in ("left_center", "moved"):
+            what = payload.get("company") or payload.get("counter")
+            return f"{what} left a recovery center (details withheld)"
+        return f"{event_type} (withheld)"
+
+    def view_secrets(self, scenario: Mapping[str, Any],
+                     state: Mapping[str, Any]) -> tuple[Secret, ...]:
+        """Every sheet, and every recovery waiting for its distribution, by side."""
+        sides = _sides_of(scenario)
+        found = [Secret(("sheets", sid), _owner_of_members(scenario, sheet.get("companies")
+                                                           or sheet.get("left")))
+                 for sid, sheet in (state.get("sheets") or {}).items()]
+        found += [Secret(("recoveries", n), sides.get(str(r.get("company")), REFEREE_ONLY))
+                  for n, r in enumerate(state.get("recoveries") or ())]
+        return tuple(found)
+
+    def decision_owner(self, scenario: Mapping[str, Any], state: Mapping[str, Any],
+                       decision: Mapping[str, Any]) -> str | None:
+        """A distribution is its company's side's."""
+        return _sides_of(scenario).get(str(decision.get("subject")), REFEREE_ONLY)
+
+    def command_owner(self, scenario: Mapping[str, Any], state: Mapping[str, Any],
+                      command: Mapping[str, Any]) -> str | None:
+        """A command acts for the side of the counter, company, formation or sheet it names;
+        the next turn belongs to no one side."""
+        kind = command.get("kind")
+        sides = _sides_of(scenario)
+        if kind in ("loss", "move"):
+            return _counter_side(scenario, state, command.get("counter"))
+        if kind in ("leave_center", "distribute"):
+            return sides.get(str(command.get("company")), REFEREE_ONLY)
+        if kind == "morale":
+            return sides.get(str(command.get("formation")), REFEREE_ONLY)
+        if kind == "write_sheet":
+            return _owner_of_members(scenario, command.get("members"))
+        if kind == "check":
+            # A sheet the viewer cannot see is nobody's to them: unknown and foreign sheets get
+            # the same refusal, so a guess cannot tell that a sheet of that name exists.
+            sheet = (state.get("sheets") or {}).get(str(command.get("sheet")))
+            return REFEREE_ONLY if sheet is None else _owner_of_members(
+                scenario, sheet.get("companies") or sheet.get("left"))
+        if kind == "fo":
+            fo_sides = [str(s.get("id")) for s in scenario.get("sides") or ()
+                        if s.get("fo_pile")]
+            return fo_sides[0] if len(fo_sides) == 1 else None
+        return None
+
+
+SECRETS = TcsSecrets()
+"""The TCS declaration its plugin names."""
