@@ -72,11 +72,13 @@ class Viewer:
 
     role: Role = Role.ALL
     side: str | None = None
+    revealed: bool = False
 
     @classmethod
-    def of_side(cls, side: str) -> Viewer:
-        """A player seated as ``side``."""
-        return cls(Role.SIDE, side)
+    def of_side(cls, side: str, *, revealed: bool = False) -> Viewer:
+        """A player seated as ``side`` (``revealed``: the campaign shows them everything now;
+        they still act only for their side)."""
+        return cls(Role.SIDE, side, revealed)
 
     @property
     def name(self) -> str:
@@ -85,13 +87,13 @@ class Viewer:
 
     def sees(self, owner: str) -> bool:
         """Whether a secret of ``owner`` is shown to this viewer."""
-        if self.role in (Role.REFEREE, Role.ALL):
+        if self.sees_all():
             return True
         return self.role is Role.SIDE and owner == self.side
 
     def sees_all(self) -> bool:
         """Whether this viewer sees every secret."""
-        return self.role in (Role.REFEREE, Role.ALL)
+        return self.revealed or self.role in (Role.REFEREE, Role.ALL)
 
     def may_act_for(self, owner: str | None) -> bool:
         """Whether this viewer may make a command that belongs to ``owner`` (``None``: to no one
@@ -434,7 +436,7 @@ def authorize_command(command: Mapping[str, Any], state: Mapping[str, Any],
     Raises:
         NotYourSeatError: The command belongs to another seat, or the viewer has no seat.
     """
-    if viewer.sees_all():
+    if viewer.role in (Role.ALL, Role.REFEREE):
         return
     if viewer.role is Role.PUBLIC:
         raise NotYourSeatError("only a seated player can change this campaign",

@@ -146,11 +146,66 @@ CREATE TABLE seat_keys (
 );
 """
 
+_SEATS = """
+-- Seats and accounts of shared campaigns (serve --shared, a hosted server; docs/web.md). An
+-- invite token and a session token are kept only as their SHA-256, a password only as its
+-- argon2id hash, so a copy of the database lets no one join, log in or pose as a player.
+CREATE TABLE accounts (
+    id TEXT PRIMARY KEY,
+    login TEXT NOT NULL UNIQUE, -- the name as typed, case-folded
+    display TEXT NOT NULL,
+    password_hash TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE seats (
+    campaign_id TEXT NOT NULL,
+    seat TEXT NOT NULL, -- a side id of the campaign's scenario, or '@referee'
+    invite_hash TEXT NOT NULL UNIQUE,
+    account_id TEXT REFERENCES accounts(id),
+    joined_at TEXT,
+    reveal_asked_at TEXT,
+    PRIMARY KEY (campaign_id, seat)
+);
+
+CREATE TABLE web_sessions (
+    token_hash TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts(id),
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL
+);
+
+-- The key that signs session cookies, made once per database so that every server process on
+-- it (and a restarted one) accepts the same cookies.
+CREATE TABLE web_keys (
+    name TEXT PRIMARY KEY,
+    secret TEXT NOT NULL
+);
+
+-- Which seat made each event of a shared campaign (undo is its maker's, or the referee's), and
+-- the other seats' consent to undoing an event that rolled dice.
+CREATE TABLE seat_actions (
+    campaign_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    seat TEXT NOT NULL,
+    PRIMARY KEY (campaign_id, seq)
+);
+
+CREATE TABLE undo_consents (
+    campaign_id TEXT NOT NULL,
+    target_seq INTEGER NOT NULL,
+    seat TEXT NOT NULL,
+    given_at TEXT NOT NULL,
+    PRIMARY KEY (campaign_id, target_seq, seat)
+);
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("0001_initial", _INITIAL),
     ("0002_campaign_heads", _HEADS),
     ("0003_state_snapshots", _SNAPSHOTS),
     ("0004_secrets", _SECRETS),
+    ("0005_seats", _SEATS),
 ]
 """Every migration as ``(name, sql)``, in the order they are applied."""
 

@@ -1,0 +1,347 @@
+"""Accounts, seats and sessions of shared campaigns (``serve --shared``, a hosted server).
+
+A shared campaign has one seat per side of its scenario, and optionally a referee's
+(:data:`REFEREE_SEAT`). Each seat is joined once, by an invite token, by one account; an account
+holds at most one seat of a campaign. Passwords are kept only as argon2id hashes, invite and
+session tokens only as their SHA-256, so a copy of the database lets no one join, log in or pose
+as a player. The campaign is revealed to every seat when the referee asks, or when every side's
+seat has asked (the end of the campaign).
+
+Works on the same SQLite file or PostgreSQL URL as :class:`~rallypoint.session.Session`
+(tables of migration ``0005_seats``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+
+from rallypoint.core.errors import IllegalNowError, MalformedInputError, UnknownIdError
+from rallypoint.core.events import now_text
+from rallypoint.core.visibility import REFEREE, Viewer
+from rallypoint.store import EventStore
+from rallypoint.store.location import normalised, open_store
+
+REFEREE_SEAT = "@referee"
+"""The referee's seat (sees everything, may act for every side)."""
+SESSION_DAYS = 30
+"""How long a login lasts."""
+LOGIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{2,39}$")
+MIN_PASSWORD = 10
+
+_HASHER = PasswordHasher()  # argon2id with argon2-cffi's RFC 9106 "low memory" defaults
+_DUMMY_HASH = _HASHER.hash("not a password of anyone's")
+
+
+@dataclass(frozen=True)
+class Account:
+    """A player's account."""
+
+    id: str
+    login: str
+    display: str
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One seat of a shared campaign."""
+
+    campaign_id: str
+    seat: str
+    account_id: str | None
+    holder: str | None
+    joined_at: str | None
+    reveal_asked: bool
+
+    @property
+    def viewer(self) -> Viewer:
+        """Who its holder is, as the visibility filter sees them."""
+        return REFEREE if self.seat == REFEREE_SEAT else Viewer.of_side(self.seat)
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class SeatBook:
+    """The accounts, seats and login sessions kept in one campaign database.
+
+    Args:
+        location: The SQLite file or ``postgresql://`` URL (migrated on first use).
+    """
+
+    def __init__(self, location: Path | str) -> None:
+        self.location = normalised(location)
+
+    @contextmanager
+    def _tx(self, write: bool = True) -> Iterator[tuple[EventStore, Any]]:
+        with open_store(self.location) as store, (store._write() if write
+                                                  else store._read()) as conn:
+            yield store, conn
+
+    # --- accounts ------------------------------------------------------------------------------
+
+    def create_account(self, login: str, password: str) -> Account:
+        """A new account.
+
+        Raises:
+            MalformedInputError: The login or password does not qualify, or the login is taken.
+        """
+        if not LOGIN.match(login):
+            raise MalformedInputError(
+                f"{login!r} is not a usable login", where="login",
+                fix="Use 3 to 40 letters, digits, '.', '_' or '-', starting with a letter or "
+                "digit.")
+        if len(password) < MIN_PASSWORD or len(password) > 1000:
+            raise MalformedInputError(
+                f"a password needs at least {MIN_PASSWORD} characters", where="password",
+                fix="Choose a longer password (a few words make a good one).")
+        account = Account(uuid.uuid4().hex, login.casefold(), login)
+        with self._tx() as (store, conn):
+            taken = conn.execute(store._sql("SELECT 1 FROM accounts WHERE login = ?"),
+                                 (account.login,)).fetchone()
+            if taken is not None:
+                raise MalformedInputError(f"the login {login!r} is taken", where="login",
+                                          fix="Choose another login.")
+            conn.execute(store._sql("INSERT INTO accounts (id, login, display, password_hash, "
+                                    "created_at) VALUES (?, ?, ?, ?, ?)"),
+                         (account.id, account.login, account.display,
+                          _HASHER.hash(password), now_text()))
+        return account
+
+    def check_password(self, login: str, password: str) -> Account | None:
+        """The account if ``password`` is its password, else ``None`` (an unknown login costs
+        the same hashing time, so timing does not tell which logins exist)."""
+        with self._tx(write=False) as (store, conn):
+            row = conn.execute(store._sql("SELECT id, login, display, password_hash FROM accounts "
+                                          "WHERE login = ?"), (login.casefold(),)).fetchone()
+        try:
+            _HASHER.verify(row[3] if row else _DUMMY_HASH, password)
+        except (VerificationError, InvalidHashError):
+            return None
+        if row is None:
+            return None
+        account = Account(str(row[0]), str(row[1]), str(row[2]))
+        if _HASHER.check_needs_rehash(str(row[3])):
+            with self._tx() as (store, conn):
+                conn.execute(store._sql("UPDATE accounts SET password_hash = ? WHERE id = ?"),
+                             (_HASHER.hash(password), account.id))
+        return account
+
+    def account(self, account_id: str) -> Account | None:
+        """The account with that id."""
+        with self._tx(write=False) as (store, conn):
+            row = conn.execute(store._sql("SELECT id, login, display FROM accounts WHERE id = ?"),
+                               (account_id,)).fetchone()
+        return None if row is None else Account(str(row[0]), str(row[1]), str(row[2]))
+
+    # --- login sessions ------------------------------------------------------------------------
+
+    def start_session(self, account: Account) -> str:
+        """A new login session for ``account``; returns its token (kept here only hashed)."""
+        token = secrets.token_urlsafe(32)
+        now = datetime.now(UTC)
+        with self._tx() as (store, conn):
+            conn.execute(store._sql("INSERT INTO web_sessions (token_hash, account_id, "
+                                    "created_at, expires_at) VALUES (?, ?, ?, ?)"),
+                         (_digest(token), account.id, now.isoformat(),
+                          (now + timedelta(days=SESSION_DAYS)).isoformat()))
+        return token
+
+    def session_account(self, token: str) -> Account | None:
+        """The account logged in by ``token``, if the session is current."""
+        with self._tx(write=False) as (store, conn):
+            row = conn.execute(store._sql(
+                "SELECT a.id, a.login, a.display, s.expires_at FROM web_sessions AS s "
+                "JOIN accounts AS a ON a.id = s.account_id WHERE s.token_hash = ?"),
+                (_digest(token),)).fetchone()
+        if row is None or datetime.fromisoformat(str(row[3])) < datetime.now(UTC):
+            return None
+        return Account(str(row[0]), str(row[1]), str(row[2]))
+
+    def end_session(self, token: str) -> None:
+        """Log out: the token stops working at once."""
+        with self._tx() as (store, conn):
+            conn.execute(store._sql("DELETE FROM web_sessions WHERE token_hash = ?"),
+                         (_digest(token),))
+
+    def web_key(self) -> bytes:
+        """The database's key for signing cookies (made on first use)."""
+        with self._tx() as (store, conn):
+            row = conn.execute(store._sql("SELECT secret FROM web_keys WHERE name = ?"),
+                               ("cookies",)).fetchone()
+            if row is None:
+                key = secrets.token_hex(32)
+                conn.execute(store._sql("INSERT INTO web_keys (name, secret) VALUES (?, ?)"),
+                             ("cookies", key))
+                return bytes.fromhex(key)
+        return bytes.fromhex(str(row[0]))
+
+    # --- seats ---------------------------------------------------------------------------------
+
+    def open_seats(self, campaign_id: str, seats: Sequence[str]) -> dict[str, str]:
+        """Give a campaign its seats; return each seat's invite token (shown once: only its
+        hash is kept).
+
+        Raises:
+            IllegalNowError: The campaign has seats already.
+        """
+        invites = {seat: secrets.token_urlsafe(24) for seat in seats}
+        with self._tx() as (store, conn):
+            if conn.execute(store._sql("SELECT 1 FROM seats WHERE campaign_id = ?"),
+                            (campaign_id,)).fetchone() is not None:
+                raise IllegalNowError("this campaign has its seats already",
+                                      fix="Send the invites you have, or make new ones.")
+            for seat, token in invites.items():
+                conn.execute(store._sql("INSERT INTO seats (campaign_id, seat, invite_hash) "
+                                        "VALUES (?, ?, ?)"), (campaign_id, seat, _digest(token)))
+        return invites
+
+    def new_invite(self, campaign_id: str, seat: str) -> str:
+        """A new invite token for a seat no one has joined (the old one stops working).
+
+        Raises:
+            UnknownIdError: No such seat.
+            IllegalNowError: Someone holds the seat.
+        """
+        found = {s.seat: s for s in self.seats(campaign_id)}
+        if seat not in found:
+            raise UnknownIdError(f"this campaign has no seat {seat!r}",
+                                 fix=f"Use one of: {', '.join(found) or 'none'}.")
+        if found[seat].account_id is not None:
+            raise IllegalNowError(f"seat {seat!r} is taken", fix="Invite to a free seat.")
+        token = secrets.token_urlsafe(24)
+        with self._tx() as (store, conn):
+            conn.execute(store._sql("UPDATE seats SET invite_hash = ? WHERE campaign_id = ? "
+                                    "AND seat = ? AND account_id IS NULL"),
+                         (_digest(token), campaign_id, seat))
+        return token
+
+    def seats(self, campaign_id: str) -> list[Seat]:
+        """Every seat of a campaign (none: it is not shared), sides first, in id order."""
+        with self._tx(write=False) as (store, conn):
+            rows = conn.execute(store._sql(
+                "SELECT s.campaign_id, s.seat, s.account_id, a.display, s.joined_at, "
+                "s.reveal_asked_at FROM seats AS s LEFT JOIN accounts AS a "
+                "ON a.id = s.account_id WHERE s.campaign_id = ?"), (campaign_id,)).fetchall()
+        seats = [Seat(str(r[0]), str(r[1]), r[2], r[3], r[4], r[5] is not None) for r in rows]
+        return sorted(seats, key=lambda s: (s.seat == REFEREE_SEAT, s.seat))
+
+    def seated_campaigns(self, account_id: str) -> dict[str, str]:
+        """Campaign id → the seat ``account_id`` holds there."""
+        with self._tx(write=False) as (store, conn):
+            rows = conn.execute(store._sql("SELECT campaign_id, seat FROM seats "
+                                           "WHERE account_id = ?"), (account_id,)).fetchall()
+        return {str(r[0]): str(r[1]) for r in rows}
+
+    def join(self, token: str, account: Account) -> Seat:
+        """Take the seat an invite token opens.
+
+        Raises:
+            UnknownIdError: The token opens no free seat (wrong, used, or replaced).
+            IllegalNowError: The account holds another seat of that campaign.
+        """
+        with self._tx() as (store, conn):
+            row = conn.execute(store._sql("SELECT campaign_id, seat, account_id FROM seats "
+                                          "WHERE invite_hash = ?"), (_digest(token),)).fetchone()
+            if row is None or row[2] is not None:
+                raise UnknownIdError("this invite opens no free seat (it is wrong, was used, or "
+                                     "was replaced)", fix="Ask for a new invite.")
+            campaign_id, seat = str(row[0]), str(row[1])
+            held = conn.execute(store._sql("SELECT seat FROM seats WHERE campaign_id = ? AND "
+                                           "account_id = ?"), (campaign_id, account.id)).fetchone()
+            if held is not None:
+                raise IllegalNowError(f"you hold seat {held[0]!r} of this campaign already",
+                                      fix="Pass the invite to the player it is for.")
+            conn.execute(store._sql("UPDATE seats SET account_id = ?, joined_at = ? "
+                                    "WHERE campaign_id = ? AND seat = ? AND account_id IS NULL"),
+                         (account.id, now_text(), campaign_id, seat))
+        return next(s for s in self.seats(campaign_id) if s.seat == seat)
+
+    def seat_of(self, campaign_id: str, account_id: str) -> Seat | None:
+        """The seat an account holds in a campaign."""
+        return next((s for s in self.seats(campaign_id) if s.account_id == account_id), None)
+
+    def viewer(self, campaign_id: str, account_id: str | None) -> Viewer | None:
+        """How an account sees a campaign: as its seat (shown everything once revealed, still
+        acting only for its side); ``None``: it holds no seat there."""
+        seats = self.seats(campaign_id)
+        mine = next((s for s in seats if account_id and s.account_id == account_id), None)
+        if mine is None:
+            return None
+        if _revealed(seats):
+            return REFEREE if mine.seat == REFEREE_SEAT else Viewer.of_side(mine.seat,
+                                                                           revealed=True)
+        return mine.viewer
+
+    def ask_reveal(self, campaign_id: str, account_id: str) -> bool:
+        """The seat's holder asks for everything to be shown; returns whether it now is (the
+        referee's word, or every side's).
+
+        Raises:
+            UnknownIdError: The account holds no seat there.
+        """
+        seat = self.seat_of(campaign_id, account_id)
+        if seat is None:
+            raise UnknownIdError("you hold no seat in this campaign", fix="Join it first.")
+        with self._tx() as (store, conn):
+            conn.execute(store._sql("UPDATE seats SET reveal_asked_at = COALESCE("
+                                    "reveal_asked_at, ?) WHERE campaign_id = ? AND seat = ?"),
+                         (now_text(), campaign_id, seat.seat))
+        return _revealed(self.seats(campaign_id))
+
+    def revealed(self, campaign_id: str) -> bool:
+        """Whether the campaign shows everything to every seat now."""
+        return _revealed(self.seats(campaign_id))
+
+    # --- who made what, and consent to undo ------------------------------------------------------
+
+    def record_action(self, campaign_id: str, seq: int, seat: str) -> None:
+        """Note that ``seat`` made the event at ``seq``."""
+        with self._tx() as (store, conn):
+            conn.execute(store._sql("INSERT INTO seat_actions (campaign_id, seq, seat) "
+                                    "VALUES (?, ?, ?)"), (campaign_id, seq, seat))
+
+    def author_of(self, campaign_id: str, seq: int) -> str | None:
+        """The seat that made the event at ``seq`` (``None``: not made through a seat)."""
+        with self._tx(write=False) as (store, conn):
+            row = conn.execute(store._sql("SELECT seat FROM seat_actions WHERE campaign_id = ? "
+                                          "AND seq = ?"), (campaign_id, seq)).fetchone()
+        return None if row is None else str(row[0])
+
+    def consent_to_undo(self, campaign_id: str, target_seq: int, seat: str) -> None:
+        """``seat`` agrees that the event at ``target_seq`` may be undone."""
+        with self._tx() as (store, conn):
+            done = conn.execute(store._sql(
+                "SELECT 1 FROM undo_consents WHERE campaign_id = ? AND target_seq = ? AND "
+                "seat = ?"), (campaign_id, target_seq, seat)).fetchone()
+            if done is None:
+                conn.execute(store._sql("INSERT INTO undo_consents (campaign_id, target_seq, "
+                                        "seat, given_at) VALUES (?, ?, ?, ?)"),
+                             (campaign_id, target_seq, seat, now_text()))
+
+    def undo_consents(self, campaign_id: str, target_seq: int) -> frozenset[str]:
+        """The seats that agreed to undo the event at ``target_seq``."""
+        with self._tx(write=False) as (store, conn):
+            rows = conn.execute(store._sql("SELECT seat FROM undo_consents WHERE campaign_id = ? "
+                                           "AND target_seq = ?"),
+                                (campaign_id, target_seq)).fetchall()
+        return frozenset(str(r[0]) for r in rows)
+
+
+def _revealed(seats: Sequence[Seat]) -> bool:
+    """The referee asked, or every side did."""
+    sides = [s for s in seats if s.seat != REFEREE_SEAT]
+    return any(s.reveal_asked for s in seats if s.seat == REFEREE_SEAT) or (
+        bool(sides) and all(s.reveal_asked for s in sides))
