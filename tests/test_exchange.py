@@ -49,7 +49,7 @@ def test_export_then_import_gives_identical_records(
     path = tmp_path / "kursk.json"
     assert export_campaign(home, CID, path) == 3
     data = load(path)
-    assert data["format"] == "rallypoint-campaign" and data["format_version"] == 2
+    assert data["format"] == "rallypoint-campaign" and data["format_version"] == 3
     assert data["campaign"] == {"id": CID, "name": "Kursk", "ruleset": "squares",
                                 "created_at": home.campaign(CID).created_at}
     assert data["head"] == {"seq": 3, "hash": home.events(CID)[-1].hash}
@@ -151,7 +151,7 @@ def test_missing_file(tmp_path: Path) -> None:
     ("change", "message", "line"),
     [
         ({"format": "something-else"}, "not a rallypoint campaign export", 2),
-        ({"format_version": 3}, "format_version 3 is not supported", 3),
+        ({"format_version": 4}, "format_version 4 is not supported", 3),
     ],
 )
 def test_wrong_format_or_version(

@@ -121,17 +121,18 @@ def test_rehashed_files_that_cannot_be_played_are_refused(
     assert expected in str(error)
 
 
-def test_signed_file_refused_until_signatures_can_be_checked(
+def test_a_signature_on_a_one_player_file_is_refused(
     tmp_path: Path, away: EventStore, exported: dict[str, Any],
 ) -> None:
-    exported["signatures"] = [{"algorithm": "ed25519", "key_id": "k", "signature": "s"}]
-    assert "signatures" in str(attempt(tmp_path, away, exported))
+    exported["signatures"] = [{"algorithm": "ed25519", "key_id": "ab" * 32, "seat": "axis",
+                               "signature": "cd" * 64}]
+    assert "names no seat keys" in str(attempt(tmp_path, away, exported))
 
 
 def test_version_1_file_still_imports(
     tmp_path: Path, away: EventStore, exported: dict[str, Any],
 ) -> None:
-    for key in ("head", "header_hash", "signatures"):
+    for key in ("head", "turn", "header_hash", "signatures"):
         del exported[key]
     exported["format_version"] = 1
     path = tmp_path / "v1.json"

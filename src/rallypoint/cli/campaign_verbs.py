@@ -1,4 +1,5 @@
-"""Campaign housekeeping verbs: export, import, rename and delete (the only way events leave)."""
+"""Campaign housekeeping verbs: rename and delete (the only way events leave); export and import
+are in :mod:`rallypoint.cli.pbem`."""
 
 from __future__ import annotations
 
@@ -9,31 +10,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from rallypoint.cli.session import CampaignOpt, campaign_ref, console, guarded, session
-
-
-def export(
-    file: Annotated[Path, typer.Argument(help="JSON file to write.")],
-    campaign: CampaignOpt = None,
-) -> None:
-    """Export a campaign to one JSON file (for play by e-mail)."""
-    with guarded():
-        count = session().export(campaign_ref(campaign), file)
-    console.print(f"exported {count} events to {escape(str(file))}", highlight=False)
-
-
-def import_(
-    file: Annotated[Path, typer.Argument(help="JSON file from `rallypoint export`.")],
-    name: Annotated[str | None, typer.Option(help="Name for a new campaign.")] = None,
-) -> None:
-    """Import a campaign (or the newer events of one you have) from an export file.
-
-    The whole file is checked first (header, hash chain, head, clocks, and a replay of every
-    event through its rules); a file that fails any check is refused and nothing is written.
-    """
-    with guarded():
-        info = session().import_file(file, name=name)
-    console.print(f"imported {escape(info.name)} ({info.version} events)", highlight=False)
+from rallypoint.cli.session import console, guarded, session
 
 
 def rename(
@@ -100,7 +77,5 @@ def backup_path(db: Path, name: str, campaign_id: str) -> Path:
 
 def register(app: typer.Typer) -> None:
     """Add these verbs to the top-level app."""
-    app.command()(export)
-    app.command("import")(import_)
     app.command()(rename)
     app.command()(delete)

@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 from typer.models import CommandInfo
 
-from rallypoint.cli import campaign_verbs, usage
+from rallypoint.cli import campaign_verbs, pbem, usage
 from rallypoint.cli.session import (
     SETTINGS,
     CampaignOpt,
@@ -169,6 +169,7 @@ def verify(
         raise typer.Exit(1)
 
 
+pbem.register(core_app)  # export, import: turn files
 campaign_verbs.register(core_app)
 usage.install()
 
@@ -222,7 +223,9 @@ def _entering(ruleset: str) -> Callable[[], None]:
 
 
 SUB_APPS: dict[str, str] = {"odds": "rallypoint.cli.odds:app",
-                            "simulate": "rallypoint.cli.simulate:app"}
+                            "simulate": "rallypoint.cli.simulate:app",
+                            "seat": "rallypoint.cli.pbem:seat_app",
+                            "dice": "rallypoint.cli.pbem:dice_app"}
 """The sub-apps that are not a ruleset's (each ruleset's comes from its plugin)."""
 
 

@@ -62,9 +62,15 @@ def guarded() -> Iterator[None]:
     from pydantic import ValidationError
 
     from rallypoint.core.errors import MalformedInputError, RallypointError
+    from rallypoint.session.pair import AwaitingDice
 
     try:
         yield
+    except AwaitingDice as waiting:
+        # Not a refusal: a pair-mode roll waits for the other seat (docs/two-player.md).
+        console.print(f"[yellow]waiting[/]: {escape(waiting.message)}", highlight=False,
+                      soft_wrap=True)
+        raise typer.Exit(0) from None
     except RallypointError as error:
         fail(error)
     except ValidationError as exc:

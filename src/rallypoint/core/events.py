@@ -217,6 +217,8 @@ class Created(EventModel):
         rules_data: The ruleset's data with the scenario's overrides applied.
         seed: The campaign's plain dice seed (campaigns before ``dice-v1``), else ``None``.
         dice: The ``dice-v1`` scheme and its commitment (see :mod:`rallypoint.dice.v1`).
+        seats: A two-player campaign's seats: seat → its signed seat card (public key, dice
+            chain anchor, physical-dice consent; see :mod:`rallypoint.store.signing`).
     """
 
     type: Literal["created"] = "created"
@@ -227,8 +229,9 @@ class Created(EventModel):
     rules_data: FrozenMap[str, Any]
     seed: str | None = None
     dice: FrozenMap[str, Any] | None = None
+    seats: FrozenMap[str, Any] | None = None
 
-    _omit_when_none: ClassVar[tuple[str, ...]] = ("dice_proof", "blind", "seed", "dice")
+    _omit_when_none: ClassVar[tuple[str, ...]] = ("dice_proof", "blind", "seed", "dice", "seats")
 
 
 class Undone(EventModel):

@@ -50,7 +50,8 @@ def scheme_of(created: Mapping[str, Any]) -> DiceMode | None:
 
 def roller_for(events: Sequence[LoggedEvent], command: Mapping[str, Any], *,
                secret: bytes | None, script: Roller | None = None,
-               agreed: Sequence[str] = ()) -> ProvenRoller:
+               agreed: Sequence[str] = (), position: int | None = None,
+               seat: str | None = None) -> ProvenRoller:
     """The roller for ``command`` decided now, at the log's logical position.
 
     Args:
@@ -59,14 +60,18 @@ def roller_for(events: Sequence[LoggedEvent], command: Mapping[str, Any], *,
         secret: The campaign's server secret (from the store), for a server-mode campaign.
         script: Typed-in physical dice, if the players rolled them by hand.
         agreed: The seats that agreed to typed-in dice.
+        position: The logical position, if the caller knows it better than ``events`` (a
+            snapshot-resumed campaign holds only the tail of its log).
+        seat: Two-seat play: the seat whose command it is.
 
     Raises:
         IllegalNowError: No script and no secret: this store does not hold the campaign's dice
             (an imported pair-mode campaign rolls by rounds, not here).
     """
-    position = logical_position(events)
+    if position is None:
+        position = logical_position(events)
     if script is not None:
-        return typed_roller(script, position, command, agreed)
+        return typed_roller(script, position, command, agreed, seat=seat)
     if secret is None:
         raise IllegalNowError(
             "this database does not hold the dice secret of this campaign",
@@ -81,5 +86,7 @@ def with_proof(event: NewEvent, roller: Roller) -> NewEvent:
     proof = roller.proof()
     if proof is None:
         return event
-    return event.model_copy(
-        update={"payload": {**event.payload, PROOF_KEY: proof.model_dump(mode="json")}})
+    dumped = proof.model_dump(mode="json")
+    if dumped.get("seat") is None:
+        dumped.pop("seat", None)  # one-player proofs keep the shape they always had
+    return event.model_copy(update={"payload": {**event.payload, PROOF_KEY: dumped}})

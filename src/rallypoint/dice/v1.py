@@ -177,10 +177,14 @@ class ProvenRoller(TapeRoller):
 
     def __init__(self, inner: Roller, mode: DiceMode, position: int,
                  command: Mapping[str, Any], round: int | None = None,
-                 links: Mapping[str, str] | None = None, agreed: Sequence[str] = ()) -> None:
+                 links: Mapping[str, str] | None = None, agreed: Sequence[str] = (),
+                 seat: str | None = None) -> None:
         super().__init__(inner)
-        self._proof = {"mode": mode, "position": position, "command": command_json(command),
-                       "round": round, "links": dict(links or {}), "agreed": tuple(agreed)}
+        self._proof: dict[str, Any] = {
+            "mode": mode, "position": position, "command": command_json(command),
+            "round": round, "links": dict(links or {}), "agreed": tuple(agreed)}
+        if seat is not None:
+            self._proof["seat"] = seat
 
     def proof(self) -> DiceProof | None:
         """The proof of every die rolled so far, or ``None`` if none was."""
@@ -196,17 +200,22 @@ def server_roller(secret: bytes, position: int, command: Mapping[str, Any]) -> P
 
 
 def pair_roller(links: Mapping[str, str], round: int, position: int,
-                command: Mapping[str, Any]) -> ProvenRoller:
-    """The roller of a command in a pair round, once every seat has revealed its link."""
-    key = pair_key({seat: unhex(link, f"link of {seat}") for seat, link in links.items()})
+                command: Mapping[str, Any], seat: str | None = None) -> ProvenRoller:
+    """The roller of a command in a pair round, once every seat has revealed its link.
+
+    ``seat`` names the seat whose command it is (kept in the proof: only the *other* seat may
+    undo the event, which is how its consent is given).
+    """
+    key = pair_key({s: unhex(link, f"link of {s}") for s, link in links.items()})
     inner = SeededRoller(key, stream(position, command_digest(command)))
-    return ProvenRoller(inner, DiceMode.PAIR, position, command, round=round, links=links)
+    return ProvenRoller(inner, DiceMode.PAIR, position, command, round=round, links=links,
+                        seat=seat)
 
 
 def typed_roller(script: Roller, position: int, command: Mapping[str, Any],
-                 agreed: Sequence[str] = ()) -> ProvenRoller:
+                 agreed: Sequence[str] = (), seat: str | None = None) -> ProvenRoller:
     """Physical dice typed in (``--dice``): the same tape, marked :attr:`DiceMode.TYPED`."""
-    return ProvenRoller(script, DiceMode.TYPED, position, command, agreed=agreed)
+    return ProvenRoller(script, DiceMode.TYPED, position, command, agreed=agreed, seat=seat)
 
 
 def regenerate(key: bytes, position: int, digest: str, sides: Sequence[int]) -> list[int]:
@@ -227,6 +236,7 @@ class DiceProof(BaseModel):
         round: Pair mode: the chain index every seat revealed.
         links: Pair mode: seat → revealed link (hex).
         agreed: Typed mode: the seats that agreed to physical dice.
+        seat: Two-seat play: the seat whose command it was (absent in one-player campaigns).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -239,6 +249,7 @@ class DiceProof(BaseModel):
     round: int | None = None
     links: dict[str, str] = Field(default_factory=dict)
     agreed: tuple[str, ...] = ()
+    seat: str | None = None
 
     @property
     def digest(self) -> str:
@@ -255,6 +266,33 @@ class DiceProof(BaseModel):
                 return (f"die {index + 1} (d{sides[index]}) is {have}, dice-v1 gives {want} "
                         f"at position {self.position}")
         return None
+
+
+class PairRequest(BaseModel):
+    """The acting seat's half of a pair round: its command, fixed before the other seat's link
+    is known, with its own link of the round. Travels in a signed turn file.
+
+    Attributes:
+        seat: The acting seat.
+        position: The logical position the command is decided at.
+        round: The chain index both seats reveal for this command.
+        command: The command's JSON (without its version).
+        link: The acting seat's link ``round`` (hex).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    scheme: str = SCHEME
+    seat: str = Field(min_length=1, max_length=100)
+    position: int = Field(ge=1)
+    round: int = Field(ge=1)
+    command: dict[str, Any]
+    link: str = Field(pattern=r"^[0-9a-f]{64}$")
+
+    @property
+    def digest(self) -> str:
+        """The command digest the round's dice are keyed by."""
+        return command_digest(self.command)
 
 
 class ServerCommitment(BaseModel):

@@ -331,6 +331,7 @@ class Session:
             campaign = _load(store, ref, whole=True)
             event = campaign.undo_event(campaign.version if expected_version is None
                                         else expected_version)
+            dice.check_undo(store, campaign, event.payload["target"])  # two seats: consent
             record = store.append(campaign.campaign_id, campaign.version + 1, event)
             after = campaign.with_event(record, event.event)
             snapshots.save(store, after)
@@ -435,12 +436,12 @@ def _loaded(store: EventStore, ref: str, *, whole: bool) -> tuple[Campaign, int]
     return campaign, 0
 
 
-def _secret(store: EventStore, campaign: Campaign) -> bytes | None:
+def _secret(store: EventStore, campaign: Campaign) -> dice.Keys:
     return dice.secret_of(store, campaign)
 
 
 def _decide(campaign: Campaign, command: Command, dice_: Dice,
-            roller: RollerFor | None, secret: bytes | None = None) -> NewEvent:
+            roller: RollerFor | None, secret: dice.Keys = None) -> NewEvent:
     """The event for ``command`` (see :func:`rallypoint.session.dice.decide`), blinded if it
     hides a secret from a seat (:func:`rallypoint.core.visibility.with_blind`)."""
     return with_blind(campaign.events,

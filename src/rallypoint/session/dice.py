@@ -1,10 +1,11 @@
-"""How the session gives a command its dice: dice-v1 from the store's secret, typed-in dice marked
-as such, or (campaigns from before dice-v1) the public seed. See docs/dice.md."""
+"""How the session gives a command its dice: dice-v1 from the store's secret, a pair round of both
+seats' links, typed-in dice marked as such, or (campaigns from before dice-v1) the public seed.
+See docs/dice.md."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any
 
 from rallypoint.core.campaign import Campaign
@@ -12,89 +13,166 @@ from rallypoint.core.errors import IllegalNowError, MalformedInputError
 from rallypoint.core.events import NewEvent
 from rallypoint.core.ruleset import Command
 from rallypoint.dice import Roller, ScriptedRoller
-from rallypoint.dice.audit import DiceReport
+from rallypoint.dice.audit import DICE_KEY, LoggedEvent, logical_position
 from rallypoint.dice.play import roller_for, scheme_of, with_proof
+from rallypoint.dice.v1 import DiceMode, ProvenRoller
+from rallypoint.session import pair
 from rallypoint.store import EventStore
+from rallypoint.store.signing import seat_cards
+
+AwaitingDice = pair.AwaitingDice
 
 
-def secret_of(store: EventStore, campaign: Campaign) -> bytes | None:
-    """The campaign's server-mode dice secret, if this store keeps it."""
-    if scheme_of(campaign.events[0].payload) is None:
+@dataclass
+class DiceKeys:
+    """What the store holds for one command's dice, read once before it is decided.
+
+    Attributes:
+        position: The logical position the command is decided at (from the whole log when the
+            snapshot-resumed tail cannot say, e.g. right after an undo).
+        secret: The server-mode secret, if this store keeps it.
+        revealed: The secret was revealed: its dice are public, so no new roll may use it.
+        pair: Pair mode: this player's seats and the campaign's rounds.
+        seats: Two-seat play: every seat, and which of them this store holds keys for.
+    """
+
+    position: int
+    secret: bytes | None = None
+    revealed: bool = False
+    pair: pair.PairSeat | None = None
+    seats: tuple[str, ...] = ()
+    mine: tuple[str, ...] = field(default_factory=tuple)
+    physical_dice: bool = False
+
+
+Keys = DiceKeys | None
+
+
+def secret_of(store: EventStore, campaign: Campaign) -> Keys:
+    """What this store holds for the next command's dice (``None``: a pre-dice-v1 campaign)."""
+    created = campaign.events[0].payload
+    mode = scheme_of(created)
+    if mode is None:
         return None
+    cards = seat_cards(created)
+    mine = tuple(s for s, c in cards.items() if store.seat_key(c.key) is not None)
+    log: Sequence[LoggedEvent] = campaign.events
+    if mode is DiceMode.PAIR or not _position_known(campaign):
+        log = store.events(campaign.campaign_id)
+    keys = DiceKeys(position=logical_position(log), seats=tuple(sorted(cards)), mine=mine,
+                    physical_dice=bool(cards) and all(c.physical_dice for c in cards.values()))
+    if mode is DiceMode.PAIR:
+        keys.pair = pair.PairSeat.read(store, campaign.campaign_id, created.get(DICE_KEY, {}),
+                                       cards, log)
+        return keys
     kept = store.dice_secret(campaign.campaign_id)
-    return None if kept is None else bytes.fromhex(kept[0])
+    if kept is not None:
+        keys.secret, keys.revealed = bytes.fromhex(kept[0]), kept[1] is not None
+    return keys
+
+
+def _position_known(campaign: Campaign) -> bool:
+    """Whether the events a campaign holds (after a snapshot, only the tail) fix its position:
+    a tail whose effective events were all undone reaches back before the snapshot."""
+    events = campaign.events
+    return len(events) == campaign.version or logical_position(events) != 1
 
 
 def decide(campaign: Campaign, command: Command, dice: str | Sequence[int] | None,
-           roller: Callable[[Campaign], Roller] | None, secret: bytes | None,
+           roller: Callable[[Campaign], Roller] | None, secret: Keys,
            seeded_roller: Callable[[Campaign], Roller]) -> NewEvent:
     """The event for ``command``, checking that scripted dice were all used.
 
-    In a ``dice-v1`` campaign the dice come from the committed secret (or, typed in, are marked
-    so) and the event carries their proof; older campaigns roll from their public seed.
+    In a ``dice-v1`` campaign the dice come from the committed secret or a pair round (or, typed
+    in, are marked so) and the event carries their proof; older campaigns roll from their public
+    seed.
     """
     v1 = scheme_of(campaign.events[0].payload) is not None
     if dice is not None:
-        scripted = ScriptedRoller.parse(dice) if isinstance(dice, str) else ScriptedRoller(dice)
-        used: Roller = scripted
-        if v1:
-            used = roller_for(campaign.events, command.model_dump(mode="json"), secret=None,
-                              script=scripted)
-        event = campaign.decide(command, used)
-        if scripted.remaining:
-            raise MalformedInputError(
-                f"--dice gave {scripted.used + scripted.remaining} value(s) but the command used "
-                f"{scripted.used}", fix="Drop the extra values (nothing was recorded).")
-        return with_proof(event, used)
+        return _typed(campaign, command, dice, secret if v1 else None, v1)
     if roller is not None:
-        return campaign.decide(command, roller(campaign))
+        given = roller(campaign)
+        return with_proof(campaign.decide(command, given), given)
     if not v1:
         return campaign.decide(command, seeded_roller(campaign))
-    proven = _v1_roller(campaign, command, secret)
-    return with_proof(campaign.decide(command, proven), proven)
+    keys = secret or DiceKeys(position=logical_position(campaign.events))
+    lazy = _Lazy(campaign, command, keys)
+    event = campaign.decide(command, lazy)
+    return event if lazy.inner is None else with_proof(event, lazy.inner)
 
 
-def _v1_roller(campaign: Campaign, command: Command, secret: bytes | None) -> Roller:
-    """The dice-v1 roller of a command; a command that rolls nothing needs no secret."""
-    if secret is None:
-        # Decide once with no dice at all: a command that rolls nothing may go ahead anywhere.
-        return roller_for(campaign.events, command.model_dump(mode="json"), secret=None,
-                          script=_NoDice())
-    return roller_for(campaign.events, command.model_dump(mode="json"), secret=secret)
+def _typed(campaign: Campaign, command: Command, dice: str | Sequence[int], keys: Keys,
+           v1: bool) -> NewEvent:
+    """Physical dice typed in: in two-seat play only when every seat's signed card agreed."""
+    scripted = ScriptedRoller.parse(dice) if isinstance(dice, str) else ScriptedRoller(dice)
+    used: Roller = scripted
+    if v1:
+        seats = keys.seats if keys else ()
+        if seats and not keys.physical_dice:  # type: ignore[union-attr]
+            raise IllegalNowError(
+                "typed-in dice (--dice) need every seat's agreement, and this campaign's seat "
+                "cards do not all allow physical dice", fix="roll with the campaign's dice-v1 "
+                "dice (leave out --dice), or start a campaign from cards made with "
+                "`rallypoint seat new SIDE --physical-dice`")
+        mine = keys.mine if keys else ()
+        used = roller_for(campaign.events, command.model_dump(mode="json"), secret=None,
+                          script=scripted, agreed=seats,
+                          position=keys.position if keys else None,
+                          seat=mine[0] if len(mine) == 1 else None)
+    event = campaign.decide(command, used)
+    if scripted.remaining:
+        raise MalformedInputError(
+            f"--dice gave {scripted.used + scripted.remaining} value(s) but the command used "
+            f"{scripted.used}", fix="Drop the extra values (nothing was recorded).")
+    return with_proof(event, used)
 
 
-class _NoDice:
-    """A roller for a store without the campaign's secret: any roll is refused, with the fix."""
+class _Lazy:
+    """The dice-v1 roller of a command, chosen at its first die: a command that rolls nothing
+    needs no secret and no round, and goes ahead anywhere."""
+
+    def __init__(self, campaign: Campaign, command: Command, keys: DiceKeys) -> None:
+        self._campaign, self._command, self._keys = campaign, command, keys
+        self.inner: ProvenRoller | None = None
 
     def faces(self, node: Any) -> tuple[int, ...]:
-        raise IllegalNowError(
-            f"{node.purpose!r} needs dice, and this database does not hold this campaign's "
-            "dice secret", fix="roll where the campaign was created, or type in physical dice "
-            "with --dice (marked as typed in the log)")
+        if self.inner is None:
+            self.inner = self._choose(node)
+        return self.inner.faces(node)
+
+    def _choose(self, node: Any) -> ProvenRoller:
+        keys = self._keys
+        command = self._command.model_dump(mode="json")
+        if keys.pair is not None:
+            return keys.pair.roller(keys.position, command)
+        if keys.revealed:
+            raise IllegalNowError(
+                f"{node.purpose!r} needs dice, and this campaign's dice secret has been revealed "
+                "(its dice are public now)", fix="the campaign is over for dice-v1; start a new "
+                "campaign to keep playing with secret dice")
+        if keys.secret is None:
+            raise IllegalNowError(
+                f"{node.purpose!r} needs dice, and this database does not hold this campaign's "
+                "dice secret", fix="roll where the campaign was created, or type in physical "
+                "dice with --dice (marked as typed in the log)")
+        return roller_for(self._campaign.events, command, secret=keys.secret,
+                          position=keys.position)
 
 
-
-
-def verify_file(path: Path) -> tuple[int, DiceReport]:
-    """Re-check an export file offline: header and head, chain, a fold of every event (as
-    ``import`` does), then every roll (``rallypoint verify FILE``).
-
-    Returns:
-        The number of events and the dice audit.
+def check_undo(store: EventStore, campaign: Campaign, target: int) -> None:
+    """In two-seat play, undoing a resolved roll needs the other seat: only a seat other than
+    the one whose command it was may append the undo (docs/dice.md).
 
     Raises:
-        DataFileError: The file is not a readable export.
-        IntegrityError: The header, chain, head or a fold fails.
+        IllegalNowError: This store holds only the acting seat's key.
     """
-    from rallypoint.core.campaign import stored_rolls
-    from rallypoint.core.ruleset import get_ruleset
-    from rallypoint.dice.audit import audit
-    from rallypoint.store.exchange import _check_importable, check_header, read_export
-    from rallypoint.store.foldcheck import check_import
+    pair.check_undo(store, campaign, target)
 
-    exported = read_export(path)
-    header = exported.campaign
-    _check_importable(header.id, exported.events)
-    check_header(exported)
-    check_import(header, exported.events)
-    return len(exported.events), audit(exported.events, stored_rolls(get_ruleset(header.ruleset)))
+
+def verify_file(path: Any) -> tuple[int, Any]:
+    """Re-check an export file offline (``rallypoint verify FILE``); see
+    :func:`rallypoint.session.pbem.verify_file`."""
+    from rallypoint.session.pbem import verify_file as check
+
+    checked = check(path)
+    return checked.events, checked.dice

@@ -12,7 +12,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -23,11 +23,13 @@ from rallypoint.core.events import EventRecord, canonical_json, verify_chain
 from rallypoint.core.inputs import loads_json, read_text, shorten
 from rallypoint.store.foldcheck import check_import
 from rallypoint.store.records import CampaignInfo
+from rallypoint.store.signing import TurnSignature, check_signatures, seat_keys
 from rallypoint.store.sqlite import EventStore
 
 FORMAT: Final = "rallypoint-campaign"
-FORMAT_VERSION: Final = 2
-"""Version 2 adds the hashed header with the head; version 1 files (no head) are still read."""
+FORMAT_VERSION: Final = 3
+"""Version 2 added the hashed header with the head, version 3 the turn (sender, addressee, a
+revealed dice secret, a pending dice request) inside the hash; versions 1 and 2 are still read."""
 
 
 class ExportedCampaignHeader(BaseModel):
@@ -51,18 +53,24 @@ class ExportedHead(BaseModel):
     hash: str = Field(pattern=r"^[0-9a-f]{64}$")
 
 
-class Signature(BaseModel):
-    """Reserved for the two-player issue: a signature over ``header_hash`` by a player's key.
+class TurnHeader(BaseModel):
+    """Who a turn file is from and for, and what it reveals beyond the log (hashed and signed).
 
-    No version of rallypoint writes one yet, and a file that carries one is refused until one
-    can check it: an unchecked signature would only look like trust.
+    Attributes:
+        sender: The seat that wrote the file (``None``: a one-player export).
+        reader: The seat it is for (``None``: a backup, for anyone).
+        revealed_secret: The campaign's server-mode dice secret (hex), once revealed with
+            ``rallypoint dice reveal``: every server-mode roll then verifies, not only commits.
+        request: A pair-mode dice request waiting for the reader's link
+            (:class:`rallypoint.dice.v1.PairRequest` as JSON).
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
-    algorithm: str
-    key_id: str
-    signature: str
+    sender: str | None = Field(default=None, max_length=100)
+    reader: str | None = Field(default=None, max_length=100)
+    revealed_secret: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    request: dict[str, Any] | None = None
 
 
 class ExportedCampaign(BaseModel):
@@ -71,29 +79,38 @@ class ExportedCampaign(BaseModel):
     Attributes:
         campaign: Who the file is about.
         head: The newest event (``None`` only in a version-1 file).
-        header_hash: SHA-256 of the canonical JSON of format, format_version, campaign and head:
-            the value a signature will sign, binding the head to the chain.
-        signatures: Always empty for now (see :class:`Signature`).
+        turn: Sender, addressee and what the file reveals (version 3; ``None`` before).
+        header_hash: SHA-256 of the canonical JSON of format, format_version, campaign, head and
+            turn: the value a seat signs, binding the head (and so every event) to the chain.
+        signatures: The sender's seat signature (:mod:`rallypoint.store.signing`); empty for a
+            one-player campaign.
         events: The whole log.
     """
 
     model_config = ConfigDict(frozen=True)
 
     format: Literal["rallypoint-campaign"] = FORMAT
-    format_version: Literal[1, 2] = FORMAT_VERSION
+    format_version: Literal[1, 2, 3] = FORMAT_VERSION
     campaign: ExportedCampaignHeader
     head: ExportedHead | None = None
+    turn: TurnHeader | None = None
     header_hash: str | None = None
-    signatures: list[Signature] = []
+    signatures: list[TurnSignature] = []
     events: list[EventRecord]
 
 
 def header_hash(campaign: ExportedCampaignHeader, head: ExportedHead,
-                format_version: int = FORMAT_VERSION) -> str:
-    """The hash a signature covers: the header fields and the head, in canonical JSON."""
-    body = {"format": FORMAT, "format_version": format_version,
-            "campaign": campaign.model_dump(), "head": head.model_dump()}
+                format_version: int = FORMAT_VERSION, turn: TurnHeader | None = None) -> str:
+    """The hash a signature covers: the header fields, the head and the turn, canonical JSON."""
+    body: dict[str, Any] = {"format": FORMAT, "format_version": format_version,
+                            "campaign": campaign.model_dump(), "head": head.model_dump()}
+    if format_version >= 3:
+        body["turn"] = (turn or TurnHeader()).model_dump()
     return hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
+
+
+Signer = Callable[[str], list[TurnSignature]]
+"""Signs a file's header hash (the sender's seat key); returns the signatures to write."""
 
 
 def export_campaign(store: EventStore, campaign_id: str, path: Path, *,
@@ -115,6 +132,19 @@ def export_campaign(store: EventStore, campaign_id: str, path: Path, *,
         IntegrityError: The stored log fails verification (a broken log is not passed on).
         DataFileError: The file cannot be written.
     """
+    campaign, records = exported_log(store, campaign_id, allow_broken=allow_broken)
+    write_atomically(path, export_text(campaign, records))
+    return len(records)
+
+
+def exported_log(store: EventStore, campaign_id: str, *, allow_broken: bool = False,
+                 ) -> tuple[ExportedCampaignHeader, list[EventRecord]]:
+    """The header and the whole log of a campaign, as an export carries them.
+
+    Raises:
+        UnknownIdError: No such campaign.
+        IntegrityError: The stored log fails verification (unless ``allow_broken``) or is empty.
+    """
     log = store.log(campaign_id)
     if log.problem is not None and not allow_broken:
         raise IntegrityError(
@@ -129,19 +159,25 @@ def export_campaign(store: EventStore, campaign_id: str, path: Path, *,
     campaign = ExportedCampaignHeader(
         id=log.info.id, name=str(first.get("name", log.info.name)),
         ruleset=str(first.get("ruleset", log.info.ruleset)), created_at=log.info.created_at)
+    return campaign, list(records)
+
+
+def export_text(campaign: ExportedCampaignHeader, records: Sequence[EventRecord],
+                turn: TurnHeader | None = None, sign: Signer | None = None) -> str:
+    """The JSON text of an export of ``records``, its header hashed and (``sign``) signed."""
     head = ExportedHead(seq=records[-1].seq, hash=records[-1].hash)
+    hashed = header_hash(campaign, head, FORMAT_VERSION, turn)
     document: dict[str, Any] = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "campaign": campaign.model_dump(),
         "head": head.model_dump(),
-        "header_hash": header_hash(campaign, head),
-        "signatures": [],
+        "turn": (turn or TurnHeader()).model_dump(),
+        "header_hash": hashed,
+        "signatures": [] if sign is None else [s.model_dump() for s in sign(hashed)],
         "events": [record.model_dump() for record in records],
     }
-    text = json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    write_atomically(path, text)
-    return len(records)
+    return json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def write_atomically(path: Path, text: str, what: str = "the export") -> None:
@@ -229,7 +265,7 @@ def _check_format(path: Path, text: str, data: dict[str, Any]) -> None:
                             f"expected {FORMAT!r})", where=f"{path}:{_line_of(text, 'format')}",
                             fix="pass a file made by rallypoint export")
     version = data.get("format_version")
-    if version not in (1, FORMAT_VERSION) or type(version) is not int:
+    if version not in (1, 2, FORMAT_VERSION) or type(version) is not int:
         newer = type(version) is int and version > FORMAT_VERSION
         raise DataFileError(
             f"export format_version {shorten(repr(version), 30)} is not supported (this "
@@ -283,6 +319,7 @@ def import_campaign(
     records = exported.events
     _check_importable(header.id, records)
     check_header(exported)
+    check_signed(exported, seat_keys(records[0].payload))
     check_import(header, records)
     return store.import_records(header.id, name or header.name, header.ruleset,
                                 header.created_at, records)
@@ -308,16 +345,13 @@ def _check_importable(campaign_id: str, records: Sequence[EventRecord]) -> None:
 
 def check_header(exported: ExportedCampaign) -> None:
     """The header's hash, and its head against the log's last event (a cut tail shows here)."""
-    if exported.signatures:
-        raise IntegrityError("the file carries signatures, which this rallypoint cannot check",
-                             where="signatures", fix="upgrade rallypoint to import it")
     if exported.format_version == 1:
         return  # written before heads existed: only the chain can be checked
     head, stated = exported.head, exported.header_hash
     if head is None or stated is None:
         raise IntegrityError("the file has no head or header_hash", where="head",
                              fix="ask for a fresh export; the file was edited or damaged")
-    if stated != header_hash(exported.campaign, head, exported.format_version):
+    if stated != header_hash(exported.campaign, head, exported.format_version, exported.turn):
         raise IntegrityError("the header does not match its header_hash (edited?)",
                              where="header_hash",
                              fix="ask for a fresh export; the file was edited or damaged")
@@ -329,3 +363,28 @@ def check_header(exported: ExportedCampaign) -> None:
                 f"the file's last event (seq {last.seq}) is not its head (seq {head.seq})")
         raise IntegrityError(what, where="head",
                              fix="ask for a fresh export; the file was cut or edited")
+
+
+def check_signed(exported: ExportedCampaign, seats: dict[str, str],
+                 reader: str | None = None) -> str | None:
+    """The file's signatures against ``seats`` (seat → public key, from a ``created`` event
+    the reader trusts); returns the seat that signed (``None``: a one-player file).
+
+    Raises:
+        IntegrityError: Unsigned when the campaign has seats, signed by a stranger's key, for
+            another reader, or not matching the header (edited, cut, reordered, re-hashed).
+    """
+    if exported.format_version < 3:
+        if seats:
+            raise IntegrityError("the file has no turn header, but its campaign has seats",
+                                 where="format_version",
+                                 fix="ask the sender for `rallypoint export --for SIDE`")
+        return None
+    stated = exported.header_hash or ""
+    signer = check_signatures(stated, exported.signatures, seats, reader=reader)
+    turn = exported.turn or TurnHeader()
+    if signer is not None and (turn.sender != signer or any(
+            s.for_seat != turn.reader for s in exported.signatures)):
+        raise IntegrityError("the turn header's sender or reader is not the signature's",
+                             where="turn", fix="do not trust this file; ask for a fresh export")
+    return signer

@@ -200,12 +200,27 @@ CREATE TABLE undo_consents (
 );
 """
 
+_PBEM = """
+-- Pair-mode dice requests (docs/dice.md): the acting seat's command and its link of the round,
+-- kept until the other seat's link resolves it. Mine go out in my next turn file; the other
+-- seat's came in one, signed. Not evidence: the log's proofs are; these are the mail.
+CREATE TABLE dice_requests (
+    campaign_id TEXT NOT NULL,
+    round INTEGER NOT NULL,
+    seat TEXT NOT NULL,
+    request TEXT NOT NULL,
+    made_at TEXT NOT NULL,
+    PRIMARY KEY (campaign_id, round)
+);
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("0001_initial", _INITIAL),
     ("0002_campaign_heads", _HEADS),
     ("0003_state_snapshots", _SNAPSHOTS),
     ("0004_secrets", _SECRETS),
     ("0005_seats", _SEATS),
+    ("0006_pbem", _PBEM),
 ]
 """Every migration as ``(name, sql)``, in the order they are applied."""
 

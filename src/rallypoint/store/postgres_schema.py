@@ -183,10 +183,25 @@ CREATE TABLE undo_consents (
 );
 """
 
+_PBEM: Final = """
+-- Pair-mode dice requests (docs/dice.md): the acting seat's command and its link of the round,
+-- kept until the other seat's link resolves it. Mine go out in my next turn file; the other
+-- seat's came in one, signed. Not evidence: the log's proofs are; these are the mail.
+CREATE TABLE dice_requests (
+    campaign_id TEXT NOT NULL,
+    round INTEGER NOT NULL,
+    seat TEXT NOT NULL,
+    request TEXT NOT NULL,
+    made_at TEXT NOT NULL,
+    PRIMARY KEY (campaign_id, round)
+);
+"""
+
 MIGRATIONS: Final[list[tuple[str, str]]] = [
     ("0001_initial", _INITIAL),
     ("0002_secrets", _SECRETS),
     ("0005_seats", _SEATS),
+    ("0006_pbem", _PBEM),
 ]
 """Every migration as ``(name, sql)``, in the order they are applied; never edit a shipped one."""
 
@@ -231,5 +246,5 @@ VALUES (%s, %s, %s, %s, %s, %s, %s)
 """
 
 TABLES_KEYED_BY_CAMPAIGN: Final = ("local_use", "dice_secrets", "seats", "seat_actions",
-                                     "undo_consents", "events")
+                                     "undo_consents", "dice_requests", "events")
 """Every table with a ``campaign_id`` column but the deletion bookkeeping, events last."""

@@ -89,3 +89,32 @@ class SecretsMixin:
             row = conn.execute(self._sql("SELECT public, seat, private, chain_seed FROM seat_keys "
                                          "WHERE public = ?"), (public,)).fetchone()
         return None if row is None else KeptSeat(*(str(v) for v in row))
+
+    def put_revealed_secret(self, campaign_id: str, secret_hex: str) -> None:
+        """Keep a dice secret that arrived already revealed (an imported turn file's); the
+        caller has checked it against the campaign's commitment."""
+        with self._write() as conn:
+            found = conn.execute(self._sql("SELECT 1 FROM dice_secrets WHERE campaign_id = ?"),
+                                 (campaign_id,)).fetchone()
+            if found is None:
+                conn.execute(self._sql("INSERT INTO dice_secrets (campaign_id, secret, "
+                                       "revealed_at) VALUES (?, ?, ?)"),
+                             (campaign_id, secret_hex, now_text()))
+
+    def put_dice_request(self, campaign_id: str, round_: int, seat: str, request: str) -> None:
+        """Keep a pair-mode dice request (JSON); the same round asked again is ignored."""
+        with self._write() as conn:
+            found = conn.execute(self._sql("SELECT 1 FROM dice_requests WHERE campaign_id = ? "
+                                           "AND round = ?"), (campaign_id, round_)).fetchone()
+            if found is None:
+                conn.execute(self._sql("INSERT INTO dice_requests (campaign_id, round, seat, "
+                                       "request, made_at) VALUES (?, ?, ?, ?, ?)"),
+                             (campaign_id, round_, seat, request, now_text()))
+
+    def dice_requests(self, campaign_id: str) -> list[tuple[int, str, str]]:
+        """Every pair-mode request kept for a campaign as ``(round, seat, request JSON)``."""
+        with self._read() as conn:
+            rows = conn.execute(self._sql("SELECT round, seat, request FROM dice_requests "
+                                          "WHERE campaign_id = ? ORDER BY round"),
+                                (campaign_id,)).fetchall()
+        return [(int(r[0]), str(r[1]), str(r[2])) for r in rows]

@@ -26,6 +26,7 @@ from rallypoint.core.events import canonical_json
 
 ALGORITHM: Final = "ed25519"
 PURPOSE: Final = "rallypoint turn file v1"
+CARD_PURPOSE: Final = "rallypoint seat card v1"
 SEATS_KEY: Final = "seats"
 """The ``created`` payload key naming each seat and its public key."""
 _HEX64 = r"^[0-9a-f]{64}$"
@@ -54,10 +55,18 @@ class TurnSignature(BaseModel):
 class SeatCard(BaseModel):
     """The public half of a seat: what a player sends the opponent before a campaign starts.
 
+    A card is signed by its own key (:meth:`SeatKey.card`), so the campaign's ``created`` event,
+    which carries both cards, shows that each seat itself chose its anchor and its consent to
+    physical dice: the seat that creates the campaign cannot change the other's.
+
     Attributes:
         seat: The side it is for (``soviet``).
         key: Ed25519 public key (hex).
         anchor: The dice-v1 hash-chain anchor (hex) for play without a trusted server.
+        physical_dice: This seat agrees to typed-in physical dice (``--dice``); they are allowed
+            in the campaign only when every seat's card says so.
+        signature: Ed25519 signature by ``key`` of :meth:`message` (``None``: an unsigned card,
+            refused when a campaign is made from it).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -65,6 +74,31 @@ class SeatCard(BaseModel):
     seat: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_-]+$")
     key: str = Field(pattern=_HEX64)
     anchor: str | None = Field(default=None, pattern=_HEX64)
+    physical_dice: bool = False
+    signature: str | None = Field(default=None, pattern=r"^[0-9a-f]{128}$")
+
+    def message(self) -> bytes:
+        """What the card's key signs: every field but the signature, in canonical JSON."""
+        body = self.model_dump(exclude={"signature"})
+        return canonical_json({"purpose": CARD_PURPOSE, **body}).encode("utf-8")
+
+    def check(self) -> None:
+        """Refuse a card that is unsigned or whose signature is not its own key's.
+
+        Raises:
+            IntegrityError: Naming the seat, with the fix.
+        """
+        if self.signature is None:
+            raise IntegrityError(f"the seat card of {self.seat!r} is not signed",
+                                 where=f"seats.{self.seat}",
+                                 fix="make it with `rallypoint seat new SIDE`")
+        try:
+            Ed25519PublicKey.from_public_bytes(bytes.fromhex(self.key)).verify(
+                bytes.fromhex(self.signature), self.message())
+        except (InvalidSignature, ValueError):
+            raise IntegrityError(f"the seat card of {self.seat!r} is not signed by its own key "
+                                 "(edited after it was made?)", where=f"seats.{self.seat}",
+                                 fix="ask that player for a fresh card") from None
 
 
 def signed_message(header_hash: str, seat: str, for_seat: str | None) -> bytes:
@@ -113,6 +147,53 @@ class SeatKey:
         signature = key.sign(signed_message(header_hash, self.seat, for_seat))
         return TurnSignature(key_id=self.public, seat=self.seat, for_seat=for_seat,
                              signature=signature.hex())
+
+    def sign_bytes(self, message: bytes) -> str:
+        """An Ed25519 signature (hex) of ``message`` by this key."""
+        return Ed25519PrivateKey.from_private_bytes(self.private).sign(message).hex()
+
+    def card(self, anchor: str | None, physical_dice: bool = False) -> SeatCard:
+        """This seat's card, signed by this key."""
+        unsigned = SeatCard(seat=self.seat, key=self.public, anchor=anchor,
+                            physical_dice=physical_dice)
+        return unsigned.model_copy(update={"signature": self.sign_bytes(unsigned.message())})
+
+
+def verify_bytes(public_hex: str, message: bytes, signature_hex: str) -> bool:
+    """Whether ``signature_hex`` is ``public_hex``'s Ed25519 signature of ``message``."""
+    try:
+        Ed25519PublicKey.from_public_bytes(bytes.fromhex(public_hex)).verify(
+            bytes.fromhex(signature_hex), message)
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
+def seat_cards(created: Mapping[str, Any]) -> dict[str, SeatCard]:
+    """Seat → its card, from a ``created`` payload (empty for a one-player campaign).
+
+    Raises:
+        IntegrityError: A card is malformed, or not signed by its own key.
+    """
+    from pydantic import ValidationError
+
+    seats = created.get(SEATS_KEY)
+    if not isinstance(seats, Mapping):
+        return {}
+    cards: dict[str, SeatCard] = {}
+    for seat, info in seats.items():
+        try:
+            card = SeatCard.model_validate(info)
+        except ValidationError as exc:
+            raise IntegrityError(f"the seat card of {str(seat)!r} is malformed: "
+                                 f"{exc.errors()[0]['msg']}", where=f"seats.{seat}",
+                                 fix="ask for a fresh export") from None
+        if card.seat != seat:
+            raise IntegrityError(f"the card under seat {str(seat)!r} is for {card.seat!r}",
+                                 where=f"seats.{seat}", fix="ask for a fresh export")
+        card.check()
+        cards[str(seat)] = card
+    return cards
 
 
 def seat_keys(created: Mapping[str, Any]) -> dict[str, str]:

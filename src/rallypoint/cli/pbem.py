@@ -1,0 +1,160 @@
+"""Play by e-mail on the command line: ``export``/``import`` of turn files, ``seat`` and ``dice``.
+
+A thin shell over :mod:`rallypoint.session.pbem`; docs/two-player.md walks through a game.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.markup import escape
+
+from rallypoint.cli.session import CampaignOpt, campaign_ref, console, guarded, report, session
+
+if TYPE_CHECKING:
+    from rallypoint.session.pbem import SeatCard
+
+ForOpt = Annotated[str | None, typer.Option(
+    "--for", help="The seat the turn file is for: signed by your seat, without your secrets.")]
+
+
+def export(
+    file: Annotated[Path, typer.Argument(help="JSON file to write.")],
+    campaign: CampaignOpt = None,
+    for_seat: ForOpt = None,
+) -> None:
+    """Export a campaign to one JSON file: a turn file for the other seat (--for), or a backup."""
+    from rallypoint.session.pbem import export_turn
+
+    with guarded():
+        done = export_turn(session(), campaign_ref(campaign), file, for_seat=for_seat)
+    line = f"exported {done.events} events to {escape(str(file))}"
+    if done.sender is not None:
+        line += f", signed by {done.sender}" + (f" for {done.reader}" if done.reader else "")
+    if done.request is not None:
+        line += f"; with your dice request (round {done.request.round})"
+    if done.revealed:
+        line += "; with the revealed dice secret"
+    console.print(line, highlight=False, soft_wrap=True)
+
+
+def import_(
+    file: Annotated[Path, typer.Argument(help="JSON file from `rallypoint export`.")],
+    name: Annotated[str | None, typer.Option(help="Name for a new campaign.")] = None,
+    as_name: Annotated[str | None, typer.Option(
+        "--as", help="Keep the file as a new campaign of this name (e.g. a fork of yours).")]
+    = None,
+) -> None:
+    """Import a campaign (or the newer events of one you have) from an export file.
+
+    The whole file is checked first (header, signature, hash chain, head, clocks, dice, and a
+    replay of every event through its rules); a file that fails any check, repeats what you
+    have, or forks from your history is refused and nothing is written.
+    """
+    from rallypoint.session.pbem import import_turn
+
+    with guarded():
+        done = import_turn(session(), file, name=name, as_name=as_name)
+    what = (f"imported {escape(done.info.name)} as a new campaign ({done.info.version} events)"
+            if done.forked else
+            f"imported {escape(done.info.name)} ({done.info.version} events, "
+            f"{done.new_events} new)")
+    if done.sender is not None:
+        what += f", signed by {done.sender} (key {done.fingerprint})"
+    console.print(what, highlight=False, soft_wrap=True)
+    if done.request is not None:
+        console.print(f"{done.request.seat} asks for your dice link (round "
+                      f"{done.request.round}): `rallypoint dice answer`", highlight=False)
+
+
+seat_app = typer.Typer(help="Seats for two-player play: your key and dice chain, and the "
+                            "campaign made from both seats' cards.", no_args_is_help=True)
+
+
+@seat_app.command("new")
+def seat_new(
+    side: Annotated[str, typer.Argument(help="The side you play (e.g. soviet).")],
+    card: Annotated[Path, typer.Option(help="Where to write your public seat card.")]
+    = Path("seat.json"),
+    physical_dice: Annotated[bool, typer.Option(
+        "--physical-dice", help="Agree to typed-in physical dice (--dice): allowed only when "
+        "every seat's card agrees.")] = False,
+) -> None:
+    """Make your seat: a signing key and a dice chain kept here, and a card to send."""
+    from rallypoint.session import write_atomically
+    from rallypoint.session.pbem import fingerprint, new_seat
+
+    with guarded():
+        made = new_seat(session(), side, physical_dice=physical_dice)
+        write_atomically(card, made.model_dump_json(indent=2) + "\n", "the seat card")
+    console.print(f"seat {escape(made.seat)}: key {fingerprint(made.key)}; card written to "
+                  f"{escape(str(card))} (send it to your opponent)", highlight=False,
+                  soft_wrap=True)
+
+
+@seat_app.command("start")
+def seat_start(
+    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
+    card: Annotated[list[Path], typer.Option(help="Every seat's card (yours and theirs).")],
+    name: Annotated[str | None, typer.Option(help="Campaign name (default: file name).")] = None,
+) -> None:
+    """Start a two-seat campaign from every seat's card (pair-mode dice: no trusted server)."""
+    from rallypoint.session.pbem import create_seated
+
+    with guarded():
+        cards = [_card(path) for path in card]
+        info = create_seated(session(), scenario, cards, name=name)
+    console.print(f"created campaign [bold]{escape(info.name)}[/] ({info.ruleset}, id "
+                  f"{info.id[:8]}), seats {', '.join(sorted(c.seat for c in cards))}",
+                  highlight=False)
+
+
+def _card(path: Path) -> SeatCard:
+    from pydantic import ValidationError
+
+    from rallypoint.core.errors import DataFileError
+    from rallypoint.core.inputs import read_text
+    from rallypoint.session.pbem import SeatCard
+
+    try:
+        return SeatCard.model_validate_json(read_text(path, "seat card"))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "card"
+        raise DataFileError(f"{path} is not a seat card ({field}: {first['msg']})",
+                            where=str(path), fix="pass a card made by `rallypoint seat new`"
+                            ) from None
+
+
+dice_app = typer.Typer(help="dice-v1 in two-player play: answer a dice request, reveal the "
+                            "server secret.", no_args_is_help=True)
+
+
+@dice_app.command("answer")
+def dice_answer(campaign: CampaignOpt = None) -> None:
+    """Answer the other seat's dice request with your link: decides their command and records
+    it (send it back with `rallypoint export --for SIDE`)."""
+    from rallypoint.session.pbem import answer
+
+    with guarded():
+        done = answer(session(), campaign_ref(campaign))
+    report(done)
+
+
+@dice_app.command("reveal")
+def dice_reveal(campaign: CampaignOpt = None) -> None:
+    """Reveal the campaign's server dice secret (at its end): every export then carries it, and
+    `rallypoint verify FILE` checks every roll. No new roll may use it."""
+    from rallypoint.session.pbem import reveal
+
+    with guarded():
+        secret = reveal(session(), campaign_ref(campaign))
+    console.print(f"revealed dice secret {secret}; exports now carry it", highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``export`` and ``import`` to the top-level app."""
+    app.command()(export)
+    app.command("import")(import_)

@@ -1,0 +1,211 @@
+"""Pair-mode dice in play: the round of a command, from this player's chain and the other seat's
+request or answer (docs/dice.md, "Pair mode in play by e-mail").
+
+A command that rolls in a pair-mode campaign needs one link from every seat. The acting seat
+fixes its command with its own link (a :class:`~rallypoint.dice.v1.PairRequest`, kept in the
+store and sent in its next signed turn file) before it can know the other's; the other seat,
+having imported it, answers with its link (``rallypoint dice answer``), which fixes the dice, and
+appends the event. A retry at the same position after an undo reuses that round's public links.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from rallypoint.core.campaign import Campaign
+from rallypoint.core.errors import IllegalNowError, IntegrityError
+from rallypoint.dice.audit import PROOF_KEY, LoggedEvent
+from rallypoint.dice.v1 import (
+    CHAIN_LENGTH,
+    ChainTracker,
+    DiceMode,
+    DiceProof,
+    PairRequest,
+    ProvenRoller,
+    chain_link,
+    command_digest,
+    pair_roller,
+)
+from rallypoint.store import EventStore
+from rallypoint.store.signing import SeatCard, seat_cards
+
+
+class AwaitingDice(IllegalNowError):
+    """The command rolls in a pair round, and the other seat's link has not come back yet.
+
+    Nothing is written to the log; this seat's request is kept and goes out with its next
+    ``rallypoint export --for SIDE``.
+    """
+
+    code = "awaiting-dice"
+
+
+def pair_proofs(log: Sequence[LoggedEvent]) -> list[tuple[int, DiceProof]]:
+    """``(seq, proof)`` of every event of ``log`` that rolled in a pair round."""
+    found = []
+    for event in log:
+        raw = event.payload.get(PROOF_KEY)
+        if isinstance(raw, Mapping) and raw.get("mode") == DiceMode.PAIR:
+            try:
+                found.append((event.seq, DiceProof.model_validate(raw)))
+            except ValidationError:
+                continue  # the audit reports it; here it only cannot be a round
+    return found
+
+
+def last_round(log: Sequence[LoggedEvent]) -> int:
+    """The highest round any event of ``log`` used (0: none yet)."""
+    return max((p.round or 0 for _, p in pair_proofs(log)), default=0)
+
+
+@dataclass
+class PairSeat:
+    """This store's part in a pair-mode campaign, read once for one command."""
+
+    store: EventStore
+    campaign_id: str
+    cards: dict[str, SeatCard]
+    seeds: dict[str, bytes]
+    """Seat → chain seed, for the seats whose keys this store holds."""
+    length: int
+    proofs: list[tuple[int, DiceProof]]
+    requests: dict[int, PairRequest]
+
+    @classmethod
+    def read(cls, store: EventStore, campaign_id: str, spec: Mapping[str, Any],
+             cards: dict[str, SeatCard], log: Sequence[LoggedEvent]) -> PairSeat:
+        """Read this store's seats, the log's rounds and the kept requests."""
+        seeds = {}
+        for seat, card in cards.items():
+            kept = store.seat_key(card.key)
+            if kept is not None:
+                seeds[seat] = bytes.fromhex(kept.chain_seed)
+        requests = {r: PairRequest.model_validate_json(text)
+                    for r, _, text in store.dice_requests(campaign_id)}
+        return cls(store, campaign_id, cards, seeds, int(spec.get("chain_length", CHAIN_LENGTH)),
+                   pair_proofs(log), requests)
+
+    def roller(self, position: int, command: dict[str, Any]) -> ProvenRoller:
+        """The roller of ``command`` at ``position``, or :class:`AwaitingDice` (request kept).
+
+        Raises:
+            AwaitingDice: This seat's request is kept; the other seat must answer it.
+            IllegalNowError: Another request waits (this seat's or the other's), or this store
+                holds none of the campaign's seat keys.
+        """
+        digest = command_digest(command)
+        for _, proof in self.proofs:
+            if proof.position == position and proof.digest == digest:
+                # A retry after an undo: the round's links are public, the dice the same.
+                return pair_roller(proof.links, proof.round or 0, position, command, proof.seat)
+        round_ = max((p.round or 0 for _, p in self.proofs), default=0) + 1
+        if set(self.seeds) == set(self.cards):
+            # Every seat's chain is here (one screen at the table): the round is immediate.
+            links = {s: chain_link(seed, round_, self.length).hex()
+                     for s, seed in self.seeds.items()}
+            return pair_roller(links, round_, position, command)
+        if not self.seeds:
+            raise IllegalNowError("this database holds no seat key of this two-seat campaign, "
+                                  "so it cannot take part in its dice rounds",
+                                  fix="play it from the database your `rallypoint seat new` used")
+        me = next(iter(self.seeds))
+        waiting = self.requests.get(round_)
+        if waiting is not None:
+            return self._answer(waiting, me, round_, position, command, digest)
+        request = PairRequest(seat=me, position=position, round=round_,
+                              command={k: v for k, v in command.items()
+                                       if k != "expected_version"},
+                              link=chain_link(self.seeds[me], round_, self.length).hex())
+        self.store.put_dice_request(self.campaign_id, round_, me, request.model_dump_json())
+        raise self._awaiting(request)
+
+    def _answer(self, waiting: PairRequest, me: str, round_: int, position: int,
+                command: dict[str, Any], digest: str) -> ProvenRoller:
+        """Resolve a kept request, if ``command`` is the one it asked for at ``position``."""
+        same = waiting.position == position and waiting.digest == digest
+        if waiting.seat == me:
+            if same:
+                raise self._awaiting(waiting)
+            raise IllegalNowError(
+                f"your dice request for round {round_} (another command) is waiting for "
+                f"{self._other(me)}'s link; nothing else can be decided until it comes back",
+                fix=f"send it with `rallypoint export --for {self._other(me)} FILE`, then "
+                    "import their answer")
+        if not same:
+            raise IllegalNowError(
+                f"{waiting.seat}'s command is waiting for your dice (round {round_}); it must "
+                "be resolved before anything else", fix="answer it: `rallypoint dice answer`")
+        links = {waiting.seat: waiting.link,
+                 me: chain_link(self.seeds[me], round_, self.length).hex()}
+        return pair_roller(links, round_, position, waiting.command, waiting.seat)
+
+    def _other(self, me: str) -> str:
+        return next((s for s in sorted(self.cards) if s != me), me)
+
+    def _awaiting(self, request: PairRequest) -> AwaitingDice:
+        other = self._other(request.seat)
+        return AwaitingDice(
+            f"dice round {request.round} needs {other}'s link: your command and your link are "
+            "kept, and nothing was written to the log",
+            fix=f"send them with `rallypoint export --for {other} FILE`; when {other} has "
+                "answered (`rallypoint dice answer`), import the file they send back")
+
+
+def check_request(request: PairRequest, sender: str, records: Sequence[LoggedEvent],
+                  cards: Mapping[str, SeatCard], chain_length: int, position: int) -> None:
+    """A received request: the sender's own, for the file's position and next round, and its
+    link on the sender's chain.
+
+    Raises:
+        IntegrityError: Any of these fails.
+    """
+    expected_round = last_round(records) + 1
+    if request.seat != sender:
+        raise IntegrityError(f"the turn file's dice request is {request.seat!r}'s, not the "
+                             f"sender's ({sender!r})", where="turn.request",
+                             fix="do not trust this file; ask for a fresh export")
+    if (request.position, request.round) != (position, expected_round):
+        raise IntegrityError(
+            f"the dice request is for position {request.position}, round {request.round}; the "
+            f"file's log is at position {position}, next round {expected_round}",
+            where="turn.request", fix="do not trust this file; ask for a fresh export")
+    anchors = {s: c.anchor for s, c in cards.items() if c.anchor is not None}
+    tracker = ChainTracker(anchors, chain_length)
+    for _, proof in pair_proofs(records):
+        if sender in proof.links and proof.round is not None:
+            tracker.accept(sender, proof.round, proof.links[sender])
+    tracker.accept(sender, request.round, request.link)
+
+
+def check_undo(store: EventStore, campaign: Campaign, target: int) -> None:
+    """Refuse an undo of a resolved roll by the seat whose command it was (two-seat play).
+
+    Raises:
+        IllegalNowError: This store holds only the acting seat's key.
+    """
+    cards = seat_cards(campaign.events[0].payload)
+    mine = [s for s, c in cards.items() if store.seat_key(c.key) is not None]
+    if len(mine) != 1:
+        return  # one player, or every seat at one screen: nobody to ask
+    acting = acting_seat(campaign.events, target) or acting_seat(
+        store.events(campaign.campaign_id), target)
+    if acting == mine[0]:
+        other = next(s for s in sorted(cards) if s != mine[0])
+        raise IllegalNowError(
+            f"#{target} resolved a roll of your command; undoing it needs {other}'s consent",
+            fix=f"ask {other} to undo it (`rallypoint undo` on their side); it comes back in "
+                "their turn file. A retry then sees the same dice.")
+
+
+def acting_seat(log: Sequence[LoggedEvent], seq: int) -> str | None:
+    """The seat whose command the event at ``seq`` resolved, if its dice proof names one."""
+    for event in log:
+        if event.seq == seq:
+            raw = event.payload.get(PROOF_KEY)
+            seat = raw.get("seat") if isinstance(raw, Mapping) else None
+            return str(seat) if seat is not None else None
+    return None

@@ -1,0 +1,452 @@
+"""Play by e-mail: seat cards, two-seat campaigns, signed turn files, and what import refuses.
+
+A player makes a seat (:func:`new_seat`: an Ed25519 key and a dice chain, kept in their own
+database) and sends its public card; one player starts the campaign from both cards
+(:func:`create_seated`, pair-mode dice). Each turn, the mover writes a turn file for the other
+seat (:func:`export_turn`), signed by the mover's seat key and holding none of the mover's secrets;
+the other imports it (:func:`import_turn`), which refuses, with one line and nothing written, a file
+that is edited (even re-hashed), cut, reordered, replayed, addressed to someone else, or forked
+from the reader's own history — a fork can be kept as a new campaign instead (``as_name``).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from rallypoint.core.campaign import created_event, stored_rolls
+from rallypoint.core.errors import IllegalNowError, IntegrityError, MalformedInputError
+from rallypoint.core.events import GENESIS_HASH, EventRecord, NewEvent
+from rallypoint.core.ruleset import get_ruleset
+from rallypoint.dice.audit import DICE_KEY, DiceReport, Verdict, audit, logical_position
+from rallypoint.dice.v1 import (
+    CHAIN_LENGTH,
+    PairAnchors,
+    PairRequest,
+    ServerCommitment,
+    chain_anchor,
+    check_reveal,
+)
+from rallypoint.session import pair
+from rallypoint.session.api import Session
+from rallypoint.session.results import Executed
+from rallypoint.store import CampaignInfo, EventStore, clean_name
+from rallypoint.store.exchange import (
+    ExportedCampaign,
+    TurnHeader,
+    _check_importable,
+    check_header,
+    check_signed,
+    export_text,
+    exported_log,
+    read_export,
+    write_atomically,
+)
+from rallypoint.store.foldcheck import check_import
+from rallypoint.store.secrets import KeptSeat
+from rallypoint.store.signing import SeatCard, SeatKey, fingerprint, seat_cards, seat_keys
+from rallypoint.store.visibility import visible_records
+
+__all__ = ["Exported", "Imported", "SeatCard", "Verified", "answer", "create_seated",
+           "export_turn", "fingerprint", "import_turn", "new_seat", "reveal", "verify_file"]
+
+
+def new_seat(session: Session, seat: str, *, physical_dice: bool = False) -> SeatCard:
+    """Make this player's key and dice chain for one campaign's seat; return its signed card.
+
+    The private key and the chain seed stay in this database (``seat_keys``); the card (public
+    key, chain anchor, consent to physical dice) is what the opponent needs. Make a new seat for
+    every campaign: a chain's links must never serve two campaigns.
+    """
+    card = SeatCard(seat=seat, key="0" * 64)  # validates the seat name before any key is made
+    key = SeatKey.generate(card.seat)
+    seed = os.urandom(32)
+    with session._store(write=True) as store:
+        store.put_seat_key(KeptSeat(key.public, seat, key.private.hex(), seed.hex()))
+    return key.card(chain_anchor(seed, CHAIN_LENGTH), physical_dice)
+
+
+def create_seated(session: Session, scenario: Path, cards: Sequence[SeatCard], *,
+                  name: str | None = None) -> CampaignInfo:
+    """Start a two-seat campaign from every seat's card, with pair-mode dice (no trusted server).
+
+    Raises:
+        MalformedInputError: Fewer than two cards, a seat twice, or a card without an anchor.
+        IntegrityError: A card is not signed by its own key.
+        IllegalNowError: This database holds none of the cards' keys (you must hold a seat).
+    """
+    seats = sorted(c.seat for c in cards)
+    if len(cards) < 2 or len(set(seats)) != len(seats):
+        raise MalformedInputError(f"a two-seat campaign needs one card per seat, got {seats}",
+                                  fix="pass each seat's card once: --card axis.json "
+                                      "--card soviet.json")
+    for card in cards:
+        card.check()
+        if card.anchor is None:
+            raise MalformedInputError(f"the card of {card.seat!r} has no dice chain anchor",
+                                      fix="make it with `rallypoint seat new SIDE`")
+    ruleset = get_ruleset(_ruleset_of(scenario))
+    label = clean_name(name if name is not None else scenario.stem)
+    created = created_event(ruleset, scenario, label)
+    payload = {k: v for k, v in created.payload.items() if k != "seed"}
+    payload[DICE_KEY] = PairAnchors(anchors={c.seat: c.anchor for c in cards if c.anchor}
+                                    ).model_dump(mode="json")
+    payload["seats"] = {c.seat: c.model_dump() for c in cards}
+    with session._store(write=True) as store:
+        if not _held(store, payload):
+            raise IllegalNowError("this database holds none of these seats' keys",
+                                  fix="make your own card here first: `rallypoint seat new SIDE`")
+        new_id = uuid.uuid4().hex
+        store.create_campaign(new_id, label, ruleset.name, NewEvent(type=created.type,
+                                                                     payload=payload))
+        return store.campaign(new_id)
+
+
+def _ruleset_of(scenario: Path) -> str:
+    from rallypoint.core.errors import DataFileError
+    from rallypoint.core.tomlfile import read_toml
+
+    data, _ = read_toml(scenario)
+    if "ruleset" not in data:
+        raise DataFileError("the scenario does not say which ruleset it is for",
+                            where=f"{scenario}:1", fix='Add a top-level line like ruleset = "tcs".')
+    return str(data["ruleset"])
+
+
+def _held(store: EventStore, created: dict[str, object]) -> list[str]:
+    """The seats of a ``created`` payload whose private keys this store holds."""
+    return [s for s, c in seat_cards(created).items() if store.seat_key(c.key) is not None]
+
+
+@dataclass(frozen=True)
+class Exported:
+    """What :func:`export_turn` wrote."""
+
+    events: int
+    sender: str | None
+    reader: str | None
+    request: PairRequest | None
+    revealed: bool
+
+
+def export_turn(session: Session, ref: str, path: Path, *,
+                for_seat: str | None = None) -> Exported:
+    """Write a turn file for ``for_seat``: the log as that seat may see it, this seat's pending
+    dice request and any revealed dice secret, all under one signature by this seat's key.
+
+    Without ``for_seat`` it is a backup: a one-player campaign's plain export, or a two-seat
+    campaign's log signed for anyone.
+
+    Raises:
+        MalformedInputError: ``for_seat`` is not one of the campaign's seats.
+        IllegalNowError: ``for_seat`` on a one-player campaign, or this store holds no other seat.
+    """
+    with session._store() as store:
+        info = store.find(ref)
+        header, records = exported_log(store, info.id)
+        created = records[0].payload
+        cards = seat_cards(created)
+        kept = store.dice_secret(info.id)
+        revealed = kept[0] if kept is not None and kept[1] is not None else None
+        if not cards:
+            if for_seat is not None:
+                raise IllegalNowError(f"{info.name!r} is a one-player campaign: it has no seats",
+                                      fix="export it without --for")
+            write_atomically(path, export_text(header, records, TurnHeader(
+                revealed_secret=revealed)))
+            return Exported(len(records), None, None, None, revealed is not None)
+        if for_seat is not None and for_seat not in cards:
+            raise MalformedInputError(f"{info.name!r} has no seat {for_seat!r}",
+                                      fix=f"use one of: {', '.join(sorted(cards))}")
+        senders = [s for s in _held(store, created) if s != for_seat]
+        if not senders:
+            raise IllegalNowError(f"this database holds no seat key of {info.name!r} to sign "
+                                  "with" + (f" other than {for_seat!r}'s" if for_seat else ""),
+                                  fix="export from your own database (--db)")
+        sender = senders[0]
+        kept_key = store.seat_key(cards[sender].key)
+        assert kept_key is not None  # held above
+        key = SeatKey(sender, bytes.fromhex(kept_key.private))
+        request = _outgoing(store, info.id, sender, records)
+        shown = visible_records(info.ruleset, records, for_seat)
+    turn = TurnHeader(sender=sender, reader=for_seat, revealed_secret=revealed,
+                      request=None if request is None else request.model_dump(mode="json"))
+    write_atomically(path, export_text(header, shown, turn,
+                                       sign=lambda hashed: [key.sign(hashed, for_seat)]))
+    return Exported(len(shown), sender, for_seat, request, revealed is not None)
+
+
+def _outgoing(store: EventStore, campaign_id: str, sender: str,
+              records: Sequence[EventRecord]) -> PairRequest | None:
+    """The sender's dice request still waiting at the log's position, if any."""
+    position, next_round = logical_position(records), pair.last_round(records) + 1
+    for round_, seat, text in store.dice_requests(campaign_id):
+        if round_ == next_round and seat == sender:
+            request = PairRequest.model_validate_json(text)
+            if request.position == position:
+                return request
+    return None
+
+
+@dataclass(frozen=True)
+class Imported:
+    """What :func:`import_turn` stored."""
+
+    info: CampaignInfo
+    new_events: int
+    sender: str | None
+    fingerprint: str | None
+    request: PairRequest | None
+    forked: bool
+
+
+def import_turn(session: Session, path: Path, *, name: str | None = None,
+                as_name: str | None = None) -> Imported:
+    """Check a turn file whole, then store what is new in it (nothing at all if a check fails).
+
+    Args:
+        session: The reader's database.
+        path: The file.
+        name: Name for a campaign new to this database (default: the exported name).
+        as_name: Keep the file as a *new* campaign of this name (a fork of one you have, or a
+            copy): its events are sealed again under a new id, after every check.
+
+    Raises:
+        DataFileError: Not a readable export.
+        IntegrityError: Edited, cut, reordered, re-hashed, replayed, forked (without
+            ``as_name``), addressed to another seat, signed by a stranger, or its dice fail.
+    """
+    exported = read_export(path)
+    header, records = exported.campaign, exported.events
+    _check_importable(header.id, records)
+    check_header(exported)
+    with session._store(write=True) as store:
+        stored = store.events(header.id) if _exists(store, header.id) else []
+        trusted = (stored or records)[0].payload  # our own copy of `created`, when we have one
+        cards = seat_cards(trusted)
+        signer = check_signed(exported, seat_keys(trusted))
+        mine = _held(store, trusted)
+        if cards:
+            _check_reader(exported, cards, mine, signer)
+        known = {r for r, _, _ in store.dice_requests(header.id)}
+        new = _new_events(path, stored, records, exported, as_name, known)
+        check_import(header, records)
+        _check_dice(exported, cards, signer, mine, stored, records, store, header.id)
+        if as_name is not None:
+            info = _store_fork(store, exported, as_name)
+        else:
+            info = store.import_records(header.id, name or header.name, header.ruleset,
+                                        header.created_at, records)
+        request = _keep_request(store, info.id, exported, cards, signer)
+        turn = exported.turn
+        if turn is not None and turn.revealed_secret is not None:
+            store.put_revealed_secret(info.id, turn.revealed_secret)
+    return Imported(info, new, signer, fingerprint(cards[signer].key) if signer else None,
+                    request, as_name is not None)
+
+
+def _exists(store: EventStore, campaign_id: str) -> bool:
+    return any(c.id == campaign_id for c in store.campaigns())
+
+
+_DISTRUST = "do not trust this file; ask the sender to export it again"
+
+
+def _check_reader(exported: ExportedCampaign, cards: dict[str, SeatCard], mine: list[str],
+                  signer: str | None) -> None:
+    """The file is for a seat this database holds, and not this seat's own file come back."""
+    if not mine:
+        raise IntegrityError(f"this database holds no seat key of this campaign (seats "
+                             f"{', '.join(sorted(cards))})",
+                             fix="import it into your own database (--db), the one your "
+                                 "`rallypoint seat new` used")
+    reader = exported.turn.reader if exported.turn else None
+    if reader is not None and reader not in mine:
+        raise IntegrityError(f"the turn file is addressed to seat {reader!r}, and this database "
+                             f"holds {', '.join(mine)}", fix="import the file meant for your seat")
+    if signer in mine and len(mine) == 1:
+        raise IntegrityError(f"this is your own turn file (signed by {signer}, you): replayed "
+                             "back to you", fix="import the file your opponent sent")
+
+
+def _new_events(path: Path, stored: Sequence[EventRecord], records: Sequence[EventRecord],
+                exported: ExportedCampaign, as_name: str | None, known: set[int]) -> int:
+    """How many events the file adds; a fork or a replay of a two-seat file is refused (a
+    file at your head is new only if it brings a dice request you have not seen)."""
+    if not stored or as_name is not None:
+        return len(records)
+    for mine, theirs in zip(stored, records, strict=False):
+        if mine.hash != theirs.hash:
+            raise IntegrityError(
+                f"the file forks from your log at #{mine.seq}: from there your history and the "
+                "sender's differ", where=f"seq {mine.seq}",
+                fix=f"keep theirs as a new campaign: `rallypoint import {path} --as NAME`")
+    request = exported.turn.request if exported.turn else None
+    fresh = request is not None and request.get("round") not in known
+    if exported.signatures and (len(records) < len(stored) or (
+            len(records) == len(stored) and not fresh)):
+        head = records[-1].seq
+        what = ("is your head" if head == len(stored) else
+                f"is behind yours (#{len(stored)})")
+        raise IntegrityError(f"replayed: the file's head #{head} {what}, so it holds nothing new",
+                             fix="ask the sender for their latest turn file")
+    return max(0, len(records) - len(stored))
+
+
+def _check_dice(exported: ExportedCampaign, cards: dict[str, SeatCard], signer: str | None,
+                mine: list[str], stored: Sequence[EventRecord], records: Sequence[EventRecord],
+                store: EventStore, campaign_id: str) -> None:
+    """Every roll checks (chains, commitment, tape); the sender undid no roll of its own; any
+    round resolving this seat's command is the command this seat asked for."""
+    turn = exported.turn or TurnHeader()
+    report = audit(records, stored_rolls(get_ruleset(exported.campaign.ruleset)),
+                   turn.revealed_secret)
+    failed = next((e for e in report.events if e.verdict is Verdict.FAILED), None)
+    if failed is not None:
+        raise IntegrityError(f"the dice of #{failed.seq} do not check: {failed.reason}",
+                             where=f"seq {failed.seq}", fix=_DISTRUST)
+    if not cards or signer is None:
+        return
+    asked = {r: PairRequest.model_validate_json(t) for r, s, t in store.dice_requests(campaign_id)
+             if s in mine}
+    for record in records[len(stored):]:
+        if record.type == "undone":
+            target = record.payload.get("target")
+            if isinstance(target, int) and pair.acting_seat(records, target) == signer:
+                raise IntegrityError(
+                    f"#{record.seq} undoes #{target}, a resolved roll of {signer}'s own "
+                    "command: that needs the other seat's consent", where=f"seq {record.seq}",
+                    fix=f"ask {signer} for a turn file without it (you may undo it yourself)")
+        for seq, proof in pair.pair_proofs([record]):
+            if proof.seat in mine and not _asked(asked, proof):
+                raise IntegrityError(
+                    f"#{seq} resolves round {proof.round} as your command, but it is not the "
+                    "command you asked for", where=f"seq {seq}", fix=_DISTRUST)
+
+
+def _asked(asked: dict[int, PairRequest], proof: object) -> bool:
+    from rallypoint.dice.v1 import DiceProof
+
+    assert isinstance(proof, DiceProof)
+    request = asked.get(proof.round or 0)
+    return request is not None and (request.position, request.digest) == (
+        proof.position, proof.digest)
+
+
+def _keep_request(store: EventStore, campaign_id: str, exported: ExportedCampaign,
+                  cards: dict[str, SeatCard], signer: str | None) -> PairRequest | None:
+    """Keep the sender's dice request (checked against its chain) for `dice answer`."""
+    turn = exported.turn
+    if turn is None or turn.request is None:
+        return None
+    try:
+        request = PairRequest.model_validate(turn.request)
+    except ValueError:
+        raise IntegrityError("the turn file's dice request is malformed", where="turn.request",
+                             fix=_DISTRUST) from None
+    if signer is None:
+        raise IntegrityError("an unsigned file carries a dice request", where="turn.request",
+                             fix=_DISTRUST)
+    spec = exported.events[0].payload.get(DICE_KEY) or {}
+    pair.check_request(request, signer, exported.events, cards,
+                       int(spec.get("chain_length", CHAIN_LENGTH)),
+                       logical_position(exported.events))
+    store.put_dice_request(campaign_id, request.round, request.seat, request.model_dump_json())
+    return request
+
+
+def _store_fork(store: EventStore, exported: ExportedCampaign, as_name: str) -> CampaignInfo:
+    """The file's log sealed again under a new id (same payloads and times), as a new campaign."""
+    new_id = uuid.uuid4().hex
+    resealed: list[EventRecord] = []
+    prev = GENESIS_HASH
+    for record in exported.events:
+        sealed = EventRecord.seal(new_id, record.seq, NewEvent(type=record.type,
+                                                               payload=record.payload),
+                                  prev, record.recorded_at)
+        resealed.append(sealed)
+        prev = sealed.hash
+    header = exported.campaign
+    info = store.import_records(new_id, as_name, header.ruleset, header.created_at, resealed)
+    kept = store.dice_secret(header.id)
+    if kept is not None and kept[1] is None:
+        store.put_dice_secret(new_id, kept[0])
+    return info
+
+
+def reveal(session: Session, ref: str) -> str:
+    """Reveal a server-mode campaign's dice secret (the end of the campaign): every later export
+    carries it, and every roll then verifies. No new roll may use it afterwards.
+
+    Raises:
+        IllegalNowError: Not a server-mode campaign.
+        StoreError: This database does not hold the secret.
+    """
+    with session._store(write=True) as store:
+        info = store.find(ref)
+        created = store.events(info.id)[0].payload
+        spec = created.get(DICE_KEY)
+        if not isinstance(spec, dict) or spec.get("mode") != "server":
+            raise IllegalNowError(f"{info.name!r} has no server dice secret to reveal (its dice "
+                                  "are pair rounds, or from before dice-v1)",
+                                  fix="pair-mode rolls verify as they are made")
+        secret = store.reveal_dice_secret(info.id)
+        check_reveal(ServerCommitment.model_validate(spec).commitment, secret)
+        return secret
+
+
+def answer(session: Session, ref: str) -> Executed:
+    """Answer the other seat's waiting dice request: reveal this seat's link, decide their
+    command with both links, and append the event (``rallypoint dice answer``).
+
+    Raises:
+        IllegalNowError: No request waits for this seat.
+    """
+    with session._store() as store:
+        info = store.find(ref)
+        records = store.events(info.id)
+        mine = _held(store, records[0].payload)
+        next_round = pair.last_round(records) + 1
+        waiting = [PairRequest.model_validate_json(t) for r, s, t in
+                   store.dice_requests(info.id) if r == next_round and s not in mine]
+    if not waiting:
+        raise IllegalNowError(f"no dice request waits for you in {info.name!r}",
+                              fix="import the turn file your opponent sent first")
+    command = {**waiting[0].command, "expected_version": len(records)}
+    return session.execute(info.id, command)
+
+
+@dataclass(frozen=True)
+class Verified:
+    """What ``rallypoint verify FILE`` found."""
+
+    events: int
+    dice: DiceReport
+    signer: str | None
+    fingerprint: str | None
+
+
+def verify_file(path: Path) -> Verified:
+    """Re-check an export file offline: header and head, signature (against the file's own
+    seats), chain, a fold of every event, then every roll (with any revealed secret).
+
+    Raises:
+        DataFileError: The file is not a readable export.
+        IntegrityError: The header, signature, chain, head or a fold fails.
+    """
+    exported = read_export(path)
+    header = exported.campaign
+    _check_importable(header.id, exported.events)
+    check_header(exported)
+    created = exported.events[0].payload
+    signer = check_signed(exported, seat_keys(created))
+    check_import(header, exported.events)
+    turn = exported.turn or TurnHeader()
+    report = audit(exported.events, stored_rolls(get_ruleset(header.ruleset)),
+                   turn.revealed_secret)
+    cards = seat_cards(created)
+    return Verified(len(exported.events), report, signer,
+                    fingerprint(cards[signer].key) if signer else None)
