@@ -17,16 +17,20 @@ from rallypoint.cli.session import console, guarded, print_json
 def verify_file(path: Path, as_json: bool) -> None:
     """Print the file's verdict; exit 1 if anything fails to check."""
     from rallypoint.dice.audit import Verdict
-    from rallypoint.session.dice import verify_file as check
+    from rallypoint.session.pbem import verify_file as check
 
     with guarded():
-        count, report = check(path)
+        checked = check(path)
+    count, report = checked.events, checked.dice
     if as_json:
-        print_json({"events": count, "chain": "ok",
+        print_json({"events": count, "chain": "ok", "signed_by": checked.signer,
+                    "key": checked.fingerprint,
                     "dice": report.model_dump(mode="json"), "ok": report.ok})
     else:
+        signed = (f", signed by {checked.signer} (key {checked.fingerprint})"
+                  if checked.signer else "")
         console.print(f"[green]ok[/]: {count} events, hash chain intact, head at #{count}, "
-                      "every event folds", highlight=False)
+                      f"every event folds{signed}", highlight=False, soft_wrap=True)
         console.print(escape(report.summary()), highlight=False)
         for event in report.events:
             if event.verdict is Verdict.FAILED:

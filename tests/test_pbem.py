@@ -1,0 +1,331 @@
+"""Play by e-mail in-process: two seats, two databases, signed turn files, pair-mode dice rounds,
+and every way a suspicious opponent could alter a turn file (edit + re-hash, cut, reorder,
+replay, fork) refused with one line and nothing written."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rallypoint.core.errors import IllegalNowError, IntegrityError, RallypointError
+from rallypoint.core.events import GENESIS_HASH, event_hash
+from rallypoint.dice.v1 import chain_link, pair_key, regenerate
+from rallypoint.session import Session
+from rallypoint.session.pair import AwaitingDice
+from rallypoint.session.pbem import (
+    answer,
+    create_seated,
+    export_turn,
+    import_turn,
+    new_seat,
+    verify_file,
+)
+from rallypoint.store.exchange import ExportedCampaignHeader, ExportedHead, TurnHeader, header_hash
+from rallypoint.store.signing import SeatKey
+
+SCENARIO = Path("src/rallypoint/rulesets/squares/scenarios/farm_below_the_ridge.toml")
+RALLY = {"kind": "rally", "leader": "kempt", "unit": "28th", "rally": "disorder"}
+MARK = {"kind": "fire", "unit": "95th", "fire": "bombardment"}  # rolls nothing
+
+
+@dataclass
+class Game:
+    """French plays from a.sqlite3, allied from b.sqlite3; they trade files in ``mail``."""
+
+    french: Session
+    allied: Session
+    mail: Path
+    campaign: str
+    count: int = 0
+
+    def send(self, sender: Session, for_seat: str) -> Path:
+        self.count += 1
+        path = self.mail / f"turn{self.count}.json"
+        export_turn(sender, self.campaign, path, for_seat=for_seat)
+        return path
+
+    def french_to_allied(self) -> Path:
+        path = self.send(self.french, "allied")
+        import_turn(self.allied, path)
+        return path
+
+    def allied_to_french(self) -> Path:
+        path = self.send(self.allied, "french")
+        import_turn(self.french, path)
+        return path
+
+
+def command(session: Session, ref: str, body: dict[str, Any]) -> Any:
+    version = session.load(ref).version
+    return session.execute(ref, {**body, "expected_version": version})
+
+
+def start_game(tmp_path: Path, *, physical_dice: bool = False) -> Game:
+    french, allied = Session(tmp_path / "a.sqlite3"), Session(tmp_path / "b.sqlite3")
+    cards = [new_seat(french, "french", physical_dice=physical_dice),
+             new_seat(allied, "allied", physical_dice=physical_dice)]
+    info = create_seated(french, SCENARIO, cards, name="farm")
+    mail = tmp_path / "mail"
+    mail.mkdir()
+    game = Game(french, allied, mail, info.id)
+    game.french_to_allied()
+    return game
+
+
+def rolled_round(game: Game) -> Path:
+    """Allied asks for a rally; French answers; returns French's file carrying the event."""
+    with pytest.raises(AwaitingDice, match="needs french's link"):
+        command(game.allied, game.campaign, RALLY)
+    game.allied_to_french()
+    answer(game.french, game.campaign)
+    return game.send(game.french, "allied")
+
+
+def test_a_pair_round_by_mail_gives_dice_both_seats_made(tmp_path: Path) -> None:
+    game = start_game(tmp_path)
+    path = rolled_round(game)
+    done = import_turn(game.allied, path)
+    assert (done.sender, done.new_events) == ("french", 1)
+    event = game.allied.load(game.campaign, whole=True).events[-1]
+    proof = event.payload["dice_proof"]
+    assert (proof["mode"], proof["round"], proof["seat"], proof["position"]) == (
+        "pair", 1, "allied", 1)
+    # An independent re-derivation: both seats' links, SHA-256 into the key, HMAC stream.
+    links = {seat: chain_link(chain_seed(session, game, seat), 1)
+             for seat, session in (("french", game.french), ("allied", game.allied))}
+    assert {s: v.hex() for s, v in links.items()} == proof["links"]
+    faces = regenerate(pair_key(links), 1, _digest(proof["command"]), [6])
+    assert [f for _, f in proof["tape"]] == faces
+    report = verify_file(path)
+    assert report.dice.ok and report.dice.summary() == "dice-v1: 1 verified, 0 failed (dice)"
+    assert report.signer == "french"
+
+
+def chain_seed(session: Session, game: Game, seat: str) -> bytes:
+    with session._store() as store:
+        kept = store.seat_key(event_card(game, seat)["key"])
+    assert kept is not None
+    return bytes.fromhex(kept.chain_seed)
+
+
+def _digest(command_json: dict[str, Any]) -> str:
+    from rallypoint.dice.v1 import command_digest
+
+    return command_digest(command_json)
+
+
+def event_card(game: Game, seat: str) -> dict[str, Any]:
+    created = game.french.load(game.campaign, whole=True).events[0].payload
+    card: dict[str, Any] = created["seats"][seat]
+    return card
+
+
+def test_the_turn_file_holds_none_of_the_senders_secrets(tmp_path: Path) -> None:
+    game = start_game(tmp_path)
+    with pytest.raises(AwaitingDice):
+        command(game.allied, game.campaign, RALLY)
+    path = game.send(game.allied, "french")
+    text = path.read_text(encoding="utf-8")
+    with game.allied._store() as store:
+        card = event_card(game, "allied")
+        kept = store.seat_key(card["key"])
+    assert kept is not None
+    seed = bytes.fromhex(kept.chain_seed)
+    assert kept.private not in text and kept.chain_seed not in text
+    assert chain_link(seed, 1).hex() in text  # the link of this round, with its command
+    assert chain_link(seed, 2).hex() not in text  # no later link: next rounds stay secret
+    assert json.loads(text)["turn"]["request"]["command"]["kind"] == "rally"
+
+
+def test_retry_after_a_consented_undo_sees_the_same_dice(tmp_path: Path) -> None:
+    game = start_game(tmp_path)
+    import_turn(game.allied, rolled_round(game))
+    first = game.allied.log(game.campaign)[-1]
+    with pytest.raises(IllegalNowError, match="needs french's consent"):
+        game.allied.undo(game.campaign)
+    game.french.undo(game.campaign)  # the other seat undoes it: its consent
+    game.french_to_allied()
+    again = command(game.allied, game.campaign, RALLY)  # both links public: no round trip
+    assert again.summary.splitlines()[1:] == first.summary.splitlines()[1:]
+    log = game.allied.load(game.campaign, whole=True).events
+    assert log[-1].payload["dice_proof"] == log[1].payload["dice_proof"]
+
+
+def test_an_undo_of_ones_own_roll_in_a_file_is_refused(tmp_path: Path) -> None:
+    game = start_game(tmp_path)
+    import_turn(game.allied, rolled_round(game))
+    # Allied forges its own undo in its database (around the session's refusal) and sends it.
+    with game.allied._store(write=True) as store:
+        campaign = game.allied.load(game.campaign, whole=True)
+        store.append(game.campaign, campaign.version + 1, campaign.undo_event(campaign.version))
+    path = game.send(game.allied, "french")
+    with pytest.raises(IntegrityError, match="a resolved roll of allied's own command"):
+        import_turn(game.french, path)
+
+
+def rehash(data: dict[str, Any], signer: SeatKey | None = None) -> dict[str, Any]:
+    """Re-seal the chain and the header after an edit (and re-sign, if given the key)."""
+    prev = GENESIS_HASH
+    for e in data["events"]:
+        e["prev_hash"] = prev
+        e["hash"] = prev = event_hash(e["campaign_id"], e["seq"], e["type"], e["payload"],
+                                      e["recorded_at"], prev)
+    last = data["events"][-1]
+    data["head"] = {"seq": last["seq"], "hash": last["hash"]}
+    data["header_hash"] = header_hash(ExportedCampaignHeader(**data["campaign"]),
+                                      ExportedHead(**data["head"]), 3,
+                                      TurnHeader(**data["turn"]))
+    if signer is not None:
+        data["signatures"] = [signer.sign(data["header_hash"], data["turn"]["reader"])
+                              .model_dump()]
+    return data
+
+
+def edit_face(data: dict[str, Any]) -> None:
+    payload = data["events"][-1]["payload"]
+    payload["dice_proof"]["tape"][0][1] = payload["dice_proof"]["tape"][0][1] % 6 + 1
+
+
+def swap(data: dict[str, Any]) -> None:
+    data["events"][-1], data["events"][-2] = data["events"][-2], data["events"][-1]
+
+
+TAMPERS = {
+    "edit + re-hash": (lambda d: (edit_face(d), rehash(d)), "does not match the file's"),
+    "cut": (lambda d: d["events"].pop(), "were cut"),
+    "cut + re-hash": (lambda d: (d["events"].pop(), rehash(d)), "does not match the file's"),
+    "reorder": (swap, "broken at seq"),
+    "reorder + re-hash": (lambda d: (swap(d), rehash(d)), "sequence gap"),
+    "re-address": (lambda d: d["turn"].update(reader="french"), "does not match its header"),
+    "strip the signature": (lambda d: d.update(signatures=[]), "not signed"),
+}
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A game in which French's latest file (a mark, a rolled round) awaits Allied's import."""
+    tmp = tmp_path_factory.mktemp("pbem")
+    game = start_game(tmp)
+    command(game.french, game.campaign, MARK)
+    game.french_to_allied()
+    path = rolled_round(game)
+    return tmp, path
+
+
+def attempt(tmp_path: Path, played: tuple[Path, Path], change: Any) -> RallypointError:
+    home, path = played
+    shutil.copy(home / "b.sqlite3", tmp_path / "b.sqlite3")
+    reader = Session(tmp_path / "b.sqlite3")
+    before = reader.log(reader.campaigns()[0].id)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    change(data)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(RallypointError) as info:
+        import_turn(reader, bad)
+    assert reader.log(reader.campaigns()[0].id) == before
+    return info.value
+
+
+@pytest.mark.parametrize("name", list(TAMPERS))
+def test_a_tampered_turn_file_is_refused_and_nothing_written(
+    tmp_path: Path, played: tuple[Path, Path], name: str,
+) -> None:
+    change, message = TAMPERS[name]
+    error = attempt(tmp_path, played, change)
+    assert message in error.what + error.message
+
+
+def test_the_untampered_file_imports(tmp_path: Path, played: tuple[Path, Path]) -> None:
+    home, path = played
+    shutil.copy(home / "b.sqlite3", tmp_path / "b.sqlite3")
+    assert import_turn(Session(tmp_path / "b.sqlite3"), path).new_events == 1
+
+
+def test_a_cheating_sender_who_re_signs_an_edited_roll_is_caught_by_the_dice(
+    tmp_path: Path, played: tuple[Path, Path],
+) -> None:
+    home, _ = played
+    with Session(home / "a.sqlite3")._store() as store:
+        french = Session(home / "a.sqlite3").load(Session(home / "a.sqlite3").campaigns()[0].id)
+        card = french.events[0].payload["seats"]["french"]
+        kept = store.seat_key(card["key"])
+    assert kept is not None
+    key = SeatKey("french", bytes.fromhex(kept.private))
+    error = attempt(tmp_path, played, lambda d: (edit_face(d), rehash(d, key)))
+    assert "the dice of #" in error.what and "do not check" in error.what
+
+
+def test_replays_are_refused(tmp_path: Path) -> None:
+    game = start_game(tmp_path)
+    command(game.french, game.campaign, MARK)
+    old = game.french_to_allied()
+    with pytest.raises(IntegrityError, match=r"replayed: the file's head #2 is your head"):
+        import_turn(game.allied, old)
+    command(game.french, game.campaign, MARK | {"unit": "28th"})
+    game.french_to_allied()
+    with pytest.raises(IntegrityError, match=r"head #2 is behind yours \(#3\)"):
+        import_turn(game.allied, old)
+    own = game.send(game.allied, "french")
+    with pytest.raises(IntegrityError, match="addressed to seat 'french'"):
+        import_turn(game.allied, own)
+    backup = tmp_path / "backup.json"
+    export_turn(game.allied, game.campaign, backup)  # signed by allied, for anyone
+    with pytest.raises(IntegrityError, match="your own turn file"):
+        import_turn(game.allied, backup)
+    stranger = Session(tmp_path / "c.sqlite3")
+    new_seat(stranger, "french")
+    with pytest.raises(IntegrityError, match="holds no seat key of this campaign"):
+        import_turn(stranger, own)
+
+
+def test_a_fork_is_refused_then_kept_as_a_new_campaign(tmp_path: Path) -> None:
+    game = start_game(tmp_path)
+    # French restores an old copy of its database and plays on differently from it.
+    shutil.copy(tmp_path / "a.sqlite3", tmp_path / "a-old.sqlite3")
+    command(game.french, game.campaign, MARK)
+    game.french_to_allied()
+    old = Session(tmp_path / "a-old.sqlite3")
+    command(old, game.campaign, MARK | {"unit": "28th"})
+    fork = tmp_path / "fork.json"
+    export_turn(old, game.campaign, fork, for_seat="allied")
+    with pytest.raises(IntegrityError, match=r"forks from your log at #2") as info:
+        import_turn(game.allied, fork)
+    assert "--as NAME" in info.value.message
+    kept = import_turn(game.allied, fork, as_name="farm (french's other line)")
+    assert kept.forked and kept.info.id != game.campaign and kept.info.version == 2
+    assert {c.name for c in game.allied.campaigns()} == {"farm", "farm (french's other line)"}
+    assert game.allied.verify(kept.info.id).ok
+    # The kept fork is a campaign of its own: Allied can play it and send it on.
+    command(game.allied, kept.info.id, MARK | {"unit": "42nd"})
+    path = tmp_path / "fork-back.json"
+    export_turn(game.allied, kept.info.id, path, for_seat="french")
+    assert import_turn(game.french, path, name="farm (fork)").info.version == 3
+
+
+def test_typed_dice_need_both_seats_cards(tmp_path: Path) -> None:
+    game = start_game(tmp_path)
+    with pytest.raises(IllegalNowError, match="need every seat's agreement"):
+        game.allied.execute(game.campaign, {**RALLY, "expected_version": 1}, dice="4")
+    (tmp_path / "agreed").mkdir()
+    agreed = start_game(tmp_path / "agreed", physical_dice=True)
+    done = agreed.allied.execute(agreed.campaign, {**RALLY, "expected_version": 1}, dice="4")
+    proof = done.record.payload["dice_proof"]
+    assert (proof["mode"], proof["agreed"], proof["seat"]) == ("typed", ["allied", "french"],
+                                                               "allied")
+    path = agreed.allied_to_french()
+    assert verify_file(path).dice.summary() == "dice-v1: 1 typed in, 0 failed (dice)"
+
+
+def test_an_edited_seat_card_is_refused(tmp_path: Path) -> None:
+    french = Session(tmp_path / "a.sqlite3")
+    mine = new_seat(french, "french")
+    theirs = new_seat(Session(tmp_path / "b.sqlite3"), "allied")
+    forged = theirs.model_copy(update={"physical_dice": True})
+    with pytest.raises(IntegrityError, match="not signed by its own key"):
+        create_seated(french, SCENARIO, [mine, forged])
