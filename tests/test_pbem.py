@@ -186,21 +186,23 @@ def rehash(data: dict[str, Any], signer: SeatKey | None = None) -> dict[str, Any
     return data
 
 
-def edit_face(data: dict[str, Any]) -> None:
+def edit_face(data: dict[str, Any]) -> dict[str, Any]:
     payload = data["events"][-1]["payload"]
     payload["dice_proof"]["tape"][0][1] = payload["dice_proof"]["tape"][0][1] % 6 + 1
+    return data
 
 
-def swap(data: dict[str, Any]) -> None:
+def swap(data: dict[str, Any]) -> dict[str, Any]:
     data["events"][-1], data["events"][-2] = data["events"][-2], data["events"][-1]
+    return data
 
 
 TAMPERS = {
-    "edit + re-hash": (lambda d: (edit_face(d), rehash(d)), "does not match the file's"),
+    "edit + re-hash": (lambda d: rehash(edit_face(d)), "does not match the file's"),
     "cut": (lambda d: d["events"].pop(), "were cut"),
     "cut + re-hash": (lambda d: (d["events"].pop(), rehash(d)), "does not match the file's"),
     "reorder": (swap, "broken at seq"),
-    "reorder + re-hash": (lambda d: (swap(d), rehash(d)), "sequence gap"),
+    "reorder + re-hash": (lambda d: rehash(swap(d)), "sequence gap"),
     "re-address": (lambda d: d["turn"].update(reader="french"), "does not match its header"),
     "strip the signature": (lambda d: d.update(signatures=[]), "not signed"),
 }
@@ -257,7 +259,7 @@ def test_a_cheating_sender_who_re_signs_an_edited_roll_is_caught_by_the_dice(
         kept = store.seat_key(card["key"])
     assert kept is not None
     key = SeatKey("french", bytes.fromhex(kept.private))
-    error = attempt(tmp_path, played, lambda d: (edit_face(d), rehash(d, key)))
+    error = attempt(tmp_path, played, lambda d: rehash(edit_face(d), key))
     assert "the dice of #" in error.what and "do not check" in error.what
 
 
