@@ -46,3 +46,22 @@ def test_verify_file_reproduces_a_public_seed_campaign(tmp_path: Path) -> None:
     rp(db, "export", str(tmp_path / "f.json"))
     assert "legacy seed: 1 reproduced from the public seed, 0 failed" in rp(
         db, "verify", str(tmp_path / "f.json"))
+
+
+def test_retry_after_undo_sees_the_same_dice_when_a_snapshot_sits_at_the_undo(
+    tmp_path: Path,
+) -> None:
+    # The undo writes a state snapshot at its own event; the next command resumes from it and
+    # holds only the tail of the log, which cannot say the position (the undone event's): the
+    # position must come from the whole log, or the retry would draw other dice.
+    db = tmp_path / "c.sqlite3"
+    rp(db, "new", SCENARIO, "--name", "farm")
+    rp(db, "squares", "disorder", "95th")  # rolls nothing; the rally is decided at position 2
+    first = rp(db, *RALLY)
+    rp(db, "undo")
+    again = rp(db, *RALLY)
+    assert again.splitlines()[1:] == first.splitlines()[1:]
+    rp(db, "export", str(tmp_path / "f.json"))
+    proofs = [e["payload"].get("dice_proof") for e in
+              json.loads((tmp_path / "f.json").read_text())["events"]]
+    assert proofs[2] == proofs[4] and proofs[4]["position"] == 2
