@@ -12,6 +12,7 @@ import hmac
 import json
 import math
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -201,3 +202,41 @@ def test_chi2_catches_a_modulo_bias() -> None:
         counts.update(b % 6 + 1 for b in mac.digest())
     observed = np.array([counts[f] for f in range(1, 7)])
     assert chi2_sf(chi2(observed, np.full(6, observed.sum() / 6)), 5) < 1e-6
+
+
+def _snippets(text: str) -> list[str]:
+    """The ```python blocks of the "by hand" sections of docs/dice.md."""
+    import re
+
+    return re.findall(r"### Verify a (?:pair-mode )?roll by hand.*?```python\n(.*?)```", text,
+                      flags=re.S)
+
+
+def test_the_by_hand_checks_in_docs_dice_md_give_what_they_say() -> None:
+    # Every `# -> value` line is the value of the statement before it (an expression, or the
+    # name an assignment binds), run with nothing but the standard library.
+    import ast
+
+    snippets = _snippets((Path(__file__).parent.parent / "docs" / "dice.md")
+                         .read_text(encoding="utf-8"))
+    assert len(snippets) == 2
+    checked = 0
+    for code in snippets:
+        scope: dict[str, object] = {}
+        block: list[str] = []
+        for line in code.splitlines():
+            if not line.startswith("# -> "):
+                block.append(line)
+                continue
+            tree = ast.parse("\n".join(block))
+            *body, last = tree.body
+            exec(compile(ast.Module(body=body, type_ignores=[]), "dice.md", "exec"), scope)
+            if isinstance(last, ast.Expr):
+                value = eval(compile(ast.Expression(last.value), "dice.md", "eval"), scope)
+            else:
+                exec(compile(ast.Module(body=[last], type_ignores=[]), "dice.md", "exec"), scope)
+                assert isinstance(last, ast.Assign) and isinstance(last.targets[0], ast.Name)
+                value = scope[last.targets[0].id]
+            assert value == line.removeprefix("# -> "), (block[-1], value)
+            block, checked = [], checked + 1
+    assert checked == 7

@@ -31,7 +31,7 @@ def game(tmp: Path) -> tuple[Path, Path]:
     assert "seats allied, french" in out
     assert "signed by french for allied" in rp(a, "export", "--for", "allied",
                                                str(tmp / "t1.json"))
-    assert "imported farm (1 events, 1 new), signed by french (key " in rp(
+    assert "imported farm (1 event, 1 new), signed by french (key " in rp(
         b, "import", str(tmp / "t1.json"))
     return a, b
 

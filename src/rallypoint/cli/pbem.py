@@ -30,7 +30,7 @@ def export(
 
     with guarded():
         done = export_turn(session(), campaign_ref(campaign), file, for_seat=for_seat)
-    line = f"exported {done.events} events to {escape(str(file))}"
+    line = f"exported {_events(done.events)} to {escape(str(file))}"
     if done.sender is not None:
         line += f", signed by {done.sender}" + (f" for {done.reader}" if done.reader else "")
     if done.request is not None:
@@ -57,9 +57,9 @@ def import_(
 
     with guarded():
         done = import_turn(session(), file, name=name, as_name=as_name)
-    what = (f"imported {escape(done.info.name)} as a new campaign ({done.info.version} events)"
-            if done.forked else
-            f"imported {escape(done.info.name)} ({done.info.version} events, "
+    what = (f"imported {escape(done.info.name)} as a new campaign "
+            f"({_events(done.info.version)})" if done.forked else
+            f"imported {escape(done.info.name)} ({_events(done.info.version)}, "
             f"{done.new_events} new)")
     if done.sender is not None:
         what += f", signed by {done.sender} (key {done.fingerprint})"
@@ -67,6 +67,10 @@ def import_(
     if done.request is not None:
         console.print(f"{done.request.seat} asks for your dice link (round "
                       f"{done.request.round}): `rallypoint dice answer`", highlight=False)
+
+
+def _events(count: int) -> str:
+    return f"{count} event" + ("" if count == 1 else "s")
 
 
 seat_app = typer.Typer(help="Seats for two-player play: your key and dice chain, and the "

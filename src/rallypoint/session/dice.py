@@ -111,7 +111,7 @@ def _typed(campaign: Campaign, command: Command, dice: str | Sequence[int], keys
         if seats and not keys.physical_dice:  # type: ignore[union-attr]
             raise IllegalNowError(
                 "typed-in dice (--dice) need every seat's agreement, and this campaign's seat "
-                "cards do not all allow physical dice", fix="roll with the campaign's dice-v1 "
+                "cards do not all allow physical dice", fix="Roll with the campaign's dice-v1 "
                 "dice (leave out --dice), or start a campaign from cards made with "
                 "`rallypoint seat new SIDE --physical-dice`")
         mine = keys.mine if keys else ()
@@ -148,12 +148,12 @@ class _Lazy:
         if keys.revealed:
             raise IllegalNowError(
                 f"{node.purpose!r} needs dice, and this campaign's dice secret has been revealed "
-                "(its dice are public now)", fix="the campaign is over for dice-v1; start a new "
+                "(its dice are public now)", fix="The campaign is over for dice-v1; start a new "
                 "campaign to keep playing with secret dice")
         if keys.secret is None:
             raise IllegalNowError(
                 f"{node.purpose!r} needs dice, and this database does not hold this campaign's "
-                "dice secret", fix="roll where the campaign was created, or type in physical "
+                "dice secret", fix="Roll where the campaign was created, or type in physical "
                 "dice with --dice (marked as typed in the log)")
         return roller_for(self._campaign.events, command, secret=keys.secret,
                           position=keys.position)

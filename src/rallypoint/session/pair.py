@@ -111,7 +111,7 @@ class PairSeat:
         if not self.seeds:
             raise IllegalNowError("this database holds no seat key of this two-seat campaign, "
                                   "so it cannot take part in its dice rounds",
-                                  fix="play it from the database your `rallypoint seat new` used")
+                                  fix="Play it from the database your `rallypoint seat new` used")
         me = next(iter(self.seeds))
         waiting = self.requests.get(round_)
         if waiting is not None:
@@ -133,12 +133,12 @@ class PairSeat:
             raise IllegalNowError(
                 f"your dice request for round {round_} (another command) is waiting for "
                 f"{self._other(me)}'s link; nothing else can be decided until it comes back",
-                fix=f"send it with `rallypoint export --for {self._other(me)} FILE`, then "
+                fix=f"Send it with `rallypoint export --for {self._other(me)} FILE`, then "
                     "import their answer")
         if not same:
             raise IllegalNowError(
                 f"{waiting.seat}'s command is waiting for your dice (round {round_}); it must "
-                "be resolved before anything else", fix="answer it: `rallypoint dice answer`")
+                "be resolved before anything else", fix="Answer it: `rallypoint dice answer`")
         links = {waiting.seat: waiting.link,
                  me: chain_link(self.seeds[me], round_, self.length).hex()}
         return pair_roller(links, round_, position, waiting.command, waiting.seat)
@@ -151,7 +151,7 @@ class PairSeat:
         return AwaitingDice(
             f"dice round {request.round} needs {other}'s link: your command and your link are "
             "kept, and nothing was written to the log",
-            fix=f"send them with `rallypoint export --for {other} FILE`; when {other} has "
+            fix=f"Send them with `rallypoint export --for {other} FILE`; when {other} has "
                 "answered (`rallypoint dice answer`), import the file they send back")
 
 
@@ -167,12 +167,12 @@ def check_request(request: PairRequest, sender: str, records: Sequence[LoggedEve
     if request.seat != sender:
         raise IntegrityError(f"the turn file's dice request is {request.seat!r}'s, not the "
                              f"sender's ({sender!r})", where="turn.request",
-                             fix="do not trust this file; ask for a fresh export")
+                             fix="Do not trust this file; ask for a fresh export")
     if (request.position, request.round) != (position, expected_round):
         raise IntegrityError(
             f"the dice request is for position {request.position}, round {request.round}; the "
             f"file's log is at position {position}, next round {expected_round}",
-            where="turn.request", fix="do not trust this file; ask for a fresh export")
+            where="turn.request", fix="Do not trust this file; ask for a fresh export")
     anchors = {s: c.anchor for s, c in cards.items() if c.anchor is not None}
     tracker = ChainTracker(anchors, chain_length)
     for _, proof in pair_proofs(records):
@@ -197,7 +197,7 @@ def check_undo(store: EventStore, campaign: Campaign, target: int) -> None:
         other = next(s for s in sorted(cards) if s != mine[0])
         raise IllegalNowError(
             f"#{target} resolved a roll of your command; undoing it needs {other}'s consent",
-            fix=f"ask {other} to undo it (`rallypoint undo` on their side); it comes back in "
+            fix=f"Ask {other} to undo it (`rallypoint undo` on their side); it comes back in "
                 "their turn file. A retry then sees the same dice.")
 
 

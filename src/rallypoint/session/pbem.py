@@ -81,13 +81,13 @@ def create_seated(session: Session, scenario: Path, cards: Sequence[SeatCard], *
     seats = sorted(c.seat for c in cards)
     if len(cards) < 2 or len(set(seats)) != len(seats):
         raise MalformedInputError(f"a two-seat campaign needs one card per seat, got {seats}",
-                                  fix="pass each seat's card once: --card axis.json "
+                                  fix="Pass each seat's card once: --card axis.json "
                                       "--card soviet.json")
     for card in cards:
         card.check()
         if card.anchor is None:
             raise MalformedInputError(f"the card of {card.seat!r} has no dice chain anchor",
-                                      fix="make it with `rallypoint seat new SIDE`")
+                                      fix="Make it with `rallypoint seat new SIDE`")
     ruleset = get_ruleset(_ruleset_of(scenario))
     label = clean_name(name if name is not None else scenario.stem)
     created = created_event(ruleset, scenario, label)
@@ -98,7 +98,7 @@ def create_seated(session: Session, scenario: Path, cards: Sequence[SeatCard], *
     with session._store(write=True) as store:
         if not _held(store, payload):
             raise IllegalNowError("this database holds none of these seats' keys",
-                                  fix="make your own card here first: `rallypoint seat new SIDE`")
+                                  fix="Make your own card here first: `rallypoint seat new SIDE`")
         new_id = uuid.uuid4().hex
         store.create_campaign(new_id, label, ruleset.name, NewEvent(type=created.type,
                                                                      payload=payload))
@@ -154,18 +154,18 @@ def export_turn(session: Session, ref: str, path: Path, *,
         if not cards:
             if for_seat is not None:
                 raise IllegalNowError(f"{info.name!r} is a one-player campaign: it has no seats",
-                                      fix="export it without --for")
+                                      fix="Export it without --for")
             write_atomically(path, export_text(header, records, TurnHeader(
                 revealed_secret=revealed)))
             return Exported(len(records), None, None, None, revealed is not None)
         if for_seat is not None and for_seat not in cards:
             raise MalformedInputError(f"{info.name!r} has no seat {for_seat!r}",
-                                      fix=f"use one of: {', '.join(sorted(cards))}")
+                                      fix=f"Use one of: {', '.join(sorted(cards))}")
         senders = [s for s in _held(store, created) if s != for_seat]
         if not senders:
             raise IllegalNowError(f"this database holds no seat key of {info.name!r} to sign "
                                   "with" + (f" other than {for_seat!r}'s" if for_seat else ""),
-                                  fix="export from your own database (--db)")
+                                  fix="Export from your own database (--db)")
         sender = senders[0]
         kept_key = store.seat_key(cards[sender].key)
         assert kept_key is not None  # held above
@@ -252,7 +252,7 @@ def _exists(store: EventStore, campaign_id: str) -> bool:
     return any(c.id == campaign_id for c in store.campaigns())
 
 
-_DISTRUST = "do not trust this file; ask the sender to export it again"
+_DISTRUST = "Do not trust this file; ask the sender to export it again"
 
 
 def _check_reader(exported: ExportedCampaign, cards: dict[str, SeatCard], mine: list[str],
@@ -261,15 +261,15 @@ def _check_reader(exported: ExportedCampaign, cards: dict[str, SeatCard], mine: 
     if not mine:
         raise IntegrityError(f"this database holds no seat key of this campaign (seats "
                              f"{', '.join(sorted(cards))})",
-                             fix="import it into your own database (--db), the one your "
+                             fix="Import it into your own database (--db), the one your "
                                  "`rallypoint seat new` used")
     reader = exported.turn.reader if exported.turn else None
     if reader is not None and reader not in mine:
         raise IntegrityError(f"the turn file is addressed to seat {reader!r}, and this database "
-                             f"holds {', '.join(mine)}", fix="import the file meant for your seat")
+                             f"holds {', '.join(mine)}", fix="Import the file meant for your seat")
     if signer in mine and len(mine) == 1:
         raise IntegrityError(f"this is your own turn file (signed by {signer}, you): replayed "
-                             "back to you", fix="import the file your opponent sent")
+                             "back to you", fix="Import the file your opponent sent")
 
 
 def _new_events(path: Path, stored: Sequence[EventRecord], records: Sequence[EventRecord],
@@ -283,7 +283,7 @@ def _new_events(path: Path, stored: Sequence[EventRecord], records: Sequence[Eve
             raise IntegrityError(
                 f"the file forks from your log at #{mine.seq}: from there your history and the "
                 "sender's differ", where=f"seq {mine.seq}",
-                fix=f"keep theirs as a new campaign: `rallypoint import {path} --as NAME`")
+                fix=f"Keep theirs as a new campaign: `rallypoint import {path} --as NAME`")
     request = exported.turn.request if exported.turn else None
     fresh = request is not None and request.get("round") not in known
     if exported.signatures and (len(records) < len(stored) or (
@@ -292,7 +292,7 @@ def _new_events(path: Path, stored: Sequence[EventRecord], records: Sequence[Eve
         what = ("is your head" if head == len(stored) else
                 f"is behind yours (#{len(stored)})")
         raise IntegrityError(f"replayed: the file's head #{head} {what}, so it holds nothing new",
-                             fix="ask the sender for their latest turn file")
+                             fix="Ask the sender for their latest turn file")
     return max(0, len(records) - len(stored))
 
 
@@ -320,7 +320,7 @@ def _check_dice(exported: ExportedCampaign, cards: dict[str, SeatCard], signer: 
                 raise IntegrityError(
                     f"#{record.seq} undoes #{target}, a resolved roll of {signer}'s own "
                     "command: that needs the other seat's consent", where=f"seq {record.seq}",
-                    fix=f"ask {signer} for a turn file without it (you may undo it yourself)")
+                    fix=f"Ask {signer} for a turn file without it (you may undo it yourself)")
         for seq, proof in pair.pair_proofs([record]):
             if proof.seat in mine and not _asked(asked, proof):
                 raise IntegrityError(
@@ -393,7 +393,7 @@ def reveal(session: Session, ref: str) -> str:
         if not isinstance(spec, dict) or spec.get("mode") != "server":
             raise IllegalNowError(f"{info.name!r} has no server dice secret to reveal (its dice "
                                   "are pair rounds, or from before dice-v1)",
-                                  fix="pair-mode rolls verify as they are made")
+                                  fix="Pair-mode rolls verify as they are made")
         secret = store.reveal_dice_secret(info.id)
         check_reveal(ServerCommitment.model_validate(spec).commitment, secret)
         return secret
@@ -415,7 +415,7 @@ def answer(session: Session, ref: str) -> Executed:
                    store.dice_requests(info.id) if r == next_round and s not in mine]
     if not waiting:
         raise IllegalNowError(f"no dice request waits for you in {info.name!r}",
-                              fix="import the turn file your opponent sent first")
+                              fix="Import the turn file your opponent sent first")
     command = {**waiting[0].command, "expected_version": len(records)}
     return session.execute(info.id, command)
 
