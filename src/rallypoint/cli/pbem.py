@@ -35,6 +35,8 @@ def export(
         line += f", signed by {done.sender}" + (f" for {done.reader}" if done.reader else "")
     if done.request is not None:
         line += f"; with your dice request (round {done.request.round})"
+    if done.withheld:
+        line += f"; your secrets withheld in {_events(done.withheld)}"
     if done.revealed:
         line += "; with the revealed dice secret"
     console.print(line, highlight=False, soft_wrap=True)

@@ -23,14 +23,17 @@ def verify_file(path: Path, as_json: bool) -> None:
         checked = check(path)
     count, report = checked.events, checked.dice
     if as_json:
-        print_json({"events": count, "chain": "ok", "signed_by": checked.signer,
+        print_json({"events": count, "chain": "ok", "withheld": checked.withheld,
+                    "signed_by": checked.signer,
                     "key": checked.fingerprint,
                     "dice": report.model_dump(mode="json"), "ok": report.ok})
     else:
         signed = (f", signed by {checked.signer} (key {checked.fingerprint})"
                   if checked.signer else "")
+        folds = ("every event folds" if not checked.withheld else
+                 f"{checked.withheld} withheld from you (linked and signed; not folded)")
         console.print(f"[green]ok[/]: {count} events, hash chain intact, head at #{count}, "
-                      f"every event folds{signed}", highlight=False, soft_wrap=True)
+                      f"{folds}{signed}", highlight=False, soft_wrap=True)
         console.print(escape(report.summary()), highlight=False)
         for event in report.events:
             if event.verdict is Verdict.FAILED:

@@ -16,7 +16,7 @@ from it (``SeededRoller(seed, "v<version>")``), and a roll that does not reprodu
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from enum import StrEnum
 from typing import Any, Final, Protocol
 
@@ -71,6 +71,8 @@ class Verdict(StrEnum):
     """A pre-dice-v1 roll that reproduces from the campaign's public seed."""
     FAILED = "failed"
     """Does not check: see the reason."""
+    WITHHELD = "withheld"
+    """An event redacted for the file's reader: its dice are checked at the reveal."""
 
 
 class EventDice(BaseModel):
@@ -107,7 +109,9 @@ class DiceReport(BaseModel):
             (Verdict.VERIFIED, "verified"), (Verdict.LEGACY, "reproduced from the public seed"),
             (Verdict.TYPED, "typed in"), (Verdict.COMMITTED, "committed, secret not revealed"),
             (Verdict.FAILED, "failed")) if self.count(v) or v is Verdict.FAILED]
-        return f"{self.scheme}: " + ", ".join(parts) + " (dice)"
+        hidden = sum(1 for e in self.events if e.verdict is Verdict.WITHHELD)
+        tail = f"; {hidden} event(s) withheld from you, checked at the reveal" if hidden else ""
+        return f"{self.scheme}: " + ", ".join(parts) + f" (dice){tail}"
 
 
 class _Walk:
@@ -120,6 +124,7 @@ class _Walk:
         self.chains: ChainTracker | None = None
         self.rounds: dict[int, int] = {}  # position → round index used there
         self.last_round = 0
+        self.gap = False  # a withheld event since the last round: it may have used rounds
         spec = created.get(DICE_KEY)
         if spec is None and "seed" in created:
             self.scheme, self.seed = "legacy seed", str(created["seed"])
@@ -151,7 +156,7 @@ class _Walk:
 
 
 def audit(events: Sequence[LoggedEvent], rolls_of: RollsOf,
-          revealed_secret: str | None = None) -> DiceReport:
+          revealed_secret: str | None = None, withheld: Collection[int] = ()) -> DiceReport:
     """Re-check every roll of a log.
 
     Args:
@@ -159,6 +164,9 @@ def audit(events: Sequence[LoggedEvent], rolls_of: RollsOf,
         rolls_of: Reads an event's stored rolls (the campaign's ruleset).
         revealed_secret: A server-mode secret (hex) revealed with the file; checked against the
             commitment before any roll is derived from it.
+        withheld: Seqs of events redacted for the file's reader (a turn file ``--for`` a
+            seat): their dice are not checked (they are counted as withheld), and the pair
+            rounds they used may be missing from the rounds the audit sees.
 
     Raises:
         IntegrityError: The log has no ``created`` event, or a revealed secret does not open the
@@ -170,7 +178,10 @@ def audit(events: Sequence[LoggedEvent], rolls_of: RollsOf,
     walk = _Walk(events[0].payload, revealed_secret)
     results: list[EventDice] = []
     for event in events[1:]:
-        if event.type != _UNDONE:
+        if event.seq in withheld:
+            walk.gap = True
+            results.append(EventDice(seq=event.seq, verdict=Verdict.WITHHELD, dice=0))
+        elif event.type != _UNDONE:
             rolls = list(rolls_of(event))
             found = _check_event(walk, event, rolls)
             if found is not None:
@@ -262,7 +273,8 @@ def _key(walk: _Walk, proof: DiceProof) -> bytes | None:
         raise IntegrityError(f"round {proof.round} has links from {sorted(proof.links)}, "
                              f"not from every seat {list(walk.chains.seats)}")
     earlier = walk.rounds.get(proof.position)
-    if proof.round != earlier and proof.round != walk.last_round + 1:
+    skipped_unseen = walk.gap and proof.round > walk.last_round
+    if proof.round != earlier and proof.round != walk.last_round + 1 and not skipped_unseen:
         raise IntegrityError(f"round {proof.round} is out of order (next is "
                              f"{walk.last_round + 1}) — a round is used once, or again only "
                              "when the same position is retried after an undo")
@@ -270,6 +282,7 @@ def _key(walk: _Walk, proof: DiceProof) -> bytes | None:
              for seat, link in proof.links.items()}
     walk.rounds[proof.position] = proof.round
     walk.last_round = max(walk.last_round, proof.round)
+    walk.gap = False
     return pair_key(links)
 
 

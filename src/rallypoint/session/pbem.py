@@ -39,6 +39,7 @@ from rallypoint.store.exchange import (
     TurnHeader,
     _check_importable,
     check_header,
+    check_redacted,
     check_signed,
     export_text,
     exported_log,
@@ -48,7 +49,7 @@ from rallypoint.store.exchange import (
 from rallypoint.store.foldcheck import check_import
 from rallypoint.store.secrets import KeptSeat
 from rallypoint.store.signing import SeatCard, SeatKey, fingerprint, seat_cards, seat_keys
-from rallypoint.store.visibility import visible_records
+from rallypoint.store.visibility import redacted_digest, visible_records, withheld
 
 __all__ = ["Exported", "Imported", "SeatCard", "Verified", "answer", "create_seated",
            "export_turn", "fingerprint", "import_turn", "new_seat", "reveal", "verify_file"]
@@ -130,6 +131,8 @@ class Exported:
     reader: str | None
     request: PairRequest | None
     revealed: bool
+    withheld: int = 0
+    """Events redacted for the reader (their secret parts withheld, their hashes kept)."""
 
 
 def export_turn(session: Session, ref: str, path: Path, *,
@@ -171,12 +174,14 @@ def export_turn(session: Session, ref: str, path: Path, *,
         assert kept_key is not None  # held above
         key = SeatKey(sender, bytes.fromhex(kept_key.private))
         request = _outgoing(store, info.id, sender, records)
-        shown = visible_records(info.ruleset, records, for_seat)
+        shown = visible_records(records, for_seat)  # the per-viewer filter: one call
     turn = TurnHeader(sender=sender, reader=for_seat, revealed_secret=revealed,
-                      request=None if request is None else request.model_dump(mode="json"))
+                      request=None if request is None else request.model_dump(mode="json"),
+                      redacted=redacted_digest(shown))
     write_atomically(path, export_text(header, shown, turn,
                                        sign=lambda hashed: [key.sign(hashed, for_seat)]))
-    return Exported(len(shown), sender, for_seat, request, revealed is not None)
+    return Exported(len(shown), sender, for_seat, request, revealed is not None,
+                    len(withheld(shown)))
 
 
 def _outgoing(store: EventStore, campaign_id: str, sender: str,
@@ -221,6 +226,8 @@ def import_turn(session: Session, path: Path, *, name: str | None = None,
     """
     exported = read_export(path)
     header, records = exported.campaign, exported.events
+    if withheld(records):
+        _refuse_redacted(path, exported)
     _check_importable(header.id, records)
     check_header(exported)
     with session._store(write=True) as store:
@@ -246,6 +253,22 @@ def import_turn(session: Session, path: Path, *, name: str | None = None,
             store.put_revealed_secret(info.id, turn.revealed_secret)
     return Imported(info, new, signer, fingerprint(cards[signer].key) if signer else None,
                     request, as_name is not None)
+
+
+def _refuse_redacted(path: Path, exported: ExportedCampaign) -> None:
+    """A file filtered for its reader can be checked but not played on: a database needs every
+    event whole to fold the campaign (docs/two-player.md)."""
+    _check_importable(exported.campaign.id, exported.events, redacted=True)
+    check_header(exported)
+    check_signed(exported, seat_keys(exported.events[0].payload))
+    check_redacted(exported)
+    count = len(withheld(exported.events))
+    raise IllegalNowError(
+        f"the turn file withholds the sender's secrets in {count} event(s) from you, and a "
+        "database cannot play on from a log with withheld events yet (nothing was written)",
+        where=str(path), fix=f"Check it with `rallypoint verify {path}`; to play this ruleset "
+        "with hidden secrets use a shared server (docs/web.md), or ask for a file without --for "
+        "(it then carries the sender's secrets)")
 
 
 def _exists(store: EventStore, campaign_id: str) -> bool:
@@ -428,11 +451,18 @@ class Verified:
     dice: DiceReport
     signer: str | None
     fingerprint: str | None
+    withheld: int = 0
+    """Events redacted for the file's reader: checked by their links and the signed digest,
+    not folded (their hashes are commitments until the reveal)."""
 
 
 def verify_file(path: Path) -> Verified:
     """Re-check an export file offline: header and head, signature (against the file's own
     seats), chain, a fold of every event, then every roll (with any revealed secret).
+
+    A turn file filtered for its reader (events redacted) is checked as far as the reader can:
+    every event shown whole against its hash, every redacted one by its links and the signed
+    digest of what was withheld, every visible roll; it is not folded.
 
     Raises:
         DataFileError: The file is not a readable export.
@@ -440,14 +470,19 @@ def verify_file(path: Path) -> Verified:
     """
     exported = read_export(path)
     header = exported.campaign
-    _check_importable(header.id, exported.events)
+    hidden = withheld(exported.events)
+    _check_importable(header.id, exported.events, redacted=bool(hidden))
     check_header(exported)
     created = exported.events[0].payload
     signer = check_signed(exported, seat_keys(created))
-    check_import(header, exported.events)
+    if hidden:
+        check_redacted(exported)
+    else:
+        check_import(header, exported.events)
     turn = exported.turn or TurnHeader()
-    report = audit(exported.events, stored_rolls(get_ruleset(header.ruleset)),
-                   turn.revealed_secret)
+    rolls = stored_rolls(get_ruleset(header.ruleset))
+    report = audit(exported.events, lambda e: () if e.seq in hidden else rolls(e),
+                   turn.revealed_secret, withheld=frozenset(hidden))
     cards = seat_cards(created)
     return Verified(len(exported.events), report, signer,
-                    fingerprint(cards[signer].key) if signer else None)
+                    fingerprint(cards[signer].key) if signer else None, len(hidden))

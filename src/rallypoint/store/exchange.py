@@ -21,10 +21,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from rallypoint.core.errors import DataFileError, IntegrityError
 from rallypoint.core.events import EventRecord, canonical_json, verify_chain
 from rallypoint.core.inputs import loads_json, read_text, shorten
+from rallypoint.core.visibility import verify_visible_chain
 from rallypoint.store.foldcheck import check_import
 from rallypoint.store.records import CampaignInfo
 from rallypoint.store.signing import TurnSignature, check_signatures, seat_keys
 from rallypoint.store.sqlite import EventStore
+from rallypoint.store.visibility import redacted_digest
 
 FORMAT: Final = "rallypoint-campaign"
 FORMAT_VERSION: Final = 3
@@ -63,6 +65,8 @@ class TurnHeader(BaseModel):
             ``rallypoint dice reveal``: every server-mode roll then verifies, not only commits.
         request: A pair-mode dice request waiting for the reader's link
             (:class:`rallypoint.dice.v1.PairRequest` as JSON).
+        redacted: The hash of the payloads the per-viewer filter redacted for the reader
+            (:func:`rallypoint.store.visibility.redacted_digest`); ``None``: nothing withheld.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -71,6 +75,7 @@ class TurnHeader(BaseModel):
     reader: str | None = Field(default=None, max_length=100)
     revealed_secret: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
     request: dict[str, Any] | None = None
+    redacted: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
 
 
 class ExportedCampaign(BaseModel):
@@ -325,8 +330,10 @@ def import_campaign(
                                 header.created_at, records)
 
 
-def _check_importable(campaign_id: str, records: Sequence[EventRecord]) -> None:
-    """Refuse records that are empty, belong elsewhere, or fail the hash chain."""
+def _check_importable(campaign_id: str, records: Sequence[EventRecord], *,
+                      redacted: bool = False) -> None:
+    """Refuse records that are empty, belong elsewhere, or fail the hash chain (``redacted``:
+    a turn file filtered for its reader, whose redacted events are checked by link only)."""
     if not records:
         raise IntegrityError("the imported log has no events", where=campaign_id,
                              fix="export the campaign again")
@@ -336,7 +343,7 @@ def _check_importable(campaign_id: str, records: Sequence[EventRecord]) -> None:
                 f"event {record.seq} belongs to campaign {shorten(record.campaign_id)!r}, "
                 f"not {shorten(campaign_id)!r}", where=f"seq {record.seq}",
                 fix="export the campaign again; the file mixes campaigns")
-    problem = verify_chain(records)
+    problem = verify_visible_chain(records) if redacted else verify_chain(records)
     if problem is not None:
         raise IntegrityError(f"the imported log is broken at seq {problem.seq}: {problem.reason}",
                              where=f"seq {problem.seq}",
@@ -388,3 +395,16 @@ def check_signed(exported: ExportedCampaign, seats: dict[str, str],
         raise IntegrityError("the turn header's sender or reader is not the signature's",
                              where="turn", fix="do not trust this file; ask for a fresh export")
     return signer
+
+
+def check_redacted(exported: ExportedCampaign) -> None:
+    """The redacted payloads are the ones the signed header's ``turn.redacted`` hashes.
+
+    Raises:
+        IntegrityError: A redacted event was edited (or redacted) after the file was signed.
+    """
+    stated = exported.turn.redacted if exported.turn else None
+    if redacted_digest(exported.events) != stated:
+        raise IntegrityError("the file's withheld events are not the ones its signed header "
+                             "names (edited after it was signed?)", where="turn.redacted",
+                             fix="Do not trust this file; ask the sender to export it again")
