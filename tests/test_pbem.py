@@ -331,3 +331,24 @@ def test_an_edited_seat_card_is_refused(tmp_path: Path) -> None:
     forged = theirs.model_copy(update={"physical_dice": True})
     with pytest.raises(IntegrityError, match="not signed by its own key"):
         create_seated(french, SCENARIO, [mine, forged])
+
+
+def test_a_round_by_mail_with_one_seat_on_postgresql(tmp_path: Path) -> None:
+    # French keeps its campaign on a PostgreSQL server, allied in a SQLite file: the same
+    # turn files, seat keys and dice requests on both backends.
+    from pg_kit import fresh_database
+
+    for url in fresh_database():
+        french, allied = Session(url), Session(tmp_path / "b.sqlite3")
+        cards = [new_seat(french, "french"), new_seat(allied, "allied")]
+        info = create_seated(french, SCENARIO, cards, name="farm")
+        (tmp_path / "mail").mkdir()
+        game = Game(french, allied, tmp_path / "mail", info.id)
+        game.french_to_allied()
+        path = rolled_round(game)
+        assert import_turn(game.allied, path).new_events == 1
+        assert game.french.log(info.id) == game.allied.log(info.id)
+        assert verify_file(path).dice.summary() == "dice-v1: 1 verified, 0 failed (dice)"
+        # A replay is refused on PostgreSQL too.
+        with pytest.raises(IntegrityError, match="replayed"):
+            import_turn(game.french, tmp_path / "mail" / "turn2.json")
