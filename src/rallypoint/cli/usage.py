@@ -39,7 +39,47 @@ def print_usage_error(error: Any) -> None:
 
 
 def install() -> None:
-    """Route typer's usage-error output through :func:`print_usage_error`."""
-    import typer.rich_utils
+    """Route typer's usage-error output through :func:`print_usage_error`.
 
-    typer.rich_utils.rich_format_error = print_usage_error  # type: ignore[assignment]
+    ``typer.rich_utils`` imports rich's markdown renderer (tens of milliseconds), and typer
+    imports it only for help or an error; so it is patched when it is first imported, through a
+    one-shot import hook, rather than imported here on every command.
+    """
+    import sys
+
+    module = sys.modules.get("typer.rich_utils")
+    if module is not None:
+        module.rich_format_error = print_usage_error  # type: ignore[attr-defined]
+    elif _RichUtilsHook not in sys.meta_path:
+        sys.meta_path.insert(0, _RichUtilsHook)  # type: ignore[arg-type]
+
+
+class _RichUtilsHook:
+    """A meta-path finder that answers only for ``typer.rich_utils``, once, and patches it."""
+
+    @staticmethod
+    def find_spec(name: str, path: Any = None, target: Any = None) -> Any:
+        if name != "typer.rich_utils":
+            return None
+        import importlib.util
+        import sys
+
+        sys.meta_path.remove(_RichUtilsHook)  # type: ignore[arg-type]
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _PatchingLoader(spec.loader)
+        return spec
+
+
+class _PatchingLoader:
+    """Loads ``typer.rich_utils`` as usual, then swaps in :func:`print_usage_error`."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def create_module(self, spec: Any) -> Any:
+        return self.inner.create_module(spec)
+
+    def exec_module(self, module: Any) -> None:
+        self.inner.exec_module(module)
+        module.rich_format_error = print_usage_error

@@ -8,4 +8,4 @@ from pydantic import BaseModel, ConfigDict
 class FrozenModel(BaseModel):
     """Immutable, and refuses unknown fields: a typo in a data file is an error, not a default."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)

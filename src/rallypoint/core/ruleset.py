@@ -32,7 +32,7 @@ class Command(BaseModel):
             against. A command whose version is not current is refused as stale.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     expected_version: int
 
@@ -48,7 +48,7 @@ class Decision(BaseModel):
         options: Ruleset-specific JSON describing the legal choices.
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     key: str
     kind: str

@@ -26,7 +26,7 @@ SCHEMA = 2
 
 
 class _Value(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class UnitAfter(_Value):

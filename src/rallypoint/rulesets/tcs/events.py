@@ -24,7 +24,7 @@ SCHEMA = 2
 
 
 class _Value(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class CounterAfter(_Value):
