@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
 from rallypoint.core.campaign import Campaign, created_event, start
+from rallypoint.core.events import EventModel
 from rallypoint.core.ruleset import Command, get_ruleset
 from rallypoint.dice import ScriptedRoller
 
@@ -18,6 +20,16 @@ def tcs_campaign(path: Path | str, seed: str = "test-seed") -> Campaign:
     if isinstance(path, str) and not Path(path).exists():
         path = next(p for p in ruleset.example_scenarios() if p.name.startswith(path))
     return start(created_event(ruleset, Path(path), "test", seed=seed))
+
+
+E = TypeVar("E", bound=EventModel)
+
+
+def last_event(c: Campaign, kind: type[E]) -> E:
+    """The typed event the campaign's newest command stored (asserting its type)."""
+    event = c.typed[-1]
+    assert isinstance(event, kind), f"the last event is {type(event).__name__}, not {kind.__name__}"
+    return event
 
 
 def run(c: Campaign, command: Command, dice: Sequence[int] = ()) -> Campaign:

@@ -164,7 +164,7 @@ def quiet_day(c: Campaign, dice: Sequence[int] = ()) -> Campaign:
 
 def rolls(c: Campaign) -> list[Roll]:
     """Every roll of the latest event, in order."""
-    return [Roll.model_validate(r) for r in c.events[-1].payload["rolls"]]
+    return list(c.rolls(c.version))
 
 
 def play_day(c: Campaign, roller_for: Any, intensity: int = 1, policy: str = "by_trade"

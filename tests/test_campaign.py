@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import last_event
 from rallypoint.core.campaign import Campaign
 from rallypoint.core.errors import IllegalNowError, IntegrityError, StaleVersionError
-from rallypoint.core.events import UNDONE, verify_chain
+from rallypoint.core.events import UNDONE, Undone, verify_chain
 from rallypoint.dice import ScriptedRoller
 from rallypoint.rulesets.tcs.commands import AdvanceTurn, RecordLoss
 
@@ -27,7 +28,7 @@ def test_undo_appends_and_restores(example1: Campaign) -> None:
     assert c.state.counters["1/ErP112-1"].steps == 2
     u = c.undo()
     assert u.version == 3 and u.events[-1].type == UNDONE
-    assert u.events[-1].payload["target"] == 2
+    assert last_event(u, Undone).target == 2
     assert u.state.counters["1/ErP112-1"].steps == 3
     assert len(u.events) == 3, "history is kept"
     assert verify_chain(u.events) is None

@@ -4,17 +4,19 @@ every way of cheating that the scheme is meant to expose is reported."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from rallypoint.core.campaign import Campaign, created_event, start, stored_rolls
-from rallypoint.core.events import EventRecord, NewEvent
+from rallypoint.core.campaign import Campaign, created_event, read_event, start, stored_rolls
+from rallypoint.core.events import Created, EventRecord, NewEvent
 from rallypoint.core.ruleset import Ruleset, registered
 from rallypoint.dice import ScriptedRoller, SeededRoller, v1
-from rallypoint.dice.audit import PROOF_KEY, DiceReport, Verdict, audit, logical_position
+from rallypoint.dice.audit import DiceReport, Verdict, audit, logical_position
 from rallypoint.dice.play import roller_for, with_proof
+from rallypoint.rulesets.squares.events import Rallied
 
 SECRET = hashlib.sha256(b"audit test secret").digest()
 CASES = [(name, path) for name, ruleset in registered().items()
@@ -25,10 +27,10 @@ SQUARES_ROLLS = stored_rolls(registered()["squares"])
 
 
 def server_created(ruleset: Ruleset[Any], scenario: Path) -> NewEvent:
-    event = created_event(ruleset, scenario, "audit", seed="unused")
-    payload = {k: v for k, v in event.payload.items() if k != "seed"}
-    payload["dice"] = v1.ServerCommitment(commitment=v1.commitment(SECRET)).model_dump()
-    return NewEvent(type=event.type, payload=payload)
+    created = created_event(ruleset, scenario, "audit", seed="unused").event
+    assert isinstance(created, Created)
+    dice = v1.ServerCommitment(commitment=v1.commitment(SECRET)).model_dump()
+    return NewEvent.of(created.model_copy(update={"seed": None, "dice": dice}))
 
 
 def decide(c: Campaign, command: Any, script: list[int] | None = None) -> NewEvent:
@@ -69,28 +71,35 @@ def rolling_campaign() -> tuple[Campaign, int]:
     return c, seq
 
 
-def edited(c: Campaign, seq: int, change: Any) -> list[EventRecord]:
-    """The log with event ``seq``'s payload changed and the chain re-hashed after it (what a
+def edited(c: Campaign, seq: int, change: Callable[[Rallied], Rallied]) -> list[EventRecord]:
+    """The log with event ``seq`` (a rally) changed and the chain re-hashed after it (what a
     re-hashing opponent does: the chain alone then looks intact)."""
     records = list(c.events)
     out = records[:seq - 1]
     for record in records[seq - 1:]:
-        payload = change(record.payload) if record.seq == seq else record.payload
+        payload = _changed(c, seq, change) if record.seq == seq else record.payload
         out.append(EventRecord.seal(record.campaign_id, record.seq,
                                     NewEvent(type=record.type, payload=payload),
                                     out[-1].hash, record.recorded_at))
     return out
 
 
+def _changed(c: Campaign, seq: int, change: Callable[[Rallied], Rallied]) -> dict[str, Any]:
+    # As stored (the proof is joined to the payload after the rules decided the event).
+    event = read_event(c.ruleset, c.events[seq - 1])
+    assert isinstance(event, Rallied)
+    return change(event).payload()
+
+
 def test_an_edited_face_is_caught_even_when_the_chain_is_rehashed() -> None:
     c, seq = rolling_campaign()
 
-    def better_roll(payload: dict[str, Any]) -> dict[str, Any]:
-        roll = dict(payload["roll"])
-        roll["faces"] = [6 if f != 6 else 5 for f in roll["faces"]]
-        proof = dict(payload[PROOF_KEY])
+    def better_roll(event: Rallied) -> Rallied:
+        faces = tuple(6 if f != 6 else 5 for f in event.roll.faces)
+        proof = dict(event.dice_proof or {})
         proof["tape"] = [[s, 6 if f != 6 else 5] for s, f in proof["tape"]]
-        return {**payload, "roll": roll, PROOF_KEY: proof}
+        return event.model_copy(update={"roll": event.roll.model_copy(update={"faces": faces}),
+                                        "dice_proof": proof})
 
     report = audit(edited(c, seq, better_roll), stored_rolls(c.ruleset), SECRET.hex())
     assert not report.ok
@@ -101,10 +110,9 @@ def test_an_edited_face_is_caught_even_when_the_chain_is_rehashed() -> None:
 def test_faces_that_differ_from_the_tape_are_caught() -> None:
     c, seq = rolling_campaign()
 
-    def roll_only(payload: dict[str, Any]) -> dict[str, Any]:
-        roll = dict(payload["roll"])
-        roll["faces"] = [7 - f for f in roll["faces"]]
-        return {**payload, "roll": roll}
+    def roll_only(event: Rallied) -> Rallied:
+        faces = tuple(7 - f for f in event.roll.faces)
+        return event.model_copy(update={"roll": event.roll.model_copy(update={"faces": faces})})
 
     report = audit(edited(c, seq, roll_only), stored_rolls(c.ruleset), SECRET.hex())
     assert [e.reason for e in report.events if e.verdict is Verdict.FAILED] == [
@@ -113,10 +121,11 @@ def test_faces_that_differ_from_the_tape_are_caught() -> None:
 
 def test_a_stripped_proof_and_a_moved_proof_are_caught() -> None:
     c, seq = rolling_campaign()
-    stripped = audit(edited(c, seq, lambda p: {k: v for k, v in p.items() if k != PROOF_KEY}),
+    stripped = audit(edited(c, seq, lambda e: e.model_copy(update={"dice_proof": None})),
                      stored_rolls(c.ruleset), SECRET.hex())
     assert "without a dice-v1 proof" in stripped.events[0].reason
-    moved = audit(edited(c, seq, lambda p: {**p, PROOF_KEY: {**p[PROOF_KEY], "position": 99}}),
+    moved = audit(edited(c, seq, lambda e: e.model_copy(
+        update={"dice_proof": {**(e.dice_proof or {}), "position": 99}})),
                   stored_rolls(c.ruleset), SECRET.hex())
     assert not moved.ok and "position 99" in moved.events[0].reason
 
@@ -160,7 +169,8 @@ def test_typed_dice_are_marked_and_not_rederived() -> None:
         c = c.record(decide(c, command))
     report = check(c)
     assert report.ok and report.count(Verdict.TYPED) == count
-    assert c.events[-1].payload[PROOF_KEY]["mode"] == "typed"
+    proof = read_event(c.ruleset, c.events[-1]).dice_proof
+    assert proof is not None and proof["mode"] == "typed"
 
 
 # --- pair mode ------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from pg_kit import fresh_database
 from rallypoint.core.errors import IntegrityError, StaleVersionError, StoreError
@@ -79,6 +80,14 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]
             yield Backend("postgres", url)
     else:
         yield Backend("sqlite", str(tmp_path / "store.sqlite3"))
+
+
+class Note(BaseModel):
+    """The payload of the concurrent clients' test events."""
+
+    client: int
+    n: int
+    text: str
 
 
 def note(client: int, n: int) -> NewEvent:
@@ -230,7 +239,8 @@ def test_many_concurrent_clients_lose_and_duplicate_nothing(backend: Backend) ->
     with backend.open() as store:
         records = store.events("c1")
         assert [r.seq for r in records] == list(range(1, clients * per_client + 2))
-        written = Counter((r.payload["client"], r.payload["n"]) for r in records[1:])
+        sent = [Note.model_validate(r.payload) for r in records[1:]]
+        written = Counter((w.client, w.n) for w in sent)
         assert written == Counter({(c, n): 1 for c in range(clients) for n in range(per_client)})
         assert store.verify("c1").ok
 

@@ -14,10 +14,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import run
+from conftest import last_event, run
 from rallypoint.core.errors import IllegalNowError, MalformedInputError
 from rallypoint.dice import ScriptedRoller
 from rallypoint.rulesets.squares.commands import Move, SetSight
+from rallypoint.rulesets.squares.events import SightSet
 from rallypoint.rulesets.squares.grid import (
     SightLine,
     Square,
@@ -189,7 +190,7 @@ def test_player_ruling_overrides_and_auto_removes_it() -> None:
     c = run(c, SetSight(expected_version=c.version, a="D8", b="D4", ruling="clear"))
     assert c.state.sees(S("D4"), S("D8")) == (True, "player's ruling")
     assert c.state.sight == {"D4|D8": True}
-    assert c.events[-1].payload["computed"] is False
+    assert last_event(c, SightSet).computed is False
     c = run(c, SetSight(expected_version=c.version, a="D4", b="D8", ruling="auto"))
     assert c.state.sees(S("D4"), S("D8")) == (False, "blocked at D6 (woods)")
     with pytest.raises(IllegalNowError, match="no ruling on sight between D4 and D8"):

@@ -13,11 +13,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import run
+from conftest import last_event, run
 from rallypoint.core.campaign import Campaign
 from rallypoint.dice import ScriptedRoller
 from rallypoint.rulesets.squares.commands import Rally
 from rallypoint.rulesets.squares.data import RallyKind, load_data, resolve_data
+from rallypoint.rulesets.squares.events import Rallied
 from rallypoint.rulesets.squares.rally import (
     RallyResult,
     chances,
@@ -104,9 +105,9 @@ def test_the_roll_records_the_odds_the_player_saw() -> None:
     shown = plan_rally(c.state, "brig", "t", RallyKind.DISORDER)
     after = run(c, Rally(expected_version=c.version, leader="brig",
                          unit="t", rally=RallyKind.DISORDER), (4,))
-    stored = after.events[-1].payload["roll"]
-    assert stored["odds"] == chances_text(shown.odds(c.state))
-    assert [(m["name"], m["value"]) for m in stored["modifiers"]] == [
+    stored = last_event(after, Rallied).roll
+    assert stored.odds == chances_text(shown.odds(c.state))
+    assert [(m.name, m.value) for m in stored.modifiers] == [
         (m.name, m.value) for m in shown.node.modifiers]
 
 
@@ -129,4 +130,4 @@ def test_policies_pick_by_odds() -> None:
     safe = safest.decide(c.state, decisions["t"], c.version)
     assert isinstance(safe, Rally) and safe.rally is RallyKind.DISORDER
     c2 = c.execute(command, ScriptedRoller((5,)))
-    assert c2.events[-1].payload["result"] == "pass"
+    assert last_event(c2, Rallied).result == "pass"

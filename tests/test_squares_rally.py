@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from conftest import run
+from conftest import last_event, run
 from rallypoint.core.errors import IllegalNowError, UnknownIdError
-from rallypoint.dice import ScriptedRoller
+from rallypoint.dice import Modifier, ScriptedRoller
 from rallypoint.rulesets.squares.commands import (
     Activate,
     Disorder,
@@ -25,6 +25,7 @@ from rallypoint.rulesets.squares.commands import (
     SetSight,
 )
 from rallypoint.rulesets.squares.data import RallyKind
+from rallypoint.rulesets.squares.events import Moved, Rallied, Sight
 from squares_kit import (
     battle,
     mods,
@@ -142,10 +143,9 @@ def test_player_overrides_enemy_visible_per_test() -> None:
     c = battle([unit("t", "D4", sp=4, disordered=True), unit("e", "D8", brigade="r1")])
     assert UNSEEN not in mods(c, "brig", "t", "disorder")
     after = run(c, rally(c, "brig", "t", "disorder", enemy_visible=False), (1,))
-    roll = after.events[-1].payload["roll"]
-    assert {"name": "no enemy visible (player's ruling)", "value": 1} in roll["modifiers"]
-    assert after.events[-1].payload["enemy_visible"] == {"computed": True, "ruling": False,
-                                                         "seen": ["e"]}
+    rallied = last_event(after, Rallied)
+    assert Modifier(name="no enemy visible (player's ruling)", value=1) in rallied.roll.modifiers
+    assert rallied.enemy_visible == Sight(computed=True, ruling=False, seen=("e",))
 
 
 def test_a_sight_ruling_between_squares_counts_until_removed() -> None:
@@ -211,9 +211,9 @@ def test_friend_modifiers_do_not_apply_to_a_disorder_rally() -> None:
 def test_disorder_rally_total_zero_modifier(die: int, result: str) -> None:
     c = battle([unit("t", "D4", sp=4, disordered=True), FAR_ENEMY])   # +2 -2 = 0
     after = run(c, rally(c, "brig", "t", "disorder"), (die,))
-    payload = after.events[-1].payload
-    assert payload["result"] == result
-    assert payload["roll"]["total"] == die
+    rallied = last_event(after, Rallied)
+    assert rallied.result == result
+    assert rallied.roll.total == die
     assert after.state.units["t"].disordered is (result != "pass")
     assert after.state.units["t"].sp == 4, "a disorder rally never changes SP"
 
@@ -222,8 +222,8 @@ def test_disorder_rally_total_zero_modifier(die: int, result: str) -> None:
 def test_sp_rally_breaks_at_zero_or_less(die: int, result: str) -> None:
     c = battle([unit("t", "D4", sp=3), FAR_ENEMY])   # -3 lost -1 alone = -4
     after = run(c, rally(c, "brig", "t", "sp"), (die,))
-    assert after.events[-1].payload["result"] == result
-    assert after.events[-1].payload["roll"]["total"] == die - 4
+    assert last_event(after, Rallied).result == result
+    assert last_event(after, Rallied).roll.total == die - 4
     broken = result == "break"
     assert after.state.units["t"].in_play is not broken
     assert after.state.units["t"].status.value == ("broken" if broken else "in_play")
@@ -240,7 +240,7 @@ def _supported(sp: int, disordered: bool = False, **kw: Any) -> Any:
 def test_passed_sp_rally_gives_back_the_parameter(gain: Any, sp_after: int) -> None:
     c = _supported(4, parameters={"sp_rally_gain": gain})
     after = run(c, rally(c, "brig", "t", "sp"), (4,))
-    assert after.events[-1].payload["result"] == "pass"
+    assert last_event(after, Rallied).result == "pass"
     assert after.state.units["t"].sp == sp_after
 
 
@@ -248,7 +248,7 @@ def test_sp_regain_never_exceeds_starting_stamina() -> None:
     c = _supported(5, disordered=True,
                    parameters={"sp_rally_gain": 2, "rally_eligibility": "either"})
     after = run(c, rally(c, "brig", "t", "sp"), (6,))
-    assert after.events[-1].payload["result"] == "pass"
+    assert last_event(after, Rallied).result == "pass"
     assert after.state.units["t"].sp == 6, "5 + 2 is capped at the starting stamina 6"
     assert after.state.units["t"].disordered, "an SP rally leaves disorder alone"
 
@@ -256,12 +256,12 @@ def test_sp_regain_never_exceeds_starting_stamina() -> None:
 def test_the_roll_is_stored_with_named_modifiers_and_exact_odds() -> None:
     c = battle([unit("t", "D4", sp=4, disordered=True), FAR_ENEMY])
     after = run(c, rally(c, "brig", "t", "disorder"), (6,))
-    roll = after.events[-1].payload["roll"]
-    assert roll["purpose"] == "brig rallies T (disorder)"
-    assert roll["dice"] == "1d6" and roll["faces"] == [6]
-    assert roll["odds"] == "pass 1/6, no effect 5/6, break 0"
-    assert roll["outcome"] == "pass"
-    assert [m["value"] for m in roll["modifiers"]] == [2, -2]
+    roll = last_event(after, Rallied).roll
+    assert roll.purpose == "brig rallies T (disorder)"
+    assert roll.dice == "1d6" and roll.faces == (6,)
+    assert roll.odds == "pass 1/6, no effect 5/6, break 0"
+    assert roll.outcome == "pass"
+    assert [m.value for m in roll.modifiers] == [2, -2]
 
 
 # -- who may test ---------------------------------------------------------------------------------
@@ -359,7 +359,7 @@ def test_unknown_ids_are_refused() -> None:
 def test_a_broken_unit_never_acts_again() -> None:
     c = battle([unit("t", "D4", sp=3, disordered=True), FAR_ENEMY])
     c = run(c, rally(c, "brig", "t", "sp"), (4,))
-    assert c.events[-1].payload["result"] == "break"
+    assert last_event(c, Rallied).result == "break"
     v = c.version
     for command in [
         Move(expected_version=v, who="t", square="D5"),
@@ -381,7 +381,7 @@ def test_the_leader_moves_into_the_square_and_attaches() -> None:
     c = run(c, rally(c, "brig", "t", "disorder"), (2,))
     assert c.state.leaders["brig"].square == "D4"
     assert c.state.leaders["brig"].attached == "t"
-    assert c.events[-1].payload["from"] == "A1"
+    assert last_event(c, Rallied).from_ == "A1"
 
 
 def test_an_attached_leader_goes_with_its_unit_and_cannot_move_alone() -> None:
@@ -389,7 +389,7 @@ def test_an_attached_leader_goes_with_its_unit_and_cannot_move_alone() -> None:
     c = run(c, rally(c, "brig", "t", "disorder"), (2,))
     c = run(c, Move(expected_version=c.version, who="t", square="C4"))
     assert c.state.leaders["brig"].square == "C4"
-    assert c.events[-1].payload["carried"] == ["brig"]
+    assert last_event(c, Moved).carried == ("brig",)
     with pytest.raises(IllegalNowError, match="attached to T until either of them activates"):
         c.decide(Move(expected_version=c.version, who="brig", square="C5"),
                  ScriptedRoller(()))
@@ -420,7 +420,7 @@ def test_a_leader_rallying_another_unit_leaves_the_first() -> None:
     c = run(c, NextTurn(expected_version=c.version))
     c = run(c, rally(c, "brig", "u", "disorder"), (2,))
     assert c.state.leaders["brig"].attached == "u"
-    assert c.events[-1].payload["detached_from"] == "t"
+    assert last_event(c, Rallied).detached_from == "t"
 
 
 def test_a_broken_or_destroyed_unit_releases_its_leaders() -> None:
@@ -475,7 +475,7 @@ def test_another_brigades_brigadier_is_refused_for_an_sp_rally() -> None:
 def test_a_disorder_rally_can_break(die: int, result: str) -> None:
     c = battle([unit("t", "D4", sp=2, disordered=True), FAR_ENEMY])   # +2 -4 = -2
     after = run(c, rally(c, "brig", "t", "disorder"), (die,))
-    assert after.events[-1].payload["result"] == result
+    assert last_event(after, Rallied).result == result
     assert after.state.units["t"].in_play is (result != "break")
 
 

@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 
-from conftest import run
+from conftest import last_event, run
 from rallypoint.core.errors import IllegalNowError
 from rallypoint.dice import ScriptedRoller
 from rallypoint.rulesets.squares.commands import Activate, Disorder, MarkFire, Move, NextTurn
+from rallypoint.rulesets.squares.events import Activated, RecoveryConditions
 from squares_kit import (
     battle,
     snapshot,
@@ -31,11 +32,11 @@ def activate(c: Any, who: str) -> Any:
 
 def test_all_three_conditions_met_recovers() -> None:
     c = activate(battle([unit("t", "D4", sp=4, disordered=True), FAR_ENEMY]), "t")
-    payload = c.events[-1].payload
-    assert payload["recovered"] is True
-    assert payload["recovery"] == {
-        "no_enemy_adjacent": True, "adjacent_enemies": [], "not_under_fire": True,
-        "under_fire": [], "enough_sp": True, "sp": 4, "needs_more_than": 1}
+    activated = last_event(c, Activated)
+    assert activated.recovered is True
+    assert activated.recovery == RecoveryConditions(
+        no_enemy_adjacent=True, adjacent_enemies=(), not_under_fire=True, under_fire=(),
+        enough_sp=True, sp=4, needs_more_than=1)
     assert not c.state.units["t"].disordered
     assert c.state.units["t"].sp == 4
     assert c.state.activation is not None and c.state.activation.recovered
@@ -45,15 +46,16 @@ def test_all_three_conditions_met_recovers() -> None:
 def test_enemy_adjacent_prevents_recovery(enemy: str) -> None:
     c = activate(battle([unit("t", "D4", sp=4, disordered=True),
                          unit("e", enemy, brigade="r1")]), "t")
-    assert c.events[-1].payload["recovered"] is False
-    assert c.events[-1].payload["recovery"]["adjacent_enemies"] == ["e"]
+    activated = last_event(c, Activated)
+    assert activated.recovered is False
+    assert activated.recovery is not None and activated.recovery.adjacent_enemies == ("e",)
     assert c.state.units["t"].disordered
 
 
 def test_four_square_adjacency_ignores_a_diagonal_enemy() -> None:
     c = activate(battle([unit("t", "D4", sp=4, disordered=True), unit("e", "E5", brigade="r1")],
                         parameters={"adjacency": "four"}), "t")
-    assert c.events[-1].payload["recovered"] is True
+    assert last_event(c, Activated).recovered is True
 
 
 @pytest.mark.parametrize("kind", ["ranged", "bombardment"])
@@ -61,7 +63,8 @@ def test_fired_upon_this_turn_prevents_recovery_until_next_turn(kind: str) -> No
     c = battle([unit("t", "D4", sp=4, disordered=True), FAR_ENEMY])
     c = run(c, MarkFire.model_validate({"expected_version": c.version, "unit": "t", "fire": kind}))
     c = activate(c, "t")
-    assert c.events[-1].payload["recovery"]["under_fire"] == [kind]
+    recovery = last_event(c, Activated).recovery
+    assert recovery is not None and recovery.under_fire == (kind,)
     assert c.state.units["t"].disordered
     c = run(c, NextTurn(expected_version=c.version))
     assert c.state.under_fire == {}
@@ -114,7 +117,7 @@ def test_a_recovered_unit_may_not_move_in_that_activation() -> None:
 
 def test_an_ordered_unit_activates_without_recovery_and_may_move() -> None:
     c = activate(battle([unit("t", "D4", sp=4), FAR_ENEMY]), "t")
-    assert c.events[-1].payload["recovery"] is None
+    assert last_event(c, Activated).recovery is None
     run(c, Move(expected_version=c.version, who="t", square="D5"))
 
 

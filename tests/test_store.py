@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from rallypoint.core.errors import (
     IntegrityError,
@@ -26,6 +27,13 @@ CID = "c0ffee00-1111-2222-3333-444455556666"
 
 def created(name: str = "Alpha") -> NewEvent:
     return NewEvent(type=CREATED, payload={"name": name, "ruleset": "test", "seed": 7})
+
+
+class Numbered(BaseModel):
+    """The payload of :func:`ev`'s test events."""
+
+    n: int
+    text: str
 
 
 def ev(i: int) -> NewEvent:
@@ -180,7 +188,8 @@ def test_stale_between_two_connections(db_path: Path, store: EventStore, campaig
         store.append(campaign, version + 1, ev(5))
         with pytest.raises(StaleVersionError):
             other.append(campaign, version + 1, ev(50))
-        assert [r.payload["n"] for r in other.events(campaign)[1:]] == [2, 3, 4, 5]
+        assert [Numbered.model_validate(r.payload).n
+                for r in other.events(campaign)[1:]] == [2, 3, 4, 5]
 
 
 def test_unknown_campaign(store: EventStore) -> None:

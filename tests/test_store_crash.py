@@ -19,9 +19,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from rallypoint.core.events import CREATED, NewEvent
 from rallypoint.store import EventStore
+
+
+class Written(BaseModel):
+    """What the writers store in each test event: its number, its batch and the batch's size."""
+
+    n: int
+    batch: str
+    size: int
 
 CID = "crash-test-campaign"
 ROUNDS = 15
@@ -106,11 +115,11 @@ def test_acknowledged_appends_survive_sigkill(tmp_path: Path) -> None:
         for seq, payload in acked.items():
             assert seq <= len(events), f"acknowledged seq {seq} lost after round {round_}"
             assert events[seq - 1].payload == payload
-        written = events[1:]
-        assert all(e.payload["n"] == e.seq for e in written)
-        sizes = Counter(e.payload["batch"] for e in written)
-        for e in written:
-            assert sizes[e.payload["batch"]] == e.payload["size"], "a batch was half written"
+        written = [(e.seq, Written.model_validate(e.payload)) for e in events[1:]]
+        assert all(w.n == seq for seq, w in written)
+        sizes = Counter(w.batch for _, w in written)
+        for _, w in written:
+            assert sizes[w.batch] == w.size, "a batch was half written"
 
     assert len(acked) >= ROUNDS, "the writers hardly wrote anything; the test proves little"
 
@@ -206,6 +215,7 @@ def _check_log(db: Path, acked: dict[int, dict[str, Any]], round_: int) -> None:
     for seq, payload in acked.items():
         assert seq <= len(events), f"acknowledged seq {seq} lost after kill {round_}"
         assert events[seq - 1].payload == payload
-    sizes = Counter(e.payload["batch"] for e in events[1:])
-    for e in events[1:]:
-        assert sizes[e.payload["batch"]] == e.payload["size"], "a batch was half written"
+    written = [Written.model_validate(e.payload) for e in events[1:]]
+    sizes = Counter(w.batch for w in written)
+    for w in written:
+        assert sizes[w.batch] == w.size, "a batch was half written"

@@ -191,7 +191,7 @@ def test_scenario_file_overrides_are_stored_in_the_campaign(tmp_path: Path) -> N
                     + '\n[parameters]\npairing_scope = "formation"\n', encoding="utf-8")
     c = tcs_campaign(path)
     assert c.state.rules.params.pairing_scope == "formation"
-    stored = c.events[0].payload["rules_data"]
+    stored = c.created.rules_data
     assert stored["parameters"]["pairing_scope"]["value"] == "formation"
     assert stored == resolve_data({"pairing_scope": "formation"})
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from conftest import run, tcs_campaign
+from conftest import last_event, run, tcs_campaign
 from rallypoint.core.campaign import Campaign
 from rallypoint.core.errors import (
     DataFileError,
@@ -23,6 +23,7 @@ from rallypoint.core.errors import (
     StaleVersionError,
     UnknownIdError,
 )
+from rallypoint.core.events import Undone
 from rallypoint.core.ruleset import Command
 from rallypoint.dice import Roll, ScriptedRoller
 from rallypoint.rulesets.tcs import recovery as rec
@@ -39,6 +40,7 @@ from rallypoint.rulesets.tcs.commands import (
     WriteSheet,
 )
 from rallypoint.rulesets.tcs.data import Column, load_data, resolve_data
+from rallypoint.rulesets.tcs.events import Moved
 from rallypoint.rulesets.tcs.hexes import Hex, distance
 from rallypoint.rulesets.tcs.scenario import Pile
 from rallypoint.rulesets.tcs.state import SheetStatus
@@ -930,7 +932,7 @@ def test_a_move_across_a_map_seam_attests_or_leaves(tmp_path: Path) -> None:
     assert near.state.sheet_of("S") is not None and near.state.counters["S-1"].hex == "B2.10"
     off = run(c, move.model_copy(update={"leave_center": True}))
     assert off.state.sheet_of("S") is None
-    assert off.events[-1].payload["left_center"] is not None
+    assert last_event(off, Moved).left_center is not None
     refuse(c, MoveCounter(expected_version=c.version, counter="S-1", hex="A11.10",
                           attest_distance=3), MalformedInputError, "but they are 1 apart")
 
@@ -1368,7 +1370,7 @@ def test_undo_restores_every_kind_of_event(example1: Campaign) -> None:
         undone = after.undo()
         assert undone.version == after.version + 1
         assert undone.events[-1].type == "undone"
-        assert undone.events[-1].payload["target"] == after.version
+        assert last_event(undone, Undone).target == after.version
         assert view(undone) == before
         assert view(Campaign.from_events(undone.events)) == before
         c = after

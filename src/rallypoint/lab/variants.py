@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from rallypoint.core.errors import DataFileError
-from rallypoint.core.events import CREATED, NewEvent
+from rallypoint.core.events import CORE_EVENTS, CREATED, Created, NewEvent
 from rallypoint.core.ruleset import Ruleset
 from rallypoint.session import created_from_scenario
 
@@ -111,13 +111,15 @@ def created_with(ruleset: Ruleset[Any], scenario: dict[str, Any], overrides: Map
     event = created_from_scenario(ruleset, scenario, "simulation", seed=seed)
     if not paths:
         return event
-    data = copy.deepcopy(event.payload["rules_data"])
+    created = event.event if isinstance(event.event, Created) else CORE_EVENTS.read(
+        CREATED, event.payload)
+    assert isinstance(created, Created)
+    # A plain, deep copy of the frozen data to patch (its tables are JSON values).
+    data = copy.deepcopy(dict(created.rules_data))
     for name, value in paths.items():
         patch(data, name, value, translate)
     ruleset.initial_state(scenario, data)  # the ruleset's own validation of its data
-    if event.event is not None:
-        return NewEvent.of(event.event.model_copy(update={"rules_data": data}))
-    return NewEvent(type=CREATED, payload={**event.payload, "rules_data": data})
+    return NewEvent.of(created.model_copy(update={"rules_data": data}))
 
 
 def read_variant(path: Path) -> tuple[str, dict[str, Any]]:
