@@ -7,8 +7,8 @@ from fractions import Fraction
 
 from typer.testing import CliRunner
 
+from rallypoint.cli.lab_output import pct as _pct
 from rallypoint.cli.main import app
-from rallypoint.cli.odds import _pct
 from rallypoint.lab import odds
 
 runner = CliRunner()

@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -292,4 +293,23 @@ def print_sweep(found: Sweep) -> None:
                 continue
             table.add_row("", labels[lb], _num(r.mean_b), _num(r.diff), _num(r.se),
                           f"{_num(r.low)} … {_num(r.high)}", end_section=last)
+    console.print(table)
+
+
+def pct(text: str) -> str:
+    """A percentage to two decimals that never rounds a possible event to 0 or a chance short
+    of certainty to 100."""
+    p = Fraction(text)
+    shown = f"{float(p) * 100:.2f}%"
+    if 0 < p < 1 and shown in ("0.00%", "100.00%"):
+        return "< 0.01%" if shown == "0.00%" else "> 99.99%"
+    return shown
+
+
+def odds_table(title: str, rows: dict[str, str], key: str = "outcome") -> None:
+    from rich.table import Table
+
+    table = Table(key, "p", "%", title=title)
+    for k, p in rows.items():
+        table.add_row(k, p, pct(p))
     console.print(table)

@@ -51,7 +51,7 @@ def install() -> None:
     if module is not None:
         module.rich_format_error = print_usage_error  # type: ignore[attr-defined]
     elif _RichUtilsHook not in sys.meta_path:
-        sys.meta_path.insert(0, _RichUtilsHook)  # type: ignore[arg-type]
+        sys.meta_path.insert(0, _RichUtilsHook)
 
 
 class _RichUtilsHook:
@@ -64,10 +64,10 @@ class _RichUtilsHook:
         import importlib.util
         import sys
 
-        sys.meta_path.remove(_RichUtilsHook)  # type: ignore[arg-type]
+        sys.meta_path.remove(_RichUtilsHook)
         spec = importlib.util.find_spec(name)
         if spec is not None and spec.loader is not None:
-            spec.loader = _PatchingLoader(spec.loader)
+            spec.loader = _PatchingLoader(spec.loader)  # type: ignore[assignment]
         return spec
 
 

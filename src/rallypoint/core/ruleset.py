@@ -179,6 +179,7 @@ class RulesetPlugin:
         cli: A typer app with the ruleset's verbs (``rallypoint <name> ...``).
         render: ``render(campaign) -> None``: how ``rallypoint show`` prints a campaign of it.
         odds_cli: A typer app whose commands join ``rallypoint odds``.
+        simulate_cli: A typer app whose commands join ``rallypoint simulate``.
         lab: The module of its lab simulation (whole-campaign Monte Carlo).
         secrets: Its :class:`rallypoint.core.visibility.Declaration`: what is secret to whom,
             and which side each command belongs to (none: nothing secret, any seat acts).
@@ -189,6 +190,7 @@ class RulesetPlugin:
     cli: str | None = None
     render: str | None = None
     odds_cli: str | None = None
+    simulate_cli: str | None = None
     lab: str | None = None
     secrets: str | None = None
 

@@ -12,7 +12,8 @@ PLUGIN = RulesetPlugin(
     rules="rallypoint.rulesets.platoon.ruleset:RULESET",
     cli="rallypoint.cli.platoon:app",
     render="rallypoint.cli.platoon:render",
-    odds_cli="rallypoint.cli.odds:platoon_odds",
+    odds_cli="rallypoint.cli.lab_platoon:odds",
+    simulate_cli="rallypoint.cli.lab_platoon:simulate",
     lab="rallypoint.lab.platoon_sim",
     secrets="rallypoint.rulesets.platoon.secrets:SECRETS",
 )

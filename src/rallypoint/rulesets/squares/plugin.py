@@ -12,7 +12,8 @@ PLUGIN = RulesetPlugin(
     rules="rallypoint.rulesets.squares.ruleset:RULESET",
     cli="rallypoint.cli.squares:app",
     render="rallypoint.cli.squares:render",
-    odds_cli="rallypoint.cli.odds:squares_odds",
+    odds_cli="rallypoint.cli.lab_squares:odds",
+    simulate_cli="rallypoint.cli.lab_squares:simulate",
     lab="rallypoint.lab.squares_sim",
     secrets="rallypoint.rulesets.squares.secrets:SECRETS",
 )

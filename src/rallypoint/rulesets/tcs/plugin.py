@@ -12,7 +12,8 @@ PLUGIN = RulesetPlugin(
     rules="rallypoint.rulesets.tcs.ruleset:RULESET",
     cli="rallypoint.cli.tcs:app",
     render="rallypoint.cli.tcs:render",
-    odds_cli="rallypoint.cli.odds:tcs_odds",
+    odds_cli="rallypoint.cli.lab_tcs:odds",
+    simulate_cli="rallypoint.cli.lab_tcs:simulate",
     lab="rallypoint.lab.tcs_sim",
     secrets="rallypoint.rulesets.tcs.secrets:SECRETS",
 )
