@@ -64,3 +64,61 @@ def test_odds_import_icepool_but_not_the_lab_libraries(db: Path) -> None:
     assert _rule_modules(loaded) == {"squares"}
     assert "icepool" in loaded  # exact odds do need it: the probe sees what is imported
     assert not [m for m in loaded if m.split(".")[0] in ("numpy", "matplotlib", "dask")]
+
+
+RUN_PROBE = """
+import json, sys
+from pydantic import BaseModel
+from rallypoint.cli import main
+
+def subclasses(cls):
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from subclasses(sub)
+
+sys.argv = ["rallypoint", *sys.argv[1:]]
+try:
+    main.run()
+except SystemExit:
+    pass
+finally:
+    sys.stdout.flush()
+    from rallypoint.core.events import EventModel
+    built = sorted({f"{c.__module__}.{c.__qualname__}" for c in subclasses(BaseModel)
+                    if c.__pydantic_complete__})
+    events = sorted({f"{c.__module__}.{c.__qualname__}" for c in subclasses(EventModel)})
+    sys.__stderr__.write("\\n@@" + json.dumps({"modules": sorted(sys.modules), "built": built,
+                                                "events": events}))
+"""
+
+
+def _probe_run(db: Path, *args: str) -> tuple[set[str], set[str], set[str]]:
+    """The modules imported, the pydantic models built and the event models defined, after one
+    command through the console entry point (``run``: only the named command is built)."""
+    done = subprocess.run([sys.executable, "-c", RUN_PROBE, "--db", str(db), *args],
+                          capture_output=True, text=True, check=True, stdin=subprocess.DEVNULL)
+    found = json.loads(done.stderr.rsplit("@@", 1)[1])
+    return set(found["modules"]), set(found["built"]), set(found["events"])
+
+
+@pytest.mark.parametrize("name", sorted(plugins()))
+def test_show_builds_no_help_renderer_and_no_event_validator_it_does_not_use(
+        db: Path, name: str) -> None:
+    loaded, built, events = _probe_run(db, "show", "--campaign", name)
+    # typer's rich help and error renderer (rich's markdown) is for --help and errors only.
+    assert not {"typer.rich_utils", "markdown_it", "rich.markdown"} & loaded
+    assert not [m for m in loaded if m.startswith(("rallypoint.web", "rallypoint.lab"))]
+    # Event models are validated one type at a time (defer_build): a fresh campaign, whose log
+    # is its `created` event, builds at most what its view previews, never the whole union.
+    ours = {e for e in events if e.startswith(f"rallypoint.rulesets.{name}.")}
+    assert len(ours) >= 4
+    assert len(ours & built) <= len(ours) // 4
+    assert "rallypoint.core.events.Created" in built
+
+
+def test_a_usage_error_is_one_line_through_the_entry_point(db: Path) -> None:
+    done = subprocess.run([sys.executable, "-c", RUN_PROBE, "--db", str(db), "show", "--nope"],
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    line = done.stderr.rsplit("@@", 1)[0].strip()
+    assert line == ("error (usage): No such option: --nope (at rallypoint show). "
+                    "Run `rallypoint show --help` for what it takes.")
