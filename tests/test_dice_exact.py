@@ -230,3 +230,10 @@ def test_node_distribution_equals_brute_force(spec: DiceSpec, mods: list[int], c
     got = n.probability(lambda v: v >= cut)
     assert isinstance(got, Fraction)
     assert got == expected
+
+
+@pytest.mark.parametrize("sides", [2, 3, 6, 10, 20])
+def test_one_die_without_icepool_is_icepools_distribution(sides: int) -> None:
+    import icepool
+
+    assert exact.sum_distribution(1, sides) == exact._to_fractions(icepool.d(sides))

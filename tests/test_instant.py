@@ -59,10 +59,14 @@ def test_a_tcs_turn_imports_no_heavy_library(db: Path) -> None:
     assert not [m for m in loaded if m.split(".")[0] in HEAVY]
 
 
-def test_odds_import_icepool_but_not_the_lab_libraries(db: Path) -> None:
+def test_odds_import_icepool_only_beyond_one_die(db: Path) -> None:
+    # A rally is one die: its exact law needs no icepool.
     loaded = _modules_after(db, "squares", "odds", "--campaign", "squares")
     assert _rule_modules(loaded) == {"squares"}
-    assert "icepool" in loaded  # exact odds do need it: the probe sees what is imported
+    assert not [m for m in loaded if m.split(".")[0] in HEAVY]
+    # An FO's return is 2d6: icepool computes it (the probe sees what is imported).
+    loaded = _modules_after(db, "odds", "tcs-fo", "--number", "11")
+    assert "icepool" in loaded
     assert not [m for m in loaded if m.split(".")[0] in ("numpy", "matplotlib", "dask")]
 
 

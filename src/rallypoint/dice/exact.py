@@ -29,6 +29,10 @@ def sum_distribution(count: int, sides: int) -> dict[int, Fraction]:
     Returns:
         Outcome → exact probability; outcomes with zero probability are absent.
     """
+    if count == 1:
+        # One die is uniform: the commonest roll at the table (a rally, a recovery) needs no
+        # icepool import (tens of milliseconds of a command); the tests hold it to icepool's.
+        return {face: Fraction(1, sides) for face in range(1, sides + 1)}
     import icepool
 
     die = count @ icepool.d(sides)
