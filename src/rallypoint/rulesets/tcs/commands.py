@@ -69,12 +69,43 @@ class WriteSheet(Command):
 
 
 class AdvanceTurn(Command):
-    """Start the next turn and accrue weighted turns on every pending sheet."""
+    """Start the next turn and accrue weighted turns on every pending sheet.
+
+    Refused while the dead Soviet FOs' roll of this whole hour is due and not made, unless
+    ``skip_fo`` says the players let it pass (the log then says so).
+    """
 
     kind: Literal["turn"] = "turn"
     fired: tuple[str, ...] = Field(
         default=(), description="sheets whose units fired or were fired upon this turn"
     )
+    skip_fo: bool = Field(
+        default=False, description="leave this hour's due FO roll unmade (logged as skipped)")
+
+
+class Reassign(Command):
+    """Recovering formations go onto, or come off, another (defensive) Op Sheet.
+
+    Seed: 'If already on another Op Sheet, the recovering units still need a "center."' The
+    assignment decides their accrual (2 instead of 3) and whether they stay assigned when the
+    Recovery Op Sheet implements.
+    """
+
+    kind: Literal["reassign"] = "reassign"
+    members: tuple[str, ...] = Field(min_length=1, description="formation or company ids")
+    other_sheet: bool = Field(description="True: now also on another Op Sheet; False: off it")
+    reason: str = Field(default="", max_length=200)
+
+
+class Attack(Command):
+    """Recovering formations are attacked: 'treated as a formation with "No Orders."' (seed).
+
+    Their units were fired upon, so the sheet accrues at the fired rate at the next turn.
+    """
+
+    kind: Literal["attack"] = "attack"
+    members: tuple[str, ...] = Field(min_length=1, description="formation or company ids")
+    note: str = Field(default="", max_length=200)
 
 
 class CheckImplementation(Command):
@@ -107,6 +138,10 @@ class Distribute(Command):
     very_dead: tuple[str, ...] = ()
     place: dict[str, str] = Field(default_factory=dict)
     redistribute: tuple[Transfer, ...] = ()
+    attest_distance: int | None = Field(
+        default=None, ge=0, le=1,
+        description="across a map-section seam: hexes from a placed counter to its center as "
+                    "the player counts them (0 or 1)")
 
 
 class SetMorale(Command):
@@ -129,6 +164,6 @@ class RollFos(Command):
 
 TcsCommand = Annotated[
     RecordLoss | MoveCounter | LeaveCenter | WriteSheet | AdvanceTurn | CheckImplementation
-    | Distribute | SetMorale | RollFos,
+    | Distribute | SetMorale | RollFos | Reassign | Attack,
     Field(discriminator="kind"),
 ]

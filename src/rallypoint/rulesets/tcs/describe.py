@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from rallypoint.rulesets.tcs.events import (
+    Attacked,
     Distributed,
     FoRolled,
     ImplementationChecked,
@@ -13,6 +14,7 @@ from rallypoint.rulesets.tcs.events import (
     MoraleRoll,
     MoraleSet,
     Moved,
+    Reassigned,
     SheetWritten,
     TcsEvent,
     TurnAdvanced,
@@ -46,10 +48,33 @@ def _distributed(e: Distributed) -> str:
              f"Very Dead: {', '.join(e.very_dead)}" if e.very_dead else "",
              f"redistribute {moves}" if moves else "",
              f"emptied into the Dead Pile: {', '.join(emptied)}" if emptied else "",
-             f"{e.unspent} unspent" if e.unspent else ""]
+             f"{e.unspent} unspent" if e.unspent else "",
+             _attested(e.attest_distance)]
     line = (f"{e.company} distributes {e.steps} step(s): "
             + ("; ".join(x for x in parts if x) or "nothing"))
     return "\n".join([line, *_morale_lines(e.morale)])
+
+
+def _attested(distance: int | None) -> str:
+    return "" if distance is None else f"attested {distance} hex(es) across a map seam"
+
+
+def _turn(e: TurnAdvanced) -> str:
+    acc = "; ".join(f"{a.sheet} +{a.added} ({a.reason}) = {a.total}" for a in e.accruals)
+    line = f"turn {e.turn} ({e.clock:%H:%M}{', night' if e.night else ''})" + (
+        f": {acc}" if acc else "")
+    if e.fo_skipped:
+        line += f"; the due FO roll was skipped: {', '.join(e.fo_skipped)} stay dead this hour"
+    return line
+
+
+def _other(e: Reassigned | Attacked) -> str:
+    if isinstance(e, Reassigned):
+        where = "now also on another Op Sheet" if e.other_sheet else "off the other Op Sheet"
+        return f"{', '.join(e.companies)} ({e.sheet}) {where}" + (
+            f" — {e.reason}" if e.reason else "")
+    return (f"{', '.join(e.companies)} attacked while recovering ({', '.join(e.sheets)}): treated "
+            "as No Orders, fired upon this turn" + (f" — {e.note}" if e.note else ""))
 
 
 def describe(e: TcsEvent) -> str:
@@ -62,18 +87,20 @@ def describe(e: TcsEvent) -> str:
         extra = "" if left is None else (
             f"; {' + '.join(left.companies or (left.company,))} leave(s) the center, Very Dead: "
             f"{', '.join(left.very_dead) or 'none'}")
-        return f"{e.counter} moves to {e.hex}{extra}"
+        seam = _attested(e.attest_distance)
+        return f"{e.counter} moves to {e.hex}{extra}" + (f" ({seam})" if seam else "")
     if isinstance(e, LeftCenter):
         return (f"{' + '.join(e.companies or (e.company,))} leave(s) sheet {e.sheet} "
                 f"({e.cause}); Very Dead: {', '.join(e.very_dead) or 'none'}")
     if isinstance(e, SheetWritten):
         centers = ", ".join(f"{k} at {v}" for k, v in e.centers.items())
+        seam = _attested(e.attest_distance)
         return (f"Recovery Op Sheet {e.sheet} written: {centers}; row {e.row} "
-                f"(prep {e.command_prep} + size {e.size})")
+                f"(prep {e.command_prep} + size {e.size})" + (f"; {seam}" if seam else ""))
     if isinstance(e, TurnAdvanced):
-        acc = "; ".join(f"{a.sheet} +{a.added} ({a.reason}) = {a.total}" for a in e.accruals)
-        return f"turn {e.turn} ({e.clock:%H:%M}{', night' if e.night else ''})" + (
-            f": {acc}" if acc else "")
+        return _turn(e)
+    if isinstance(e, (Reassigned, Attacked)):
+        return _other(e)
     if isinstance(e, ImplementationChecked):
         return _check(e)
     if isinstance(e, Distributed):

@@ -12,7 +12,7 @@ from typing import Any
 
 from rallypoint.core.errors import IllegalNowError, UnknownIdError
 from rallypoint.rulesets.tcs.commands import Distribute, Transfer
-from rallypoint.rulesets.tcs.hexes import Hex, distance
+from rallypoint.rulesets.tcs.hexes import Hex, hexes_apart
 from rallypoint.rulesets.tcs.recovery import pairing_limit
 from rallypoint.rulesets.tcs.scenario import Pile
 from rallypoint.rulesets.tcs.state import Recovery, TcsState
@@ -161,11 +161,23 @@ def validate(state: TcsState, recovery: Recovery, cmd: Distribute) -> None:
         if ident not in cmd.resurrect:
             raise _refuse(f"{ident} is placed but not resurrected",
                           "Place only counters being brought back.", c)
-        if opt.center is not None and distance(
-                Hex.parse(where), Hex.parse(opt.center), state.rules.params.hex_offset) > 1:
+        if opt.center is not None and _apart(state, where, opt.center, cmd, c) > 1:
             raise _refuse(f"{ident} must be placed in or next to the center {opt.center}, "
                           f"not {where}", "Pick the center hex or one adjacent to it.", c)
     _validate_transfers(state, recovery, cmd)
+
+
+def _apart(state: TcsState, where: str, center: str, cmd: Distribute, company: str) -> int:
+    """Hexes from a placement to the center; across a map seam, the count the player attests
+    (seed: a resurrected counter 'is placed in any protected or partly protected hex in or
+    adjacent to the center hex')."""
+    a, b = Hex.parse(where), Hex.parse(center)
+    if a.map != b.map and cmd.attest_distance is None:
+        raise _refuse(f"{where} and the center {center} are on different map sections: the "
+                      "hexes between them cannot be counted here",
+                      "Place it on the center's section, or attest the count across the seam "
+                      "(--attest-distance 0 or 1).", company)
+    return hexes_apart(a, b, state.rules.params.hex_offset, cmd.attest_distance)
 
 
 def _validate_transfers(state: TcsState, recovery: Recovery, cmd: Distribute) -> None:

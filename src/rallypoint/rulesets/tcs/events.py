@@ -4,7 +4,11 @@ Every event carries the conditions it leaves counters in (``counters``), so the 
 them down: it never re-checks a rule or re-reads a table. Schema versions:
 
 - v1 (campaigns before 2026-12-01): the same fields, no ``v`` key.
-- v2 (now): ``v = 2``. The v1 → v2 upcast only adds the version.
+- v2: ``v = 2``. The v1 → v2 upcast only adds the version.
+- v3 (now): ``v = 3``; new events ``reassigned`` and ``attacked``; ``attest_distance`` on
+  ``sheet_written``, ``moved`` and ``distributed`` (the seam count the player attested);
+  ``fo_skipped`` on ``turn_advanced``. Every new field has a default meaning "not given", so the
+  v2 → v3 upcast only sets the version.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from rallypoint.dice import Roll
 from rallypoint.rulesets.tcs.data import Column
 from rallypoint.rulesets.tcs.scenario import Pile
 
-SCHEMA = 2
+SCHEMA = 3
 """The TCS event schema version written now."""
 
 
@@ -89,6 +93,7 @@ class Moved(_Changes):
     counter: str
     hex: str
     left_center: LeaveOutcome | None
+    attest_distance: int | None = None
 
 
 class SheetWritten(_Changes):
@@ -105,6 +110,28 @@ class SheetWritten(_Changes):
     row: int
     vehicle: bool
     turn: int
+    attest_distance: int | None = None
+
+
+class Reassigned(_Changes):
+    """Recovering companies went onto (``other_sheet``) or came off another Op Sheet."""
+
+    type: Literal["reassigned"] = "reassigned"
+    sheet: str
+    companies: tuple[str, ...]
+    other_sheet: bool
+    turn: int
+    reason: str = ""
+
+
+class Attacked(_Changes):
+    """Recovering companies attacked on ``turn``: treated as No Orders, and fired upon."""
+
+    type: Literal["attacked"] = "attacked"
+    companies: tuple[str, ...]
+    sheets: tuple[str, ...]
+    turn: int
+    note: str = ""
 
 
 class Accrual(_Value):
@@ -124,6 +151,7 @@ class TurnAdvanced(_Changes):
     clock: datetime
     night: bool
     accruals: tuple[Accrual, ...]
+    fo_skipped: tuple[str, ...] = ()
 
 
 class MoraleSet(_Changes):
@@ -201,6 +229,7 @@ class Distributed(_Changes):
     redistribute: tuple[Transfer, ...]
     unspent: int
     morale: tuple[MoraleRoll, ...] = ()
+    attest_distance: int | None = None
 
 
 class FoRoll(_Value):
@@ -221,7 +250,7 @@ class FoRolled(_Changes):
 
 
 TcsEvent = Loss | LeftCenter | Moved | SheetWritten | TurnAdvanced | MoraleSet \
-    | ImplementationChecked | Distributed | FoRolled
+    | ImplementationChecked | Distributed | FoRolled | Reassigned | Attacked
 """Every TCS event."""
 
 
@@ -230,8 +259,13 @@ def _v1(event_type: str, payload: dict[str, Any]) -> dict[str, Any]:
     return {**payload, "v": 2}
 
 
+def _v2(event_type: str, payload: dict[str, Any]) -> dict[str, Any]:
+    # v3 only added events and fields whose defaults mean "not given".
+    return {**payload, "v": 3}
+
+
 READER: EventReader[TcsEvent] = EventReader(
-    Annotated[TcsEvent, Field(discriminator="type")], SCHEMA, {1: _v1}, "tcs")
+    Annotated[TcsEvent, Field(discriminator="type")], SCHEMA, {1: _v1, 2: _v2}, "tcs")
 """Reads stored TCS payloads of any schema version."""
 
 

@@ -29,7 +29,8 @@ def decide_fo(state: TcsState, cmd: RollFos, roller: Roller) -> FoRolled:
         raise IllegalNowError("no FO is in the FO pile", fix="Nothing to roll this hour.")
     for key in cmd.place:
         if key not in dead:
-            raise MalformedInputError(f"{key!r} is not a dead FO", fix=f"Place one of: {dead}.")
+            raise MalformedInputError(f"{key!r} is not a dead FO",
+                                      fix=f"Place one of: {', '.join(dead)}.")
     rolls: list[FoRoll] = []
     counters: dict[str, CounterAfter] = {}
     p = rec.fo_node("").probability(lambda v: v >= number)

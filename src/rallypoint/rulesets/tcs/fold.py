@@ -8,6 +8,7 @@ from typing import Any
 
 from rallypoint.rulesets.tcs.data import RulesData, load_data
 from rallypoint.rulesets.tcs.events import (
+    Attacked,
     Distributed,
     ImplementationChecked,
     LeaveOutcome,
@@ -16,6 +17,7 @@ from rallypoint.rulesets.tcs.events import (
     MoraleRoll,
     MoraleSet,
     Moved,
+    Reassigned,
     SheetWritten,
     TcsEvent,
     TurnAdvanced,
@@ -109,6 +111,15 @@ def apply(state: TcsState, event: TcsEvent) -> TcsState:
         return _morale(replace(state, recoveries=tuple(recoveries)), event.morale)
     if isinstance(event, MoraleSet):
         return replace(state, morale={**state.morale, event.formation: event.value})
+    if isinstance(event, Reassigned):
+        sheet = state.sheets[event.sheet]
+        other = (tuple(dict.fromkeys((*sheet.other_sheet, *event.companies))) if event.other_sheet
+                 else tuple(c for c in sheet.other_sheet if c not in event.companies))
+        return replace(state, sheets={**state.sheets,
+                                      sheet.id: replace(sheet, other_sheet=other)})
+    if isinstance(event, Attacked):
+        return replace(state, attacked={**state.attacked,
+                                        **dict.fromkeys(event.companies, event.turn)})
     # FoRolled: the FOs' conditions are in ``counters``; remember the hour was rolled.
     return replace(state, fo_rolled_turn=event.turn)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from enum import StrEnum
 from fractions import Fraction
 
 from rallypoint.rulesets.tcs import recovery as rec
@@ -54,16 +55,18 @@ class SheetOutlook:
     checks: tuple[Check, ...]
 
 
-def quiet_accrual(state: TcsState, sheet: SheetState, night: bool) -> int:
+def quiet_accrual(state: TcsState, sheet: SheetState, night: bool, fired: bool = False) -> int:
     """Weighted turns a sheet accrues on a turn with no fire (seed: the weighted-turn rates).
 
-    Mirrors ``rules._decide_turn`` with ``fired`` empty; ``test_tcs_outlook`` checks the two
+    Mirrors ``turns.decide_turn`` with ``fired`` empty; ``test_tcs_outlook`` checks the two
     agree turn by turn.
     """
     wt = state.rules.weighted_turns
     rates = [wt.unassigned]
     if sheet.other_sheet or night:
         rates.append(wt.other_sheet_or_night)
+    if fired:
+        rates.append(wt.fired)
     added = min(rates)
     if sheet.vehicle and state.rules.params.vehicle_sheets_triple:
         added *= wt.vehicle_multiplier
@@ -96,11 +99,13 @@ def sheet_outlook(state: TcsState, sheet_id: str, turns: int = 12) -> SheetOutlo
                                 waiting)
         checks.append(first)
     clock, night, weighted = state.clock, state.night, sheet.weighted_turns
+    attacked = bool(set(state.attacked_now()) & set(sheet.companies))
     for n in range(1, turns + 1):
         clock += timedelta(minutes=track.night_turn_minutes if night else track.turn_minutes)
         night = track.is_night(clock)
         if sheet.written_turn < state.turn + n:
-            weighted += quiet_accrual(state, sheet, night)
+            # Attacked this turn: the coming accrual is at the fired-upon rate.
+            weighted += quiet_accrual(state, sheet, night, fired=attacked and n == 1)
         check, waiting = _check(state, sheet, state.turn + n, clock, weighted, waiting)
         checks.append(check)
     return SheetOutlook(sheet_id, now, tuple(checks))
@@ -132,3 +137,56 @@ def fo_outlook(state: TcsState) -> FoOutlook:
     due = bool(dead) and number is not None and state.clock.minute == 0 \
         and state.fo_rolled_turn != state.turn
     return FoOutlook(due, dead, number, p)
+
+
+class DueKind(StrEnum):
+    """Kinds of things due this turn."""
+
+    CHECK = "check"
+    """A pending sheet may roll for implementation."""
+    FO = "fo"
+    """The dead Soviet FOs' whole-hour roll."""
+    NO_ORDERS = "no_orders"
+    """A recovering company was attacked this turn: treated as No Orders."""
+
+
+@dataclass(frozen=True)
+class Due:
+    """One thing due this turn, in words, with the command that does it.
+
+    Attributes:
+        kind: What it is.
+        text: One line for the player.
+        command: The CLI words that do it (``""`` when it is for the table, not the engine).
+    """
+
+    kind: DueKind
+    text: str
+    command: str = ""
+
+
+def due_now(state: TcsState) -> tuple[Due, ...]:
+    """What is due this turn: sheets that may be checked, the FO roll, attacked companies.
+
+    A turn that leaves a whole hour with the FO roll unmade is refused by the rules, and
+    ``tcs turn --count`` stops at each of these (pending distributions are listed apart).
+    """
+    found: list[Due] = []
+    for sheet in state.sheets.values():
+        if sheet.status is not SheetStatus.PENDING or sheet.last_check_turn == state.turn:
+            continue
+        column = state.rules.implementation.column(sheet.weighted_turns)
+        needed = state.rules.implementation.needed(sheet.row, column) if column else None
+        if needed is not None:
+            found.append(Due(DueKind.CHECK, f"sheet {sheet.id} may be checked: "
+                             f"{sheet.weighted_turns} weighted turns, needs {needed}+ on d66",
+                             f"rallypoint tcs check {sheet.id}"))
+    fo = fo_outlook(state)
+    if fo.due:
+        found.append(Due(DueKind.FO, f"the dead FOs roll at {state.clock:%H:%M} "
+                         f"({', '.join(fo.counters)}): {fo.number}+ on 2d6 returns each",
+                         "rallypoint tcs fo"))
+    for company in state.attacked_now():
+        found.append(Due(DueKind.NO_ORDERS, f"{company} was attacked this turn: treat it as a "
+                         "formation with No Orders"))
+    return tuple(found)

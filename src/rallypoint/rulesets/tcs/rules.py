@@ -7,7 +7,6 @@ outcome (new counter conditions, rolls, morale), which keeps :mod:`fold` trivial
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any
 
 from rallypoint.core.errors import IllegalNowError, MalformedInputError, UnknownIdError
@@ -17,10 +16,12 @@ from rallypoint.rulesets.tcs import recovery as rec
 from rallypoint.rulesets.tcs.center import decide_leave, leave_outcome, leaving_together
 from rallypoint.rulesets.tcs.commands import (
     AdvanceTurn,
+    Attack,
     CheckImplementation,
     Distribute,
     LeaveCenter,
     MoveCounter,
+    Reassign,
     RecordLoss,
     RollFos,
     SetMorale,
@@ -29,7 +30,6 @@ from rallypoint.rulesets.tcs.commands import (
 from rallypoint.rulesets.tcs.data import Column
 from rallypoint.rulesets.tcs.distribution import after_distribution, validate
 from rallypoint.rulesets.tcs.events import (
-    Accrual,
     CounterAfter,
     Distributed,
     ImplementationChecked,
@@ -42,12 +42,13 @@ from rallypoint.rulesets.tcs.events import (
     SheetWritten,
     TcsEvent,
     Transfer,
-    TurnAdvanced,
 )
 from rallypoint.rulesets.tcs.fo import decide_fo
 from rallypoint.rulesets.tcs.hexes import Hex, hexes_apart
+from rallypoint.rulesets.tcs.ids import canonical
 from rallypoint.rulesets.tcs.scenario import Pile
 from rallypoint.rulesets.tcs.state import CounterState, SheetState, SheetStatus, TcsState
+from rallypoint.rulesets.tcs.turns import decide_attack, decide_reassign, decide_turn
 
 CENTER_CONDITIONS = (
     "out of reach of enemy direct fire weapons; at least partly protective terrain and a "
@@ -79,10 +80,12 @@ def _company(state: TcsState, ident: str) -> str:
 
 
 def decide(state: TcsState, command: Command, roller: Roller) -> TcsEvent:
-    """Validate a TCS command and return its event."""
+    """Validate a TCS command and return its event (ids in any case: see :mod:`ids`)."""
+    command = canonical(state, command)
     handlers: dict[type[Command], Any] = {
         RecordLoss: _decide_loss, MoveCounter: _decide_move, LeaveCenter: decide_leave,
-        WriteSheet: _decide_sheet, AdvanceTurn: _decide_turn, SetMorale: _decide_morale,
+        WriteSheet: _decide_sheet, AdvanceTurn: decide_turn, SetMorale: _decide_morale,
+        Reassign: decide_reassign, Attack: decide_attack,
     }
     handler = handlers.get(type(command))
     if handler is not None:
@@ -175,7 +178,8 @@ def _decide_move(state: TcsState, cmd: MoveCounter) -> Moved:
             left = leave_outcome(state, company, f"{cmd.counter} moved off its center",
                                   cmd.very_dead)
             counters.update(left.counters)
-    return Moved(counter=cmd.counter, hex=str(target), left_center=left, counters=counters)
+    return Moved(counter=cmd.counter, hex=str(target), left_center=left, counters=counters,
+                 attest_distance=cmd.attest_distance)
 
 
 def _sheet_companies(state: TcsState, cmd: WriteSheet) -> tuple[str, ...]:
@@ -252,38 +256,8 @@ def _decide_sheet(state: TcsState, cmd: WriteSheet) -> SheetWritten:
     return SheetWritten(
         sheet=cmd.sheet, members=tuple(cmd.members), companies=companies, centers=centers,
         other_sheet=tuple(other), size=cmd.size, command_prep=max(preps),
-        row=max(preps) + cmd.size, vehicle=cmd.vehicle, turn=state.turn)
-
-
-def _decide_turn(state: TcsState, cmd: AdvanceTurn) -> TurnAdvanced:
-    pending = {k: s for k, s in state.sheets.items() if s.status is SheetStatus.PENDING}
-    for fired in cmd.fired:
-        if fired not in pending:
-            raise UnknownIdError(f"no pending sheet {fired!r}",
-                                 fix=f"Use one of: {', '.join(pending) or 'none'}.")
-    track = state.oob.scenario.turn_track
-    minutes = track.night_turn_minutes if state.night else track.turn_minutes
-    clock = state.clock + timedelta(minutes=minutes)
-    night = track.is_night(clock)
-    turn = state.turn + 1
-    wt = state.rules.weighted_turns
-    accruals = []
-    for sheet in pending.values():
-        if sheet.written_turn >= turn:
-            continue
-        lines = [(wt.unassigned, "unassigned")]
-        if sheet.other_sheet:
-            lines.append((wt.other_sheet_or_night, "on another Op Sheet"))
-        if night:
-            lines.append((wt.other_sheet_or_night, "night turn"))
-        if sheet.id in cmd.fired:
-            lines.append((wt.fired, "fired or fired upon"))
-        added, reason = min(lines, key=lambda x: x[0])
-        if sheet.vehicle and state.rules.params.vehicle_sheets_triple:
-            added, reason = added * wt.vehicle_multiplier, f"{reason}, vehicle sheet x3"
-        accruals.append(Accrual(sheet=sheet.id, added=added, reason=reason,
-                                total=sheet.weighted_turns + added))
-    return TurnAdvanced(turn=turn, clock=clock, night=night, accruals=tuple(accruals))
+        row=max(preps) + cmd.size, vehicle=cmd.vehicle, turn=state.turn,
+        attest_distance=cmd.attest_distance)
 
 
 def _decide_morale(state: TcsState, cmd: SetMorale) -> MoraleSet:
@@ -459,7 +433,8 @@ def _decide_distribute(state: TcsState, cmd: Distribute, roller: Roller) -> Dist
         redistribute=tuple(Transfer(source=t.source, target=t.target, steps=t.steps)
                            for t in cmd.redistribute),
         unspent=recovery.steps - spent, counters=counters,
-        morale=morale_recovery(state, sheet, roller) if last else ())
+        morale=morale_recovery(state, sheet, roller) if last else (),
+        attest_distance=cmd.attest_distance)
 
 
 def _steps_text(n: int) -> str:

@@ -208,6 +208,12 @@ class TcsState:
     recoveries: tuple[Recovery, ...] = ()
     exception_counts: dict[str, int] = field(default_factory=dict)
     fo_rolled_turn: int | None = None
+    attacked: dict[str, int] = field(default_factory=dict)
+    """Company → the turn it was last attacked while recovering (treated as No Orders)."""
+
+    def attacked_now(self) -> tuple[str, ...]:
+        """Companies attacked this turn: treated as No Orders, their sheets fired upon."""
+        return tuple(c for c, t in self.attacked.items() if t == self.turn)
 
     def counter(self, ident: str) -> CounterState:
         """A counter's state (the caller has checked the id)."""
