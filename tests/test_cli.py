@@ -62,7 +62,7 @@ def test_tcs_flow_end_to_end(db: Path) -> None:
              "--attest")
     assert out.exit_code == 0, out.output
     assert "row 3 (prep 2 + size 1)" in out.output
-    assert rp("tcs", "turn", "--count", "6").exit_code == 0
+    assert rp("tcs", "turn", "--count", "6", "--no-stop").exit_code == 0
     assert rp("tcs", "morale", "ErP112", "2").exit_code == 0
     out = rp("tcs", "check", "rest", "--dice", "5,5,5,1,4")
     assert out.exit_code == 0, out.output
@@ -141,7 +141,7 @@ def test_illegal_allocation_and_extra_dice_change_nothing(db: Path) -> None:
     rp("new", EX1, "--name", "t")
     rp("tcs", "sheet", "rest", "--member", "ErP112", "--center", "ErP112=8.21",
        "--center", "1/ErP112=23.15", "--center", "2/ErP112=17.21", "--size", "1", "--attest")
-    rp("tcs", "turn", "--count", "6")
+    rp("tcs", "turn", "--count", "6", "--no-stop")
     before = _version(db)
     extra = runner.invoke(app, ["tcs", "check", "rest", "--dice", "5,5,5,1,4,6"])
     assert extra.exit_code == 2 and "used 5" in extra.stderr
@@ -222,7 +222,7 @@ def test_the_same_seed_rolls_the_same_dice(db: Path) -> None:
         rp("tcs", "sheet", "rest", "--member", "ErP112", "--center", "ErP112=8.21", "--center",
            "1/ErP112=23.15", "--center", "2/ErP112=17.21", "--size", "1", "--attest",
            "-c", name)
-        rp("tcs", "turn", "--count", "6", "-c", name)
+        rp("tcs", "turn", "--count", "6", "--no-stop", "-c", name)
         assert rp("tcs", "check", "rest", "-c", name).exit_code == 0
         log = json.loads(rp("log", "--json", "-c", name).output)
         rolls.append([r["faces"] for e in log for r in e["rolls"]])

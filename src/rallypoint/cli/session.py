@@ -30,6 +30,9 @@ CampaignOpt = Annotated[str | None, typer.Option(
 DiceOpt = Annotated[str | None, typer.Option(
     "--dice", help="Script the dice, one value per die in roll order, e.g. 6,6,5,1,4.")]
 """The ``--dice`` option every rolling command takes."""
+AskDiceOpt = Annotated[bool, typer.Option(
+    "--ask-dice", help="Roll physical dice: you are asked for each die, with what it is for.")]
+"""The ``--ask-dice`` option: :func:`execute` asks for each die (marked typed, like ``--dice``)."""
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 """The ``--json`` option every read command takes."""
 
@@ -136,17 +139,59 @@ def current(ref: str | None, *, whole: bool = False) -> Campaign:
 
 
 def execute(ref: str | None, build: Callable[[Campaign], Command], dice: str | None,
-            as_json: bool = False, roller: Roller | None = None, quiet: bool = False) -> Campaign:
+            as_json: bool = False, roller: Roller | None = None, quiet: bool = False,
+            ask_dice: bool = False) -> Campaign:
     """Decide a command against the campaign through the session API, print what happened.
 
-    ``roller`` overrides the campaign's seeded roller; ``quiet`` prints nothing.
+    ``roller`` overrides the campaign's seeded roller; ``quiet`` prints nothing; ``ask_dice``
+    asks for each die at the terminal (:func:`asked_dice`).
     """
+    if ask_dice:
+        dice, build = asked_dice(ref, build, dice)
     with guarded():
         done = session().execute(campaign_ref(ref), build, dice=dice,
                                  roller=None if roller is None else (lambda _c: roller))
     if not quiet:
         report(done, as_json)
     return done.campaign
+
+
+def asked_dice(ref: str | None, build: Callable[[Campaign], Command],
+               dice: str | None) -> tuple[str | None, Callable[[Campaign], Command]]:
+    """Ask for each die of a command as the rules roll it; return them as a ``--dice`` script.
+
+    The command is decided in memory first with a :class:`~rallypoint.dice.rollers.PromptRoller`
+    (a refused command asks for no die, and a roll that depends on an earlier one is asked only
+    when it happens); the typed faces then record it as ``--dice`` would, marked typed in the
+    log. No lock is held while the player rolls; the command keeps the version it was made
+    against, so a campaign changed meanwhile refuses it as stale.
+    """
+    from rallypoint.core.errors import MalformedInputError
+    from rallypoint.dice.rollers import PromptRoller
+
+    with guarded():
+        if dice is not None:
+            raise MalformedInputError("give --dice or --ask-dice, not both",
+                                      fix="--dice types every die at once; --ask-dice asks each.")
+    c = current(ref)
+    with guarded():
+        command = build(c)
+        asker = PromptRoller(_ask_die)
+        c.decide(command, asker)
+    typed = ",".join(str(v) for v in asker.typed)
+    return (typed or None), (lambda _c: command)
+
+
+def _ask_die(node: Any, index: int) -> int:
+    from rallypoint.dice.rollers import die_prompt
+
+    sides = node.dice.sides
+    while True:
+        answer = typer.prompt(die_prompt(node, index), err=True)
+        if answer.strip().isdigit() and 1 <= int(answer) <= sides:
+            return int(answer)
+        err_console.print(f"a d{sides} shows 1 to {sides}; roll again and type the face",
+                          highlight=False)
 
 
 def report(done: Executed, as_json: bool = False) -> None:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from rallypoint.cli.session import (
+    AskDiceOpt,
     CampaignOpt,
     DiceOpt,
     JsonOpt,
@@ -44,8 +45,9 @@ def _attested(within_2: bool, attest_distance: int | None) -> int | None:
 
 
 
-def _run(campaign: str | None, build: Any, dice: str | None = None, as_json: bool = False) -> None:
-    execute(campaign, build, dice, as_json)
+def _run(campaign: str | None, build: Any, dice: str | None = None, as_json: bool = False,
+         ask_dice: bool = False) -> Campaign:
+    return execute(campaign, build, dice, as_json, ask_dice=ask_dice)
 
 
 @app.command()
@@ -137,16 +139,87 @@ def sheet(
 def turn(
     fired: Annotated[list[str] | None, typer.Option(
         help="Sheet whose units fired or were fired upon this turn (repeatable).")] = None,
-    count: Annotated[int, typer.Option(help="Advance this many quiet turns.", min=1,
-                                         max=1000)] = 1,
+    count: Annotated[int, typer.Option(
+        help="Advance up to this many quiet turns; stops early where a sheet may be checked or "
+             "the dead FOs' hourly roll is due.", min=1, max=1000)] = 1,
+    fo_dice: Annotated[bool, typer.Option(
+        "--fo-dice", help="Roll the dead FOs' hourly dice on the way instead of stopping.")]
+    = False,
+    skip_fo: Annotated[bool, typer.Option(
+        "--skip-fo", help="Let due FO rolls pass unmade (the log says so).")] = False,
+    no_stop: Annotated[bool, typer.Option(
+        "--no-stop", help="With --count, go on past turns where a sheet may be checked (those "
+                          "checks are not made).")] = False,
+    ask_dice: AskDiceOpt = False,
     campaign: CampaignOpt = None,
 ) -> None:
     """Advance to the next turn; pending sheets accrue weighted turns."""
     from rallypoint.rulesets.tcs.commands import AdvanceTurn
+    from rallypoint.rulesets.tcs.outlook import DueKind, due_now
 
+    def fo_due(c: Campaign) -> bool:
+        return any(d.kind is DueKind.FO for d in due_now(c.state))
+
+    c = current(campaign)
     for n in range(count):
+        if fo_dice and fo_due(c):
+            c = _roll_fos(campaign, ask_dice)
         shots = tuple(fired or ()) if n == 0 else ()
-        _run(campaign, lambda c, s=shots: AdvanceTurn(expected_version=c.version, fired=s))
+        c = _run(campaign, lambda c, s=shots: AdvanceTurn(expected_version=c.version, fired=s,
+                                                          skip_fo=skip_fo))
+        if fo_dice and fo_due(c):
+            c = _roll_fos(campaign, ask_dice)
+        due = due_now(c.state)
+        stop = [d for d in due if (d.kind is DueKind.CHECK and not no_stop)
+                or (d.kind is DueKind.FO and not skip_fo)]
+        if stop and n < count - 1:
+            console.print(f"stopped after {n + 1} of {count} turns", highlight=False)
+        if stop or n == count - 1:
+            _print_due(due)
+            break
+
+
+def _roll_fos(campaign: str | None, ask_dice: bool) -> Campaign:
+    from rallypoint.rulesets.tcs.commands import RollFos
+
+    return _run(campaign, lambda c: RollFos(expected_version=c.version), ask_dice=ask_dice)
+
+
+def _print_due(due: Any) -> None:
+    from rich.markup import escape
+
+    for d in due:
+        how = f" (`{d.command}`)" if d.command else ""
+        console.print(f"[yellow]due[/]: {escape(d.text + how)}", highlight=False)
+
+
+@app.command()
+def reassign(
+    member: Annotated[list[str], typer.Argument(help="Formation or company ids.")],
+    other_sheet: Annotated[bool, typer.Option(
+        "--other-sheet/--off-other-sheet",
+        help="Now also on another (defensive) Op Sheet, or no longer.")],
+    reason: Annotated[str, typer.Option(help="Why (for the log).")] = "",
+    campaign: CampaignOpt = None,
+) -> None:
+    """Put recovering formations on another Op Sheet, or take them off it, after writing."""
+    from rallypoint.rulesets.tcs.commands import Reassign
+
+    _run(campaign, lambda c: Reassign(expected_version=c.version, members=tuple(member),
+                                      other_sheet=other_sheet, reason=reason))
+
+
+@app.command()
+def attacked(
+    member: Annotated[list[str], typer.Argument(help="Formation or company ids.")],
+    note: Annotated[str, typer.Option(help="What happened (for the log).")] = "",
+    campaign: CampaignOpt = None,
+) -> None:
+    """Recovering formations attacked this turn: treated as No Orders, fired upon."""
+    from rallypoint.rulesets.tcs.commands import Attack
+
+    _run(campaign, lambda c: Attack(expected_version=c.version, members=tuple(member),
+                                    note=note))
 
 
 @app.command()
@@ -155,6 +228,7 @@ def check(
     column: Annotated[list[str] | None, typer.Option(
         help="COMPANY=hwy|to for a company with both Hwy and TO equipment.")] = None,
     dice: DiceOpt = None,
+    ask_dice: AskDiceOpt = False,
     campaign: CampaignOpt = None,
 ) -> None:
     """Roll for a sheet's implementation; on success each company rolls for recovery."""
@@ -172,7 +246,7 @@ def check(
                     "hwy or to", fix="Write it like --column 2/ErP112=hwy.")
             columns[company] = Column(value.lower())
     _run(campaign, lambda c: CheckImplementation(
-        expected_version=c.version, sheet=sheet_id, columns=columns), dice)
+        expected_version=c.version, sheet=sheet_id, columns=columns), dice, ask_dice=ask_dice)
 
 
 @app.command()
@@ -219,47 +293,62 @@ def resolve(
     = None,
     transfer: Annotated[list[str] | None, typer.Option(
         help="FROM:TO:STEPS redistribution in one hex (optional rule).")] = None,
+    attest_distance: Annotated[int | None, typer.Option(
+        help="Across a map-section seam: hexes from a placed counter to its center as you "
+             "count them (0 or 1).", min=0, max=1)] = None,
     all_: Annotated[bool, typer.Option("--all", help="Resolve every pending one (with --policy).")]
     = False,
+    interactive: Annotated[bool, typer.Option(
+        "--interactive", "-i", help="Build it step by step at the prompt, even when piped "
+                                    "(the default at a terminal).")] = False,
     dice: DiceOpt = None,
+    ask_dice: AskDiceOpt = False,
     campaign: CampaignOpt = None,
 ) -> None:
-    """Distribute a company's recovered steps: explicitly, by --policy, or at a prompt."""
-    explicit = any([heal, resurrect, very_dead, place, transfer])
+    """Distribute a company's recovered steps: explicitly, by --policy, or step by step."""
+    explicit = any([heal, resurrect, very_dead, place, transfer, attest_distance is not None])
     rounds = 1
     if all_:
         c = current(campaign)
         rounds = len(c.ruleset.pending(c.state))
     for _ in range(rounds):
-        def build(c: Campaign) -> Command:
-            return _distribution(c, company, policy, explicit, heal, resurrect, very_dead,
-                                 place, transfer)
-        _run(campaign, build, dice)
+        c = current(campaign)
+        # Built before the write: a prompt never holds the database, and the command keeps the
+        # version it was made against (a campaign changed meanwhile refuses it as stale).
+        with guarded():
+            command = _distribution(c, company, policy, explicit, interactive, heal, resurrect,
+                                    very_dead, place, transfer, attest_distance)
+        _run(campaign, lambda _c, m=command: m, dice, ask_dice=ask_dice)
 
 
 def _distribution(c: Campaign, company: str | None, policy: str | None, explicit: bool,
-                  heal: list[str] | None, resurrect: list[str] | None,
+                  interactive: bool, heal: list[str] | None, resurrect: list[str] | None,
                   very_dead: list[str] | None, place: list[str] | None,
-                  transfer: list[str] | None) -> Command:
+                  transfer: list[str] | None, attest_distance: int | None) -> Command:
     from rallypoint.core.errors import IllegalNowError, MalformedInputError
+    from rallypoint.core.suggest import soft_match
     from rallypoint.rulesets.tcs.commands import Distribute, Transfer
     from rallypoint.session import policy_named
 
     decisions = c.ruleset.pending(c.state)
+    if company is not None:
+        company = soft_match(company, [d.subject for d in decisions])
     pick = [d for d in decisions if company is None or d.subject == company]
     if not pick:
         raise IllegalNowError(f"no distribution pending{' for ' + company if company else ''}",
                               fix="Run `rallypoint tcs choices` to see what is pending.")
     decision = pick[0]
-    if policy is not None or not explicit:
-        if policy is None:
-            if not typer.get_text_stream("stdin").isatty():
-                raise MalformedInputError(
-                    f"how should {decision.subject} distribute {decision.options['steps']} "
-                    "step(s)?", fix="Give --policy rebuild, or --heal/--resurrect/--very-dead.")
-            console.print(decision.prompt, highlight=False)
-            policy = typer.prompt("policy", default=policy_named(c.ruleset, None).name)
+    if policy is not None:
         return policy_named(c.ruleset, policy).decide(c.state, decision, c.version)
+    if not explicit:
+        if not (interactive or typer.get_text_stream("stdin").isatty()):
+            raise MalformedInputError(
+                f"how should {decision.subject} distribute {decision.options['steps']} "
+                "step(s)?", fix="Give --policy rebuild, or --heal/--resurrect/--very-dead, "
+                                "or --interactive.")
+        from rallypoint.cli.tcs_resolve import interactive as ask
+
+        return ask(c, decision)
     transfers = []
     for item in transfer or []:
         parts = item.split(":")
@@ -271,7 +360,7 @@ def _distribution(c: Campaign, company: str | None, policy: str | None, explicit
         expected_version=c.version, company=decision.subject,
         heal=int_pairs(heal, "--heal"), resurrect=int_pairs(resurrect, "--resurrect"),
         very_dead=tuple(very_dead or ()), place=pairs(place, "--place"),
-        redistribute=tuple(transfers))
+        redistribute=tuple(transfers), attest_distance=attest_distance)
 
 
 @app.command()
@@ -294,6 +383,7 @@ def fo(
     place: Annotated[list[str] | None, typer.Option(help="FO=HEX where a returning FO goes.")]
     = None,
     dice: DiceOpt = None,
+    ask_dice: AskDiceOpt = False,
     campaign: CampaignOpt = None,
 ) -> None:
     """At a whole hour, roll two dice for each dead Soviet FO."""
@@ -301,7 +391,8 @@ def fo(
 
     with guarded():
         where = pairs(place, "--place")
-    _run(campaign, lambda c: RollFos(expected_version=c.version, place=where), dice)
+    _run(campaign, lambda c: RollFos(expected_version=c.version, place=where), dice,
+         ask_dice=ask_dice)
 
 
 def render(c: Campaign) -> None:
@@ -317,9 +408,12 @@ def render(c: Campaign) -> None:
     for cid, comp in data["companies"].items():
         living = [f"{i} {v['steps']}/{v['full']}" + (f"@{v['hex']}" if v["hex"] else "")
                   for i, v in comp["counters"].items() if v["pile"] == "map"]
-        piles = comp["piles"]
-        table.add_row(escape(cid), escape("\n".join(living)) or "—", str(piles["dead"]),
-                      str(piles["very_dead"]), str(piles["fo"]) if piles["fo"] else "")
+
+        def pile(name: str, ids: dict[str, Any] = comp["counters"]) -> str:
+            return escape("\n".join(i for i, v in ids.items() if v["pile"] == name))
+
+        table.add_row(escape(cid), escape("\n".join(living)) or "—", pile("dead") or "—",
+                      pile("very_dead") or "—", pile("fo"))
     console.print(table)
     if data["morale"]:
         console.print("battalion morale (0 = normal): " + ", ".join(
@@ -329,5 +423,8 @@ def render(c: Campaign) -> None:
                       f" row {s['row']}; centers " + ", ".join(
                           f"{k}@{v}" for k, v in s["centers"].items() if k in s["companies"]),
                       highlight=False)
+    from rallypoint.rulesets.tcs.outlook import due_now
+
+    _print_due(due_now(c.state))
     for d in c.ruleset.pending(c.state):
         console.print(f"[yellow]pending[/]: {escape(d.prompt)}", highlight=False)

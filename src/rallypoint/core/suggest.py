@@ -61,3 +61,11 @@ def match_id(text: str, known: Iterable[str], what: str, *, scope: str = "",
                                   fix=f"Type the {what} id with its exact case.")
     raise UnknownIdError(f"no {what} {text!r}" + (f" {scope}" if scope else ""), where=where,
                          fix=(did_you_mean(text, ids) + fix).strip() or None)
+
+
+def soft_match(text: str, known: Iterable[str]) -> str:
+    """The known id equal to ``text`` ignoring case, if exactly one is; else ``text`` unchanged
+    (for a caller that refuses an unknown id in its own words)."""
+    ids = list(known)
+    folded = [i for i in ids if i.casefold() == text.casefold()]
+    return text if text in ids or len(folded) != 1 else folded[0]

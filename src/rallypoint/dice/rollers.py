@@ -4,6 +4,8 @@
   depends only on HMAC-SHA256 (not on Python's or numpy's generator streams), documented in
   ``docs/dice.md`` and pinned by test vectors.
 * :class:`ScriptedRoller` — takes faces from a list (tests, the CLI's ``--dice 5,1,4``).
+* :class:`PromptRoller` — asks for each die as it is rolled, naming the roll's purpose (the
+  CLI's ``--ask-dice``: physical dice typed in one at a time).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Protocol, TypeVar
 
-from rallypoint.dice.nodes import ChanceNode, Roll, fraction_text
+from rallypoint.dice.nodes import ChanceNode, Read, Roll, fraction_text
 from rallypoint.errors import MalformedInputError
 
 T = TypeVar("T")
@@ -131,6 +133,52 @@ class ScriptedRoller:
                 )
         self._pos += count
         return picked
+
+
+class PromptRoller:
+    """Physical dice typed in one die at a time, as the rules ask for them.
+
+    ``ask(node, index)`` returns the face of die ``index`` (0-based) of ``node``; it sees the
+    node's purpose, dice and modifiers, so a prompt can say what the roll is for. Rolls that
+    depend on earlier ones (recovery rolls only after an implementation succeeds) are asked for
+    only when they happen. :attr:`typed` keeps every face in order, so the same faces can be
+    handed on as a script (``--dice``) to record the command.
+
+    Args:
+        ask: Returns one face; a value that does not fit the die is refused here too.
+    """
+
+    def __init__(self, ask: Callable[[ChanceNode, int], int]) -> None:
+        self._ask = ask
+        self.typed: list[int] = []
+
+    def faces(self, node: ChanceNode) -> tuple[int, ...]:
+        """Ask for each die of ``node`` in turn."""
+        picked = tuple(self._ask(node, n) for n in range(node.dice.count))
+        for value in picked:
+            if not 1 <= value <= node.dice.sides:
+                raise MalformedInputError(
+                    f"die value {value} does not fit a d{node.dice.sides} at {node.purpose!r}",
+                    fix=f"Type values between 1 and {node.dice.sides}.")
+        self.typed.extend(picked)
+        return picked
+
+
+def die_prompt(node: ChanceNode, index: int) -> str:
+    """What to ask for die ``index`` of ``node`` (``rest implementation check: d66; tens die``).
+
+    Names the roll's purpose, the dice, which die of several, and its modifiers, so a player
+    rolling by hand knows what each throw is for.
+    """
+    dice = node.dice
+    if dice.count == 1:
+        which = "the die"
+    elif dice.read is Read.TENS_UNITS:
+        which = "tens die" if index == 0 else "units die"
+    else:
+        which = f"die {index + 1} of {dice.count}"
+    mods = "".join(f", {m.value:+d} {m.name}" for m in node.modifiers)
+    return f"{node.purpose}: {dice.label}{mods}; {which} (1-{dice.sides})"
 
 
 def roll(

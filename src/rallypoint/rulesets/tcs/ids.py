@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
 from rallypoint.core.ruleset import Command
-from rallypoint.core.suggest import match_id
+from rallypoint.core.suggest import match_id, soft_match
 from rallypoint.rulesets.tcs.commands import (
     AdvanceTurn,
     Attack,
@@ -53,9 +53,7 @@ def member(state: TcsState, text: str) -> str:
 def soft(text: str, known: Iterable[str]) -> str:
     """The known id ``text`` names ignoring case; else ``text`` as typed, for the rule that reads
     it to refuse in its own words (a column for a company not on the sheet, say)."""
-    ids = list(known)
-    folded = [f for f in ids if f.casefold() == text.casefold()]
-    return text if text in ids or len(folded) != 1 else folded[0]
+    return soft_match(text, known)
 
 
 def sheet(state: TcsState, text: str) -> str:
