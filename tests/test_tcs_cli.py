@@ -245,3 +245,17 @@ def test_no_python_reprs_in_what_these_commands_printed(db: Path, tmp_path: Path
     text = [out for out in OUTPUTS if not out.lstrip().startswith(("[", "{"))]  # not --json
     found: list[Any] = [(m.group(0), out) for out in text if (m := REPRS.search(out))]
     assert not found, found[:3]
+
+
+def test_dice_ask_asks_in_every_ruleset(db: Path) -> None:
+    # The same plumbing serves any command that takes --dice: a squares rally, asked by purpose.
+    rp("new", "src/rallypoint/rulesets/squares/scenarios/farm_below_the_ridge.toml", "--name",
+       "farm")
+    out = rp("squares", "rally", "kempt", "28th", "--kind", "disorder", "--dice", "ask",
+             stdin="6\n")
+    assert "; the die (1-6):" in out and "#2 " in out
+    export = Path(db).parent / "farm.json"
+    rp("export", str(export))
+    events = json.loads(export.read_text("utf-8"))["events"]
+    assert events[-1]["payload"]["dice_proof"]["mode"] == "typed"
+    assert [r["faces"] for r in json.loads(rp("log", "--json"))[-1]["rolls"]] == [[6]]

@@ -28,7 +28,8 @@ CampaignOpt = Annotated[str | None, typer.Option(
     "--campaign", "-c", help="Campaign name or id (default: the most recently active).")]
 """The ``--campaign`` option every campaign command takes."""
 DiceOpt = Annotated[str | None, typer.Option(
-    "--dice", help="Script the dice, one value per die in roll order, e.g. 6,6,5,1,4.")]
+    "--dice", help="Script the dice, one value per die in roll order, e.g. 6,6,5,1,4 (or 'ask': "
+                   "be asked for each die).")]
 """The ``--dice`` option every rolling command takes."""
 AskDiceOpt = Annotated[bool, typer.Option(
     "--ask-dice", help="Roll physical dice: you are asked for each die, with what it is for.")]
@@ -146,6 +147,9 @@ def execute(ref: str | None, build: Callable[[Campaign], Command], dice: str | N
     ``roller`` overrides the campaign's seeded roller; ``quiet`` prints nothing; ``ask_dice``
     asks for each die at the terminal (:func:`asked_dice`).
     """
+    if dice is not None and dice.strip().casefold() == "ask":
+        # ``--dice ask`` is --ask-dice for every command that takes --dice (any ruleset).
+        dice, ask_dice = None, True
     if ask_dice:
         dice, build = asked_dice(ref, build, dice)
     with guarded():

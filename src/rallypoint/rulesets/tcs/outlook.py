@@ -128,15 +128,24 @@ class FoOutlook:
     p: Fraction
 
 
+def fo_due(state: TcsState) -> tuple[str, ...]:
+    """The dead FOs whose roll is due now: a whole-hour turn not yet rolled, with a number set.
+
+    Cheap (no odds computed), for every ``tcs turn`` and ``show``.
+    """
+    dead = tuple(i for i, c in state.counters.items() if c.pile is Pile.FO)
+    due = bool(dead) and rec.fo_number(state) is not None and state.clock.minute == 0 \
+        and state.fo_rolled_turn != state.turn
+    return dead if due else ()
+
+
 def fo_outlook(state: TcsState) -> FoOutlook:
     """Whether the dead FOs roll this turn, and each one's chance to return."""
     dead = tuple(i for i, c in state.counters.items() if c.pile is Pile.FO)
     number = rec.fo_number(state)
     p = (rec.fo_node("").probability(lambda v: v >= number) if number is not None
          else Fraction(0))
-    due = bool(dead) and number is not None and state.clock.minute == 0 \
-        and state.fo_rolled_turn != state.turn
-    return FoOutlook(due, dead, number, p)
+    return FoOutlook(bool(fo_due(state)), dead, number, p)
 
 
 class DueKind(StrEnum):
@@ -181,10 +190,10 @@ def due_now(state: TcsState) -> tuple[Due, ...]:
             found.append(Due(DueKind.CHECK, f"sheet {sheet.id} may be checked: "
                              f"{sheet.weighted_turns} weighted turns, needs {needed}+ on d66",
                              f"rallypoint tcs check {sheet.id}"))
-    fo = fo_outlook(state)
-    if fo.due:
+    fos = fo_due(state)
+    if fos:
         found.append(Due(DueKind.FO, f"the dead FOs roll at {state.clock:%H:%M} "
-                         f"({', '.join(fo.counters)}): {fo.number}+ on 2d6 returns each",
+                         f"({', '.join(fos)}): {rec.fo_number(state)}+ on 2d6 returns each",
                          "rallypoint tcs fo"))
     for company in state.attacked_now():
         found.append(Due(DueKind.NO_ORDERS, f"{company} was attacked this turn: treat it as a "

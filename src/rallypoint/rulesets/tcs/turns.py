@@ -13,7 +13,7 @@ from datetime import timedelta
 from rallypoint.core.errors import IllegalNowError, UnknownIdError
 from rallypoint.rulesets.tcs.commands import AdvanceTurn, Attack, Reassign
 from rallypoint.rulesets.tcs.events import Accrual, Attacked, Reassigned, TurnAdvanced
-from rallypoint.rulesets.tcs.outlook import fo_outlook
+from rallypoint.rulesets.tcs.outlook import fo_due
 from rallypoint.rulesets.tcs.state import SheetState, SheetStatus, TcsState
 
 
@@ -30,10 +30,10 @@ def decide_turn(state: TcsState, cmd: AdvanceTurn) -> TurnAdvanced:
         if fired not in pending:
             raise UnknownIdError(f"no pending sheet {fired!r}",
                                  fix=f"Use one of: {', '.join(pending) or 'none'}.")
-    fo = fo_outlook(state)
-    if fo.due and not cmd.skip_fo:
+    fos = fo_due(state)
+    if fos and not cmd.skip_fo:
         raise IllegalNowError(
-            f"the dead FOs' roll of {state.clock:%H:%M} is due ({', '.join(fo.counters)}): "
+            f"the dead FOs' roll of {state.clock:%H:%M} is due ({', '.join(fos)}): "
             "leaving the hour would lose it",
             fix="Roll it first (`rallypoint tcs fo`), or add --skip-fo to let it pass.")
     track = state.oob.scenario.turn_track
@@ -46,7 +46,7 @@ def decide_turn(state: TcsState, cmd: AdvanceTurn) -> TurnAdvanced:
                          bool(attacked & set(sheet.companies)))
                 for sheet in pending.values() if sheet.written_turn < turn]
     return TurnAdvanced(turn=turn, clock=clock, night=night, accruals=tuple(accruals),
-                        fo_skipped=fo.counters if fo.due else ())
+                        fo_skipped=fos)
 
 
 def _accrual(state: TcsState, sheet: SheetState, night: bool, fired: bool,

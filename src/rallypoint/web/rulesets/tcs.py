@@ -6,7 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rallypoint.rulesets.tcs.outlook import FoOutlook, SheetOutlook, fo_outlook, sheet_outlook
+from rallypoint.rulesets.tcs.outlook import (
+    FoOutlook,
+    SheetOutlook,
+    due_now,
+    fo_outlook,
+    sheet_outlook,
+)
 from rallypoint.session import Campaign, Decision
 from rallypoint.session.preview import Preview
 
@@ -42,11 +48,9 @@ def _companies(state: dict[str, Any]) -> dict[str, list[Company]]:
 
 
 def due(campaign: Campaign, outlooks: dict[str, SheetOutlook], fo: FoOutlook) -> list[str]:
-    """What the player may do this turn, one line each."""
-    lines = [f"check sheet {sid}: needs {o.checks[0].needed}+ on d66"
-             for sid, o in outlooks.items() if o.checkable_now and o.checks[0].needed]
-    if fo.due:
-        lines.append(f"roll for {len(fo.counters)} dead FO(s): {fo.number}+ on 2d6 returns")
+    """What the player may do this turn, one line each (the library's ``due_now``, as the CLI's
+    ``show`` says it: sheets to check, the FO roll, attacked companies), then pending decisions."""
+    lines = [d.text for d in due_now(campaign.state)]
     lines += [d.prompt for d in campaign.ruleset.pending(campaign.state)]
     return lines
 
