@@ -29,10 +29,12 @@ from rallypoint.core.ruleset import Command
 from rallypoint.dice import ScriptedRoller
 from rallypoint.rulesets.tcs.commands import (
     AdvanceTurn,
+    Attack,
     CheckImplementation,
     Distribute,
     LeaveCenter,
     MoveCounter,
+    Reassign,
     RecordLoss,
     RollFos,
     SetMorale,
@@ -59,7 +61,7 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
 KINDS = (
     "loss", "loss", "turn", "turn", "turn", "sheet", "sheet", "check", "check", "check",
     "policy", "policy", "policy", "random_distribution", "random_distribution", "morale", "move",
-    "leave", "fo", "undo",
+    "leave", "fo", "undo", "reassign", "attack",
 )
 
 
@@ -198,6 +200,13 @@ def draw_command(data: st.DataObject, c: Campaign) -> tuple[str, Command | None]
         return kind, LeaveCenter(expected_version=v, company=data.draw(st.sampled_from(companies)))
     if kind == "fo":
         return kind, RollFos(expected_version=v)
+    if kind in ("reassign", "attack"):
+        members = tuple(data.draw(st.lists(st.sampled_from(companies), min_size=1, max_size=2,
+                                           unique=True)))
+        if kind == "attack":
+            return kind, Attack(expected_version=v, members=members)
+        return kind, Reassign(expected_version=v, members=members,
+                              other_sheet=data.draw(st.booleans()))
     return kind, None  # undo
 
 

@@ -14,7 +14,12 @@ import pytest
 
 from conftest import run
 from rallypoint.core.campaign import Campaign
-from rallypoint.core.errors import IllegalNowError, MalformedInputError, UnknownIdError
+from rallypoint.core.errors import (
+    IllegalNowError,
+    MalformedInputError,
+    RallypointError,
+    UnknownIdError,
+)
 from rallypoint.rulesets.tcs.commands import (
     AdvanceTurn,
     Attack,
@@ -234,3 +239,14 @@ def test_ids_that_differ_only_by_case_are_refused_not_guessed(tmp_path: Path) ->
     error = refuse(c, RecordLoss(expected_version=c.version, counter="Ab-1"),
                    MalformedInputError)
     assert "'Ab-1' could be ab-1 or AB-1" in str(error)
+
+
+def test_scenario_problems_name_types_and_parameters_in_words(tmp_path: Path) -> None:
+    # Issue 10: no Python reprs ("[<CounterType.INF: 'inf'>, …]") in what a player reads.
+    with pytest.raises(RallypointError) as mixed:
+        make(tmp_path, coy("M", ctr("M-1"), ctr("M-t", type="tank", steps=1, morale=None)))
+    assert "company 'M' mixes inf, tank: set column = one of inf, hwy, to, tank" in str(mixed.value)
+    with pytest.raises(RallypointError) as param:
+        make(tmp_path, coy("A", ctr("A-1")), parameters={"pairing_scope": "army"},
+             name="p.toml")
+    assert str(param.value).endswith("Use one of: company, formation.")

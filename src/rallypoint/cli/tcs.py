@@ -404,7 +404,13 @@ def render(c: Campaign) -> None:
     console.print(f"[bold]{c.name}[/] — {data['title']} · turn {data['turn']} "
                   f"({data['clock'][11:16]}{', night' if data['night'] else ''}) · "
                   f"version {c.version}", highlight=False)
-    table = Table("company", "on map (steps/full @hex)", "dead", "very dead", "fo")
+    fos = any(v["pile"] == "fo" for comp in data["companies"].values()
+              for v in comp["counters"].values())
+    table = Table()
+    for header in ("company", "on map (steps/full @hex)", "dead", "very dead", "fo")[:5 if fos
+                                                                                   else 4]:
+        # A long id folds onto a second line rather than losing its end to an ellipsis.
+        table.add_column(header, overflow="fold")
     for cid, comp in data["companies"].items():
         living = [f"{i} {v['steps']}/{v['full']}" + (f"@{v['hex']}" if v["hex"] else "")
                   for i, v in comp["counters"].items() if v["pile"] == "map"]
@@ -412,8 +418,9 @@ def render(c: Campaign) -> None:
         def pile(name: str, ids: dict[str, Any] = comp["counters"]) -> str:
             return escape("\n".join(i for i, v in ids.items() if v["pile"] == name))
 
-        table.add_row(escape(cid), escape("\n".join(living)) or "—", pile("dead") or "—",
-                      pile("very_dead") or "—", pile("fo"))
+        cells = [escape(cid), escape("\n".join(living)) or "—", pile("dead") or "—",
+                 pile("very_dead") or "—", pile("fo")]
+        table.add_row(*cells[:5 if fos else 4])
     console.print(table)
     if data["morale"]:
         console.print("battalion morale (0 = normal): " + ", ".join(

@@ -131,7 +131,7 @@ class ImplementationTable(FrozenModel):
     @model_validator(mode="after")
     def _check(self) -> ImplementationTable:
         if self.line not in self.lines:
-            raise ValueError(f"line {self.line!r} is not among {sorted(self.lines)}")
+            raise ValueError(f"line {self.line!r} is not among {', '.join(sorted(self.lines))}")
         width = len(self.lines[self.line])
         for key, cells in self.rows.items():
             if len(cells) != width:
@@ -174,7 +174,8 @@ class Parameter(FrozenModel):
     @model_validator(mode="after")
     def _check(self) -> Parameter:
         if self.value not in self.choices:
-            raise ValueError(f"value {self.value!r} is not one of {list(self.choices)}")
+            raise ValueError(f"value {self.value!r} is not one of "
+                             f"{', '.join(str(c) for c in self.choices)}")
         return self
 
 
@@ -216,7 +217,7 @@ class RulesData(FrozenModel):
             for name, entry in self.nationalities.known.items():
                 if entry.counts_as not in lines:
                     raise ValueError(f"nationality {name!r} counts as {entry.counts_as!r}, "
-                                     f"not one of {sorted(lines)}")
+                                     f"not one of {', '.join(sorted(lines))}")
         return self
 
     def nationality_modifier(self, nationality: str) -> int:

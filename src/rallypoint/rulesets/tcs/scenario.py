@@ -199,7 +199,8 @@ def scenario_problems(s: Scenario) -> list[str]:
             if company.column is None and len(types) > 1 and types != {CounterType.HWY,
                                                                        CounterType.TO}:
                 problems.append(
-                    f"company {company.id!r} mixes {sorted(types)}: set column = one of "
+                    f"company {company.id!r} mixes {', '.join(sorted(t.value for t in types))}: "
+                    "set column = one of "
                     "inf, hwy, to, tank"
                 )
             for counter in company.counters:
