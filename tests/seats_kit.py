@@ -37,6 +37,8 @@ def two_sided(session: Session, name: str = "both", *, seed: str | None = None) 
     for command in SHEETS:
         execute(session, info.id, command)
     for _ in range(3):
-        execute(session, info.id, {"kind": "turn"})
+        # The Soviet FO starts dead at 08:00: its hourly roll is let pass (the rules refuse a
+        # turn that would silently lose it).
+        execute(session, info.id, {"kind": "turn", "skip_fo": True})
     execute(session, info.id, {"kind": "check", "sheet": "F-hideout"}, dice="6,6,3")
     return info.id

@@ -201,11 +201,11 @@ def draw_command(data: st.DataObject, c: Campaign) -> tuple[str, Command | None]
     if kind == "fo":
         return kind, RollFos(expected_version=v)
     if kind in ("reassign", "attack"):
-        members = tuple(data.draw(st.lists(st.sampled_from(companies), min_size=1, max_size=2,
-                                           unique=True)))
+        who: tuple[str, ...] = tuple(data.draw(st.lists(
+            st.sampled_from(companies), min_size=1, max_size=2, unique=True)))
         if kind == "attack":
-            return kind, Attack(expected_version=v, members=members)
-        return kind, Reassign(expected_version=v, members=members,
+            return kind, Attack(expected_version=v, members=who)
+        return kind, Reassign(expected_version=v, members=who,
                               other_sheet=data.draw(st.booleans()))
     return kind, None  # undo
 
