@@ -352,3 +352,39 @@ def test_a_round_by_mail_with_one_seat_on_postgresql(tmp_path: Path) -> None:
         # A replay is refused on PostgreSQL too.
         with pytest.raises(IntegrityError, match="replayed"):
             import_turn(game.french, tmp_path / "mail" / "turn2.json")
+
+
+def test_requests_that_cross_in_the_mail_resolve_one_way(tmp_path: Path) -> None:
+    # Both seats ask for dice from the same head; the seat whose name sorts first (allied)
+    # goes first in both databases, so the logs cannot fork.
+    game = start_game(tmp_path)
+    with pytest.raises(AwaitingDice):
+        command(game.french, game.campaign, RALLY | {"leader": "wellington"})
+    with pytest.raises(AwaitingDice):
+        command(game.allied, game.campaign, RALLY | {"unit": "79th"})
+    to_allied, to_french = game.send(game.french, "allied"), game.send(game.allied, "french")
+    at_allied = import_turn(game.allied, to_allied)
+    assert at_allied.request is None and "yours (round 1) goes first" in (at_allied.note or "")
+    at_french = import_turn(game.french, to_french)
+    assert at_french.request is not None and at_french.request.seat == "allied"
+    assert "theirs goes first" in (at_french.note or "")
+    answer(game.french, game.campaign)
+    done = import_turn(game.allied, game.send(game.french, "allied"))
+    assert done.new_events == 1
+    proof = game.allied.load(game.campaign, whole=True).events[-1].payload["dice_proof"]
+    assert (proof["seat"], proof["round"], proof["command"]["unit"]) == ("allied", 1, "79th")
+    # French makes its command again: a new request, for round 2.
+    with pytest.raises(AwaitingDice, match="dice round 2"):
+        command(game.french, game.campaign, RALLY | {"leader": "wellington"})
+
+
+def test_a_request_the_log_moved_past_is_dropped(tmp_path: Path) -> None:
+    game = start_game(tmp_path)
+    with pytest.raises(AwaitingDice):
+        command(game.allied, game.campaign, RALLY)
+    game.allied_to_french()
+    command(game.french, game.campaign, MARK)  # French plays on instead of answering
+    done = import_turn(game.allied, game.send(game.french, "allied"))
+    assert "was not answered before the log moved on" in (done.note or "")
+    with pytest.raises(AwaitingDice, match="dice round 1"):
+        command(game.allied, game.campaign, RALLY)  # asked again, at the new position

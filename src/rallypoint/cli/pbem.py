@@ -66,6 +66,8 @@ def import_(
     if done.sender is not None:
         what += f", signed by {done.sender} (key {done.fingerprint})"
     console.print(what, highlight=False, soft_wrap=True)
+    if done.note is not None:
+        console.print(f"[yellow]note[/]: {escape(done.note)}", highlight=False, soft_wrap=True)
     if done.request is not None:
         console.print(f"{done.request.seat} asks for your dice link (round "
                       f"{done.request.round}): `rallypoint dice answer`", highlight=False)

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rallypoint.core.campaign import created_event, stored_rolls
-from rallypoint.core.errors import IllegalNowError, IntegrityError, MalformedInputError
-from rallypoint.core.events import GENESIS_HASH, EventRecord, NewEvent
+from rallypoint.core.errors import IllegalNowError, MalformedInputError
+from rallypoint.core.events import EventRecord, NewEvent
 from rallypoint.core.ruleset import get_ruleset
-from rallypoint.dice.audit import DICE_KEY, DiceReport, Verdict, audit, logical_position
+from rallypoint.dice.audit import DICE_KEY, DiceReport, audit, logical_position
 from rallypoint.dice.v1 import (
     CHAIN_LENGTH,
     PairAnchors,
@@ -31,11 +31,11 @@ from rallypoint.dice.v1 import (
     check_reveal,
 )
 from rallypoint.session import pair
+from rallypoint.session import pbem_checks as checks
 from rallypoint.session.api import Session
 from rallypoint.session.results import Executed
 from rallypoint.store import CampaignInfo, EventStore, clean_name
 from rallypoint.store.exchange import (
-    ExportedCampaign,
     TurnHeader,
     _check_importable,
     check_header,
@@ -205,7 +205,10 @@ class Imported:
     sender: str | None
     fingerprint: str | None
     request: PairRequest | None
+    """The sender's dice request, now waiting for ``rallypoint dice answer``."""
     forked: bool
+    note: str | None = None
+    """What became of this seat's own waiting dice request, if anything did."""
 
 
 def import_turn(session: Session, path: Path, *, name: str | None = None,
@@ -227,178 +230,35 @@ def import_turn(session: Session, path: Path, *, name: str | None = None,
     exported = read_export(path)
     header, records = exported.campaign, exported.events
     if withheld(records):
-        _refuse_redacted(path, exported)
+        checks.refuse_redacted(path, exported)
     _check_importable(header.id, records)
     check_header(exported)
     with session._store(write=True) as store:
-        stored = store.events(header.id) if _exists(store, header.id) else []
+        stored = store.events(header.id) if checks.exists(store, header.id) else []
         trusted = (stored or records)[0].payload  # our own copy of `created`, when we have one
         cards = seat_cards(trusted)
         signer = check_signed(exported, seat_keys(trusted))
         mine = _held(store, trusted)
         if cards:
-            _check_reader(exported, cards, mine, signer)
-        known = {r for r, _, _ in store.dice_requests(header.id)}
-        new = _new_events(path, stored, records, exported, as_name, known)
+            checks.check_reader(exported, cards, mine, signer)
+        known = {(r, s) for r, s, _ in store.dice_requests(header.id)}
+        new = checks.new_events(path, stored, records, exported, as_name, known)
         check_import(header, records)
-        _check_dice(exported, cards, signer, mine, stored, records, store, header.id)
+        checks.check_dice(exported, cards, signer, mine, stored, records, store, header.id)
+        request = checks.checked_request(exported, cards, signer)  # before anything is written
         if as_name is not None:
-            info = _store_fork(store, exported, as_name)
+            info = checks.store_fork(store, exported, as_name)
         else:
             info = store.import_records(header.id, name or header.name, header.ruleset,
                                         header.created_at, records)
-        request = _keep_request(store, info.id, exported, cards, signer)
+        note = checks.tidy_requests(store, info.id, records, mine)
+        if request is not None:
+            request, note = checks.keep_request(store, info.id, request, mine)
         turn = exported.turn
         if turn is not None and turn.revealed_secret is not None:
             store.put_revealed_secret(info.id, turn.revealed_secret)
     return Imported(info, new, signer, fingerprint(cards[signer].key) if signer else None,
-                    request, as_name is not None)
-
-
-def _refuse_redacted(path: Path, exported: ExportedCampaign) -> None:
-    """A file filtered for its reader can be checked but not played on: a database needs every
-    event whole to fold the campaign (docs/two-player.md)."""
-    _check_importable(exported.campaign.id, exported.events, redacted=True)
-    check_header(exported)
-    check_signed(exported, seat_keys(exported.events[0].payload))
-    check_redacted(exported)
-    count = len(withheld(exported.events))
-    raise IllegalNowError(
-        f"the turn file withholds the sender's secrets in {count} event(s) from you, and a "
-        "database cannot play on from a log with withheld events yet (nothing was written)",
-        where=str(path), fix=f"Check it with `rallypoint verify {path}`; to play this ruleset "
-        "with hidden secrets use a shared server (docs/web.md), or ask for a file without --for "
-        "(it then carries the sender's secrets)")
-
-
-def _exists(store: EventStore, campaign_id: str) -> bool:
-    return any(c.id == campaign_id for c in store.campaigns())
-
-
-_DISTRUST = "Do not trust this file; ask the sender to export it again"
-
-
-def _check_reader(exported: ExportedCampaign, cards: dict[str, SeatCard], mine: list[str],
-                  signer: str | None) -> None:
-    """The file is for a seat this database holds, and not this seat's own file come back."""
-    if not mine:
-        raise IntegrityError(f"this database holds no seat key of this campaign (seats "
-                             f"{', '.join(sorted(cards))})",
-                             fix="Import it into your own database (--db), the one your "
-                                 "`rallypoint seat new` used")
-    reader = exported.turn.reader if exported.turn else None
-    if reader is not None and reader not in mine:
-        raise IntegrityError(f"the turn file is addressed to seat {reader!r}, and this database "
-                             f"holds {', '.join(mine)}", fix="Import the file meant for your seat")
-    if signer in mine and len(mine) == 1:
-        raise IntegrityError(f"this is your own turn file (signed by {signer}, you): replayed "
-                             "back to you", fix="Import the file your opponent sent")
-
-
-def _new_events(path: Path, stored: Sequence[EventRecord], records: Sequence[EventRecord],
-                exported: ExportedCampaign, as_name: str | None, known: set[int]) -> int:
-    """How many events the file adds; a fork or a replay of a two-seat file is refused (a
-    file at your head is new only if it brings a dice request you have not seen)."""
-    if not stored or as_name is not None:
-        return len(records)
-    for mine, theirs in zip(stored, records, strict=False):
-        if mine.hash != theirs.hash:
-            raise IntegrityError(
-                f"the file forks from your log at #{mine.seq}: from there your history and the "
-                "sender's differ", where=f"seq {mine.seq}",
-                fix=f"Keep theirs as a new campaign: `rallypoint import {path} --as NAME`")
-    request = exported.turn.request if exported.turn else None
-    fresh = request is not None and request.get("round") not in known
-    if exported.signatures and (len(records) < len(stored) or (
-            len(records) == len(stored) and not fresh)):
-        head = records[-1].seq
-        what = ("is your head" if head == len(stored) else
-                f"is behind yours (#{len(stored)})")
-        raise IntegrityError(f"replayed: the file's head #{head} {what}, so it holds nothing new",
-                             fix="Ask the sender for their latest turn file")
-    return max(0, len(records) - len(stored))
-
-
-def _check_dice(exported: ExportedCampaign, cards: dict[str, SeatCard], signer: str | None,
-                mine: list[str], stored: Sequence[EventRecord], records: Sequence[EventRecord],
-                store: EventStore, campaign_id: str) -> None:
-    """Every roll checks (chains, commitment, tape); the sender undid no roll of its own; any
-    round resolving this seat's command is the command this seat asked for."""
-    turn = exported.turn or TurnHeader()
-    report = audit(records, stored_rolls(get_ruleset(exported.campaign.ruleset)),
-                   turn.revealed_secret)
-    failed = next((e for e in report.events if e.verdict is Verdict.FAILED), None)
-    # A log from before dice-v1 did not mark typed-in dice, so its misses prove nothing.
-    if failed is not None and report.scheme == "dice-v1":
-        raise IntegrityError(f"the dice of #{failed.seq} do not check: {failed.reason}",
-                             where=f"seq {failed.seq}", fix=_DISTRUST)
-    if not cards or signer is None:
-        return
-    asked = {r: PairRequest.model_validate_json(t) for r, s, t in store.dice_requests(campaign_id)
-             if s in mine}
-    for record in records[len(stored):]:
-        if record.type == "undone":
-            target = record.payload.get("target")
-            if isinstance(target, int) and pair.acting_seat(records, target) == signer:
-                raise IntegrityError(
-                    f"#{record.seq} undoes #{target}, a resolved roll of {signer}'s own "
-                    "command: that needs the other seat's consent", where=f"seq {record.seq}",
-                    fix=f"Ask {signer} for a turn file without it (you may undo it yourself)")
-        for seq, proof in pair.pair_proofs([record]):
-            if proof.seat in mine and not _asked(asked, proof):
-                raise IntegrityError(
-                    f"#{seq} resolves round {proof.round} as your command, but it is not the "
-                    "command you asked for", where=f"seq {seq}", fix=_DISTRUST)
-
-
-def _asked(asked: dict[int, PairRequest], proof: object) -> bool:
-    from rallypoint.dice.v1 import DiceProof
-
-    assert isinstance(proof, DiceProof)
-    request = asked.get(proof.round or 0)
-    return request is not None and (request.position, request.digest) == (
-        proof.position, proof.digest)
-
-
-def _keep_request(store: EventStore, campaign_id: str, exported: ExportedCampaign,
-                  cards: dict[str, SeatCard], signer: str | None) -> PairRequest | None:
-    """Keep the sender's dice request (checked against its chain) for `dice answer`."""
-    turn = exported.turn
-    if turn is None or turn.request is None:
-        return None
-    try:
-        request = PairRequest.model_validate(turn.request)
-    except ValueError:
-        raise IntegrityError("the turn file's dice request is malformed", where="turn.request",
-                             fix=_DISTRUST) from None
-    if signer is None:
-        raise IntegrityError("an unsigned file carries a dice request", where="turn.request",
-                             fix=_DISTRUST)
-    spec = exported.events[0].payload.get(DICE_KEY) or {}
-    pair.check_request(request, signer, exported.events, cards,
-                       int(spec.get("chain_length", CHAIN_LENGTH)),
-                       logical_position(exported.events))
-    store.put_dice_request(campaign_id, request.round, request.seat, request.model_dump_json())
-    return request
-
-
-def _store_fork(store: EventStore, exported: ExportedCampaign, as_name: str) -> CampaignInfo:
-    """The file's log sealed again under a new id (same payloads and times), as a new campaign."""
-    new_id = uuid.uuid4().hex
-    resealed: list[EventRecord] = []
-    prev = GENESIS_HASH
-    for record in exported.events:
-        sealed = EventRecord.seal(new_id, record.seq, NewEvent(type=record.type,
-                                                               payload=record.payload),
-                                  prev, record.recorded_at)
-        resealed.append(sealed)
-        prev = sealed.hash
-    header = exported.campaign
-    info = store.import_records(new_id, as_name, header.ruleset, header.created_at, resealed)
-    kept = store.dice_secret(header.id)
-    if kept is not None and kept[1] is None:
-        store.put_dice_secret(new_id, kept[0])
-    return info
+                    request, as_name is not None, note)
 
 
 def reveal(session: Session, ref: str) -> str:

@@ -118,3 +118,10 @@ class SecretsMixin:
                                           "WHERE campaign_id = ? ORDER BY round"),
                                 (campaign_id,)).fetchall()
         return [(int(r[0]), str(r[1]), str(r[2])) for r in rows]
+
+    def drop_dice_request(self, campaign_id: str, round_: int) -> None:
+        """Forget a pair-mode request that can no longer be answered (its position passed, or
+        it yielded to the other seat's request for the same round)."""
+        with self._write() as conn:
+            conn.execute(self._sql("DELETE FROM dice_requests WHERE campaign_id = ? AND "
+                                   "round = ?"), (campaign_id, round_))

@@ -1,0 +1,215 @@
+"""What ``import`` checks in a turn file beyond its header and chain, and how it keeps the
+sender's dice request: the reader, replays and forks, every roll, undo consent, the rounds
+resolving this seat's commands, and requests that crossed in the mail (docs/two-player.md)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+
+from rallypoint.core.campaign import stored_rolls
+from rallypoint.core.errors import IllegalNowError, IntegrityError
+from rallypoint.core.events import GENESIS_HASH, EventRecord, NewEvent
+from rallypoint.core.ruleset import get_ruleset
+from rallypoint.dice.audit import DICE_KEY, Verdict, audit, logical_position
+from rallypoint.dice.v1 import CHAIN_LENGTH, DiceProof, PairRequest
+from rallypoint.session import pair
+from rallypoint.store import CampaignInfo, EventStore
+from rallypoint.store.exchange import (
+    ExportedCampaign,
+    TurnHeader,
+    _check_importable,
+    check_header,
+    check_redacted,
+    check_signed,
+)
+from rallypoint.store.signing import SeatCard, seat_keys
+from rallypoint.store.visibility import withheld
+
+_DISTRUST = "Do not trust this file; ask the sender to export it again"
+
+
+def refuse_redacted(path: Path, exported: ExportedCampaign) -> None:
+    """A file filtered for its reader can be checked but not played on: a database needs every
+    event whole to fold the campaign (docs/two-player.md)."""
+    _check_importable(exported.campaign.id, exported.events, redacted=True)
+    check_header(exported)
+    check_signed(exported, seat_keys(exported.events[0].payload))
+    check_redacted(exported)
+    count = len(withheld(exported.events))
+    raise IllegalNowError(
+        f"the turn file withholds the sender's secrets in {count} event(s) from you, and a "
+        "database cannot play on from a log with withheld events yet (nothing was written)",
+        where=str(path), fix=f"Check it with `rallypoint verify {path}`; to play this ruleset "
+        "with hidden secrets use a shared server (docs/web.md), or ask for a file without --for "
+        "(it then carries the sender's secrets)")
+
+
+def exists(store: EventStore, campaign_id: str) -> bool:
+    """Whether ``store`` has the campaign (by exact id)."""
+    return any(c.id == campaign_id for c in store.campaigns())
+
+
+def check_reader(exported: ExportedCampaign, cards: dict[str, SeatCard], mine: list[str],
+                  signer: str | None) -> None:
+    """The file is for a seat this database holds, and not this seat's own file come back."""
+    if not mine:
+        raise IntegrityError(f"this database holds no seat key of this campaign (seats "
+                             f"{', '.join(sorted(cards))})",
+                             fix="Import it into your own database (--db), the one your "
+                                 "`rallypoint seat new` used")
+    reader = exported.turn.reader if exported.turn else None
+    if reader is not None and reader not in mine:
+        raise IntegrityError(f"the turn file is addressed to seat {reader!r}, and this database "
+                             f"holds {', '.join(mine)}", fix="Import the file meant for your seat")
+    if signer in mine and len(mine) == 1:
+        raise IntegrityError(f"this is your own turn file (signed by {signer}, you): replayed "
+                             "back to you", fix="Import the file your opponent sent")
+
+
+def new_events(path: Path, stored: Sequence[EventRecord], records: Sequence[EventRecord],
+                exported: ExportedCampaign, as_name: str | None,
+                known: set[tuple[int, str]]) -> int:
+    """How many events the file adds; a fork or a replay of a two-seat file is refused (a
+    file at your head is new only if it brings a dice request you have not seen)."""
+    if not stored or as_name is not None:
+        return len(records)
+    for mine, theirs in zip(stored, records, strict=False):
+        if mine.hash != theirs.hash:
+            raise IntegrityError(
+                f"the file forks from your log at #{mine.seq}: from there your history and the "
+                "sender's differ", where=f"seq {mine.seq}",
+                fix=f"Keep theirs as a new campaign: `rallypoint import {path} --as NAME`")
+    request = exported.turn.request if exported.turn else None
+    fresh = request is not None and (request.get("round"), request.get("seat")) not in known
+    if exported.signatures and (len(records) < len(stored) or (
+            len(records) == len(stored) and not fresh)):
+        head = records[-1].seq
+        what = ("is your head" if head == len(stored) else
+                f"is behind yours (#{len(stored)})")
+        raise IntegrityError(f"replayed: the file's head #{head} {what}, so it holds nothing new",
+                             fix="Ask the sender for their latest turn file")
+    return max(0, len(records) - len(stored))
+
+
+def check_dice(exported: ExportedCampaign, cards: dict[str, SeatCard], signer: str | None,
+                mine: list[str], stored: Sequence[EventRecord], records: Sequence[EventRecord],
+                store: EventStore, campaign_id: str) -> None:
+    """Every roll checks (chains, commitment, tape); the sender undid no roll of its own; any
+    round resolving this seat's command is the command this seat asked for."""
+    turn = exported.turn or TurnHeader()
+    report = audit(records, stored_rolls(get_ruleset(exported.campaign.ruleset)),
+                   turn.revealed_secret)
+    failed = next((e for e in report.events if e.verdict is Verdict.FAILED), None)
+    # A log from before dice-v1 did not mark typed-in dice, so its misses prove nothing.
+    if failed is not None and report.scheme == "dice-v1":
+        raise IntegrityError(f"the dice of #{failed.seq} do not check: {failed.reason}",
+                             where=f"seq {failed.seq}", fix=_DISTRUST)
+    if not cards or signer is None:
+        return
+    asked = {r: PairRequest.model_validate_json(t) for r, s, t in store.dice_requests(campaign_id)
+             if s in mine}
+    for record in records[len(stored):]:
+        if record.type == "undone":
+            target = record.payload.get("target")
+            if isinstance(target, int) and pair.acting_seat(records, target) == signer:
+                raise IntegrityError(
+                    f"#{record.seq} undoes #{target}, a resolved roll of {signer}'s own "
+                    "command: that needs the other seat's consent", where=f"seq {record.seq}",
+                    fix=f"Ask {signer} for a turn file without it (you may undo it yourself)")
+        for seq, proof in pair.pair_proofs([record]):
+            if proof.seat in mine and not _asked(asked, proof):
+                raise IntegrityError(
+                    f"#{seq} resolves round {proof.round} as your command, but it is not the "
+                    "command you asked for", where=f"seq {seq}", fix=_DISTRUST)
+
+
+def _asked(asked: dict[int, PairRequest], proof: DiceProof) -> bool:
+    """Whether ``proof`` resolves the request this seat made for its round."""
+    request = asked.get(proof.round or 0)
+    return request is not None and (request.position, request.digest) == (
+        proof.position, proof.digest)
+
+
+def checked_request(exported: ExportedCampaign, cards: dict[str, SeatCard],
+                     signer: str | None) -> PairRequest | None:
+    """The sender's dice request, checked against its chain, the log's position and round."""
+    turn = exported.turn
+    if turn is None or turn.request is None:
+        return None
+    try:
+        request = PairRequest.model_validate(turn.request)
+    except ValueError:
+        raise IntegrityError("the turn file's dice request is malformed", where="turn.request",
+                             fix=_DISTRUST) from None
+    if signer is None:
+        raise IntegrityError("an unsigned file carries a dice request", where="turn.request",
+                             fix=_DISTRUST)
+    spec = exported.events[0].payload.get(DICE_KEY) or {}
+    pair.check_request(request, signer, exported.events, cards,
+                       int(spec.get("chain_length", CHAIN_LENGTH)),
+                       logical_position(exported.events))
+    return request
+
+
+def tidy_requests(store: EventStore, campaign_id: str, records: Sequence[EventRecord],
+                   mine: list[str]) -> str | None:
+    """Forget this seat's unanswered requests that the log has moved past (the other seat
+    played on, or undid, instead of answering): that command must be made again."""
+    position, answered = logical_position(records), pair.last_round(records)
+    note = None
+    for round_, seat, text in store.dice_requests(campaign_id):
+        request = PairRequest.model_validate_json(text)
+        if seat in mine and round_ > answered and request.position != position:
+            store.drop_dice_request(campaign_id, round_)
+            note = (f"your dice request (round {round_}) was not answered before the log "
+                    "moved on; make that command again")
+    return note
+
+
+def keep_request(store: EventStore, campaign_id: str, request: PairRequest,
+                  mine: list[str]) -> tuple[PairRequest | None, str | None]:
+    """Keep the sender's request for ``dice answer``. When it crossed this seat's own request
+    for the same round in the mail, the seat whose name sorts first goes first: both databases
+    decide the same way, so neither answers the other and the logs cannot fork."""
+    kept = {r: (s, PairRequest.model_validate_json(t))
+            for r, s, t in store.dice_requests(campaign_id)}
+    if request.round in kept:
+        seat, own = kept[request.round]
+        if seat == request.seat:
+            return request, None
+        if seat in mine and own.position == request.position:
+            if seat < request.seat:
+                return None, (f"{request.seat}'s dice request crossed yours in the mail; yours "
+                              f"(round {request.round}) goes first, as {seat} sorts first: "
+                              f"{request.seat} answers it")
+            store.drop_dice_request(campaign_id, request.round)
+            store.put_dice_request(campaign_id, request.round, request.seat,
+                                   request.model_dump_json())
+            return request, (f"your dice request crossed {request.seat}'s in the mail; theirs "
+                             f"goes first ({request.seat} sorts first): answer it, then make "
+                             "your command again")
+    store.put_dice_request(campaign_id, request.round, request.seat, request.model_dump_json())
+    return request, None
+
+
+def store_fork(store: EventStore, exported: ExportedCampaign, as_name: str) -> CampaignInfo:
+    """The file's log sealed again under a new id (same payloads and times), as a new campaign."""
+    new_id = uuid.uuid4().hex
+    resealed: list[EventRecord] = []
+    prev = GENESIS_HASH
+    for record in exported.events:
+        sealed = EventRecord.seal(new_id, record.seq, NewEvent(type=record.type,
+                                                               payload=record.payload),
+                                  prev, record.recorded_at)
+        resealed.append(sealed)
+        prev = sealed.hash
+    header = exported.campaign
+    info = store.import_records(new_id, as_name, header.ruleset, header.created_at, resealed)
+    kept = store.dice_secret(header.id)
+    if kept is not None and kept[1] is None:
+        store.put_dice_secret(new_id, kept[0])
+    return info
+
+
