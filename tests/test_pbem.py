@@ -12,7 +12,12 @@ from typing import Any
 
 import pytest
 
-from rallypoint.core.errors import IllegalNowError, IntegrityError, RallypointError
+from rallypoint.core.errors import (
+    IllegalNowError,
+    IntegrityError,
+    MalformedInputError,
+    RallypointError,
+)
 from rallypoint.core.events import GENESIS_HASH, event_hash
 from rallypoint.dice.v1 import chain_link, pair_key, regenerate
 from rallypoint.session import Session
@@ -388,3 +393,10 @@ def test_a_request_the_log_moved_past_is_dropped(tmp_path: Path) -> None:
     assert "was not answered before the log moved on" in (done.note or "")
     with pytest.raises(AwaitingDice, match="dice round 1"):
         command(game.allied, game.campaign, RALLY)  # asked again, at the new position
+
+
+def test_the_cards_must_be_the_scenarios_sides(tmp_path: Path) -> None:
+    french = Session(tmp_path / "a.sqlite3")
+    cards = [new_seat(french, "french"), new_seat(Session(tmp_path / "b.sqlite3"), "axis")]
+    with pytest.raises(MalformedInputError, match="sides are allied, french, but the cards"):
+        create_seated(french, SCENARIO, cards)

@@ -21,6 +21,7 @@ from rallypoint.core.campaign import created_event, stored_rolls
 from rallypoint.core.errors import IllegalNowError, MalformedInputError
 from rallypoint.core.events import EventRecord, NewEvent
 from rallypoint.core.ruleset import get_ruleset
+from rallypoint.core.visibility import declaration_of
 from rallypoint.dice.audit import DICE_KEY, DiceReport, audit, logical_position
 from rallypoint.dice.v1 import (
     CHAIN_LENGTH,
@@ -92,6 +93,12 @@ def create_seated(session: Session, scenario: Path, cards: Sequence[SeatCard], *
     ruleset = get_ruleset(_ruleset_of(scenario))
     label = clean_name(name if name is not None else scenario.stem)
     created = created_event(ruleset, scenario, label)
+    sides = declaration_of(ruleset.name).sides(created.payload.get("scenario") or {})
+    if sides and sorted(sides) != seats:
+        raise MalformedInputError(
+            f"the scenario's sides are {', '.join(sorted(sides))}, but the cards are for "
+            f"{', '.join(seats)}", where=str(scenario),
+            fix="Make one card per side: `rallypoint seat new SIDE` with the scenario's side ids")
     payload = {k: v for k, v in created.payload.items() if k != "seed"}
     payload[DICE_KEY] = PairAnchors(anchors={c.seat: c.anchor for c in cards if c.anchor}
                                     ).model_dump(mode="json")
