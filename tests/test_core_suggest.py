@@ -43,3 +43,11 @@ def test_scope_words_follow_the_id() -> None:
     with pytest.raises(UnknownIdError) as err:
         match_id("1/erp113", IDS, "company", scope="in this scenario")
     assert err.value.message.startswith("no company '1/erp113' in this scenario. Did you mean")
+
+
+def test_a_foreign_command_is_named_in_words_not_by_its_class() -> None:
+    from rallypoint.core.suggest import foreign_command
+    from rallypoint.rulesets.squares.commands import NextTurn
+
+    assert foreign_command(NextTurn(expected_version=1)) == "a squares command 'turn'"
+    assert foreign_command(object()) == "that command"

@@ -2,7 +2,7 @@
 
 Flows: create (generated, and from a roster file), the roster table and ``--json`` roster,
 roster export, battle / rest / report (JSON and TOML), decisions, place, commander, tank, resolve,
-year end, simulate, undo. A contradicting report exits 2 with one line and writes nothing.
+year end, autoplay, undo. A contradicting report exits 2 with one line and writes nothing.
 """
 
 from __future__ import annotations
@@ -224,7 +224,7 @@ def test_report_flow_json_toml_decisions_year_end_and_undo(db: Path, tmp_path: P
     day2 = tmp_path / "day2.toml"
     day2.write_text(DAY2_TOML, encoding="utf-8")
     out = ok("platoon", "report", str(day2))
-    assert "tank Baker ordnance until day 4" in out and "morale 66 → 61" in out
+    assert "tank Baker at ordnance until day 4" in out and "morale 66 → 61" in out
 
     # Crew 2 has lost its commander: the three answers of 14.8.
     refused(db, "platoon", "commander", "2", "--man", "c2", needle="not serving")
@@ -254,26 +254,52 @@ def test_report_flow_json_toml_decisions_year_end_and_undo(db: Path, tmp_path: P
     assert state()["state"]["year"] == 1 and state()["version"] == version + 2
 
 
-def test_battle_rest_and_simulate(db: Path) -> None:
+def test_battle_rest_and_autoplay(db: Path) -> None:
     ok("platoon", "create", "--name", "p", "--seed", "italy-1944")
     refused(db, "platoon", "rest", needle="holds an action")
     out = ok("platoon", "battle", "--intensity", "1")
-    assert "standin intensity=1" in out and "day 1 → 2" in out
-    out = ok("platoon", "simulate", "--days", "7", "--seed", "s")
+    assert "p #2 stand-in battle, intensity 1" in out and "day 1 → 2" in out
+    out = ok("platoon", "autoplay", "--days", "7", "--seed", "s")
     assert "day 9" in out and "3rd Platoon" not in out
     s = state()["state"]
     assert s["day"] == 9 and s["actions"]["fought"] == 4  # days 1, 2, 3 and 8
     log = json.loads(ok("log", "--json"))
     assert len(log) >= 9
-    refused(db, "platoon", "simulate", "--days", "1", "--policy", "nope", needle="no policy")
+    refused(db, "platoon", "autoplay", "--days", "1", "--policy", "nope",
+            needle="no policy 'nope'. Use one of: by_trade, wait_for_depot.")
 
 
-def test_simulate_with_a_seed_is_reproducible(tmp_path: Path) -> None:
+def test_autoplay_says_what_happened_each_day(db: Path) -> None:
+    ok("platoon", "create", "--name", "p", "--seed", "italy-1944")
+    out = ok("platoon", "autoplay", "--days", "4", "--seed", "s")
+    lines = out.splitlines()
+    assert lines[0] == ("p: playing days 1–4 (decisions by policy by_trade, STAND-IN battles "
+                        "at intensity 1)")
+    headings = [line for line in lines if line.startswith("day ")]
+    assert headings == ["day 1 (action)", "day 2 (action)", "day 3 (action)",
+                        "day 4 (out of action)"]
+    log = json.loads(ok("log", "--json"))[1:]
+    # Every event written is shown, under its day, as the log says it.
+    for entry in log:
+        assert f"  #{entry['seq']} {entry['summary'].splitlines()[0]}" in lines
+    assert f"p: {len(log)} events written (#2–#{len(log) + 1})" in out
+
+
+def test_platoon_simulate_is_a_hidden_deprecated_name_for_autoplay(db: Path) -> None:
+    ok("platoon", "create", "--name", "p", "--seed", "italy-1944")
+    assert "simulate" not in ok("platoon", "--help")
+    result = runner.invoke(app, ["platoon", "simulate", "--days", "1", "--seed", "s"])
+    assert result.exit_code == 0, result.output
+    assert "`platoon simulate` is now `platoon autoplay`" in " ".join(result.stderr.split())
+    assert "p: playing day 1" in result.output and state()["state"]["day"] == 2
+
+
+def test_autoplay_with_a_seed_is_reproducible(tmp_path: Path) -> None:
     shown = []
     for name in ("a", "b"):
         path = str(tmp_path / f"{name}.sqlite3")
         assert rp("--db", path, "platoon", "create", "--seed", "italy-1944").exit_code == 0
-        assert rp("--db", path, "platoon", "simulate", "--days", "7", "--seed", "s",
+        assert rp("--db", path, "platoon", "autoplay", "--days", "7", "--seed", "s",
                   "--intensity", "3").exit_code == 0
         shown.append(json.loads(rp("--db", path, "show", "--json").output)["state"])
     assert shown[0] == shown[1]
@@ -293,21 +319,61 @@ def test_create_from_a_missing_or_broken_roster_file(db: Path, tmp_path: Path) -
     assert not db.exists() or _events(db) == 0
 
 
+def _prompted(answers: list[str]) -> Any:
+    return runner.invoke(app, ["platoon", "report", "--dice", "2"],
+                         input="\n".join(answers) + "\n")
+
+
 def test_report_at_the_prompts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RALLYPOINT_DB", str(tmp_path / "prompt.sqlite3"))
     assert runner.invoke(app, ["platoon", "create", "--name", "p"]).exit_code == 0
-    # Crew 1 is hit and bails out, its gunner lightly wounded; every other answer is the default.
-    answers = ["hit", "y", "55", "", "light", "", "", ""]
+    saved = tmp_path / "day1.json"
+    # Crew 1 is hit and bails out, its gunner lightly wounded ("n", "no": unhurt); crews 2–5
+    # are not hit, so each is asked its result, its cohesion and whether anyone was hurt, and
+    # never about its five men one by one.
+    answers = ["H", "y", "55", "", "l", "n", "no", ""]
     for _ in range(4):
-        answers += ["", ""] + [""] * 5
-    answers += ["y", "n"]
-    result = runner.invoke(app, ["platoon", "report", "--dice", "2"],
-                           input="\n".join(answers) + "\n")
+        answers += ["", "", ""]
+    answers += ["y", "n", str(saved), ""]
+    result = _prompted(answers)
     assert result.exit_code == 0, result.output
+    assert result.output.count("unhurt/light/serious/killed") == 5, "only crew 1's men asked"
+    text = " ".join(result.output.split())
+    assert ("battle report for day 1: crew 1 (Avenger): hit, bailed out, cohesion 55 "
+            "Baker (m002): light crew 2 (Boomer): unhit, cohesion 60") in text
+    assert "objective taken or held: yes; enemy withdrawn: no" in text
+    assert "write this report to campaign 'p'?" in text
+    assert "p #2 battle report for day 1" in text
     assert "Baker lightly wounded, fit on day 5" in result.output
     state = json.loads(runner.invoke(app, ["show", "--json"]).output)["state"]
     assert state["crews"]["1"]["cohesion"] == 57  # 55 from the report, +2 for the evening
     assert state["morale"] == 70
+    # The saved answers are a report file that `platoon report FILE` takes back as it is.
+    report = json.loads(saved.read_text(encoding="utf-8"))
+    assert report["schema"] == "rallypoint.platoon.report/1" and report["day"] == 1
+    assert report["men"] == [{"man": "m002", "result": "light"}]
+    assert runner.invoke(app, ["undo"]).exit_code == 0
+    again = runner.invoke(app, ["platoon", "report", str(saved), "--dice", "2"])
+    assert again.exit_code == 0, again.output
+    assert json.loads(runner.invoke(app, ["show", "--json"]).output)["state"] == state
+
+
+def test_a_report_at_the_prompts_is_confirmed_before_it_is_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    db = tmp_path / "prompt.sqlite3"
+    monkeypatch.setenv("RALLYPOINT_DB", str(db))
+    assert runner.invoke(app, ["platoon", "create", "--name", "p"]).exit_code == 0
+    # An unhit tank whose crew was hurt after all: then its men are asked, one by one.
+    answers = ["", "", "y", "", "killed", "", "", ""]
+    for _ in range(4):
+        answers += ["nope", "unhit", "", ""]       # a word that names no result is asked again
+    answers += ["", "", "n", "n"]                  # no file, and do not write
+    result = _prompted(answers)
+    assert result.exit_code == 1, result.output
+    assert "one of: unhit, hit, knocked_out, written_off" in result.output
+    assert "Baker (m002): killed" in result.output and "nothing written" in result.output
+    assert _events(db) == 1
+    assert not list(tmp_path.glob("n*")), "'n' is no, not a file name"
 
 
 def test_men_and_tanks_by_name_and_decisions_by_name(db: Path, tmp_path: Path) -> None:

@@ -252,3 +252,23 @@ def test_urls_are_told_apart_and_passwords_kept_out_of_messages() -> None:
     with pytest.raises(StoreError, match="cannot connect") as caught:
         PostgresStore("postgresql://u:secret@127.0.0.1:1/nowhere")
     assert "secret" not in str(caught.value)
+
+
+def test_an_import_does_not_change_the_campaign_last_used_here(backend: Backend,
+                                                               tmp_path: Path) -> None:
+    with EventStore(tmp_path / "theirs.sqlite3") as theirs:
+        started(theirs, "c9", count=4)
+        full = theirs.events("c9")
+        info = theirs.campaign("c9")
+    with backend.open() as store:
+        started(store, "c1")
+        store.import_records("c9", "Theirs", "squares", info.created_at, full[:2])
+        latest = store.latest()
+        assert latest is not None and latest.id == "c1", "a new imported campaign is not use"
+        store.append("c1", 5, note(0, 1))
+        assert store.import_records("c9", "Theirs", "squares", info.created_at, full).version == 4
+        latest = store.latest()
+        assert latest is not None and latest.id == "c1", "their moves coming back are not use"
+        store.append("c9", 5, note(0, 0))       # played here: now it is the one in use
+        latest = store.latest()
+        assert latest is not None and latest.id == "c9"

@@ -218,3 +218,31 @@ def test_rally_infers_the_kind_when_only_one_applies(db: Path) -> None:
             "(pass 1/3, no effect 2/3, break 0); --kind sp (pass 1/6, no effect 5/6, break 0)"
             in flat(out.output))
     assert _version(db) == before
+
+
+def test_ids_in_any_case_and_did_you_mean(db: Path) -> None:
+    # The board spells them 28th and kempt; a player types them as he likes.
+    assert json.loads(rp("squares", "odds", "Kempt", "79TH", "--json").output)[0]["unit"] == "79th"
+    out = rp("squares", "rally", "KEMPT", "28TH", "--kind", "disorder", "--dice", "5")
+    assert out.exit_code == 0, out.output
+    assert "kempt (B1→C2) rallies 28th for disorder: PASSES" in flat(out.output)
+    state = json.loads(rp("show", "--json").output)["state"]
+    assert state["leaders"]["kempt"]["attached"] == "28th"
+    assert rp("squares", "turn").exit_code == 0
+    assert rp("squares", "activate", "Kempt").exit_code == 0
+    assert rp("squares", "move", "Kempt", "c3").exit_code == 0
+    assert json.loads(rp("show", "--json").output)["state"]["leaders"]["kempt"]["square"] == "C3"
+    before = _version(db)
+    for args, needle in [
+        (("squares", "rally", "kemp", "28th"), "no leader 'kemp' in this battle"),
+        (("squares", "lose", "28t"), "no unit '28t' in this battle"),
+        (("squares", "move", "welington", "C3"), "no unit or leader 'welington'"),
+    ]:
+        result = runner.invoke(app, list(args))
+        assert result.exit_code == 2 and needle in result.stderr, result.stderr
+        assert "Did you mean" in result.stderr, result.stderr
+    result = runner.invoke(app, ["squares", "lose", "28t"])
+    assert "Did you mean 28th or 28e?" in flat(result.stderr)
+    result = runner.invoke(app, ["squares", "move", "welington", "C3"])
+    assert "Did you mean wellington?" in flat(result.stderr)
+    assert _version(db) == before

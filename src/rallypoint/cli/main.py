@@ -135,8 +135,8 @@ def undo(campaign: CampaignOpt = None) -> None:
     """Undo the latest command (appends an 'undone' event; history is kept)."""
     with guarded():
         done = session().undo(campaign_ref(campaign))
-    console.print(f"undone #{done.record.payload['target']}: "
-                  f"{done.record.payload['summary'].splitlines()[0]}", highlight=False)
+    console.print(f"{escape(done.campaign.name)}: undone #{done.record.payload['target']}: "
+                  f"{escape(done.record.payload['summary'].splitlines()[0])}", highlight=False)
 
 
 @core_app.command()

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from rallypoint.cli.session import (
     CampaignOpt,
@@ -115,60 +116,23 @@ def roster_export(
 def report(
     file: Annotated[Path | None, typer.Argument(
         help="Battle report, JSON or TOML (schema rallypoint.platoon.report/1); leave out to be "
-             "asked at prompts.")] = None,
+             "asked at prompts (only what the report needs; a summary, an offer to save it as a "
+             "file, and a confirmation before anything is written).")] = None,
     dice: DiceOpt = None,
     campaign: CampaignOpt = None,
 ) -> None:
     """Take a battle's report back; the day ends and the next morning begins."""
+    from rallypoint.cli.platoon_report import ask_report, review
+
     with guarded():
         if file is not None:
             data = _read_report(file)
         else:
-            data = _prompt_report(session().load(campaign_ref(campaign)))
+            c = session().load(campaign_ref(campaign))
+            data = ask_report(c)
+            review(c, data)
     execute(campaign, lambda c: c.ruleset.parse_command(
         {"kind": "report", "report": data, "expected_version": c.version}), dice)
-
-
-def _ask(text: str, choices: list[str]) -> str:
-    """Prompt until the answer is one of ``choices`` (Enter takes the first)."""
-    while True:
-        answer = str(typer.prompt(text, default=choices[0])).strip()
-        if answer in choices:
-            return answer
-        console.print(f"one of: {', '.join(choices)}", highlight=False)
-
-
-def _prompt_report(c: Campaign) -> dict[str, Any]:
-    """Ask for the report tank by tank and man by man (Enter keeps the default)."""
-    from rallypoint.core.errors import IllegalNowError
-
-    state = c.state
-    if not state.action_today or state.withdrawn():
-        raise IllegalNowError(f"day {state.day} has no action for the platoon to report",
-                              fix="Use `rallypoint platoon rest`.")
-    results = ["unhit", "hit", "knocked_out", "written_off"]
-    tanks, men = [], []
-    for crew_id in state.fit_crews():
-        crew = state.crews[crew_id]
-        name = state.tanks[crew.tank].name if crew.tank else crew_id
-        result = _ask(f"crew {crew_id} ({name}): {'/'.join(results)}", results)
-        entry: dict[str, Any] = {"crew": crew_id, "result": result}
-        if result == "knocked_out":
-            entry["ordnance_days"] = typer.prompt("  days at ordnance", type=int, default=3)
-        if result != "unhit":
-            entry["bailed_out"] = typer.confirm("  crew bailed out?",
-                                                default=result != "hit")
-        entry["cohesion"] = typer.prompt("  cohesion at the end", type=int,
-                                         default=crew.cohesion)
-        tanks.append(entry)
-        for man_id in (m for m in crew.seats.values() if m):
-            hurt = _ask(f"  {state.men[man_id].name} ({man_id}): unhurt/light/serious/killed",
-                        ["unhurt", "light", "serious", "killed"])
-            if hurt != "unhurt":
-                men.append({"man": man_id, "result": hurt})
-    return {"day": state.day, "tanks": tanks, "men": men,
-            "objective": typer.confirm("objective taken or held?", default=False),
-            "enemy_withdrawn": typer.confirm("enemy withdrawn?", default=False)}
 
 
 def _read_report(path: Path) -> dict[str, Any]:
@@ -239,22 +203,24 @@ def decisions(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
 @app.command()
 def place(
     man: Annotated[str, typer.Argument(help="The man: his name (or the start of it) or id.")],
-    crew: Annotated[str, typer.Argument(help="Crew id.")],
+    crew: Annotated[str, typer.Argument(help="Crew id, or its tank's name (or the start of it).")],
     seat: Annotated[str, typer.Argument(help="commander, gunner, loader, driver, "
-                                             "assistant_driver.")],
+                                             "assistant_driver (any case; cmdr, gunr, ldr, drvr, "
+                                             "asst).")],
     campaign: CampaignOpt = None,
 ) -> None:
     """Place an unassigned man in an empty seat (a stranger: the crew loses cohesion)."""
-    from rallypoint.rulesets.platoon.people import find_man
+    from rallypoint.rulesets.platoon.people import find_crew, find_man, find_seat
 
     execute(campaign, lambda c: c.ruleset.parse_command(
-        {"kind": "place", "man": find_man(c.state, man), "crew": crew, "seat": seat,
-         "expected_version": c.version}), None)
+        {"kind": "place", "man": find_man(c.state, man), "crew": find_crew(c.state, crew),
+         "seat": find_seat(seat).value, "expected_version": c.version}), None)
 
 
 @app.command()
 def commander(
-    crew: Annotated[str, typer.Argument(help="Crew whose commander seat is empty.")],
+    crew: Annotated[str, typer.Argument(
+        help="Crew whose commander seat is empty: its id or its tank's name.")],
     man: Annotated[str | None, typer.Option(
         help="The man who takes the seat: his name (or the start of it) or id.")] = None,
     wait: Annotated[bool, typer.Option(help="Let the seat wait (for today).")] = False,
@@ -262,14 +228,15 @@ def commander(
 ) -> None:
     """Fill a commander seat (14.8): the crew's own man, another crew's non-commander, or wait."""
     from rallypoint.core.errors import MalformedInputError
-    from rallypoint.rulesets.platoon.people import find_man
+    from rallypoint.rulesets.platoon.people import find_crew, find_man
 
     def build(c: Campaign) -> Command:
         if wait == (man is not None):
             raise MalformedInputError("give exactly one of --man or --wait",
                                       fix="e.g. `platoon commander 2 --man Garcia`.")
-        data: dict[str, Any] = ({"kind": "wait", "crew": crew} if wait or man is None else
-                                {"kind": "commander", "crew": crew,
+        which = find_crew(c.state, crew)
+        data: dict[str, Any] = ({"kind": "wait", "crew": which} if wait or man is None else
+                                {"kind": "commander", "crew": which,
                                  "man": find_man(c.state, man)})
         return c.ruleset.parse_command({**data, "expected_version": c.version})
     execute(campaign, build, None)
@@ -279,14 +246,14 @@ def commander(
 def tank(
     tank_id: Annotated[str, typer.Argument(
         metavar="TANK", help="The tank in the park: its name (or the start of it) or id.")],
-    crew: Annotated[str, typer.Argument(help="Crew without a tank.")],
+    crew: Annotated[str, typer.Argument(help="Crew without a tank (its id).")],
     campaign: CampaignOpt = None,
 ) -> None:
     """Give a tank waiting in the park to a crew without one."""
-    from rallypoint.rulesets.platoon.people import find_tank
+    from rallypoint.rulesets.platoon.people import find_crew, find_tank
 
     execute(campaign, lambda c: c.ruleset.parse_command(
-        {"kind": "tank", "tank": find_tank(c.state, tank_id), "crew": crew,
+        {"kind": "tank", "tank": find_tank(c.state, tank_id), "crew": find_crew(c.state, crew),
          "expected_version": c.version}), None)
 
 
@@ -325,15 +292,21 @@ def year_end(dice: DiceOpt = None, campaign: CampaignOpt = None) -> None:
     execute(campaign, lambda c: YearEnd(expected_version=c.version), dice)
 
 
+DaysOpt = Annotated[int, typer.Option(help="Days to play.", min=1, max=3650)]
+PlaySeedOpt = Annotated[str, typer.Option(help="Seed for the stand-in battles and arrivals.")]
+IntensityOpt = Annotated[int, typer.Option(help="Stand-in battle intensity.", min=0, max=6)]
+PolicyOpt = Annotated[str, typer.Option(help="Policy for every decision.")]
+
+
 @app.command()
-def simulate(
-    days: Annotated[int, typer.Option(help="Days to play.", min=1, max=3650)] = 7,
-    seed: Annotated[str, typer.Option(help="Seed for the stand-in battles and arrivals.")] = "sim",
-    intensity: Annotated[int, typer.Option(help="Stand-in battle intensity.", min=0, max=6)] = 1,
-    policy: Annotated[str, typer.Option(help="Policy for every decision.")] = "by_trade",
-    campaign: CampaignOpt = None,
-) -> None:
-    """Play days unattended: decisions by policy, STAND-IN battles, rest days; all logged."""
+def autoplay(days: DaysOpt = 7, seed: PlaySeedOpt = "sim", intensity: IntensityOpt = 1,
+             policy: PolicyOpt = "by_trade", campaign: CampaignOpt = None) -> None:
+    """Play your campaign's next days unattended, saying what happened each day: decisions by
+    policy, STAND-IN battles on action days, else rest; every event logged (undo works).
+
+    Not the Monte Carlo lab: `rallypoint simulate platoon` plays thousands of throwaway
+    campaigns and writes nothing.
+    """
     from rallypoint.core.errors import UnknownIdError
     from rallypoint.dice import SeededRoller
     from rallypoint.rulesets.platoon.commands import RestDay, StandInBattle
@@ -342,13 +315,37 @@ def simulate(
     with guarded():
         c = session().load(campaign_ref(campaign))
         if policy not in {p.name for p in c.ruleset.policies()}:
-            raise UnknownIdError(f"no policy {policy!r}", fix="Use by_trade or wait_for_depot.")
+            names = ", ".join(p.name for p in c.ruleset.policies())
+            raise UnknownIdError(f"no policy {policy!r}", fix=f"Use one of: {names}.")
     end = c.state.day + days
     chosen = policy_named(c.ruleset, policy)
+    first = c.version + 1
+    days_of: dict[int, int] = {}   # event seq → the day it was played on
+    kinds: dict[int, str] = {}     # day → what kind of day it was, as the morning found it
+    span = f"day {c.state.day}" if days == 1 else f"days {c.state.day}–{end - 1}"
+    console.print(f"{escape(c.name)}: playing {span} (decisions by policy {policy}, STAND-IN "
+                  f"battles at intensity {intensity})", highlight=False, soft_wrap=True)
+
+    printed = [c.version, 0]    # the last event printed, the day last headed
+
+    def tell(c: Campaign) -> None:
+        # Each event as it is stored, under a heading for the day it was played on.
+        for seq in range(printed[0] + 1, c.version + 1):
+            if days_of[seq] != printed[1]:
+                printed[1] = days_of[seq]
+                console.print(f"[bold]day {days_of[seq]}[/] ({kinds[days_of[seq]]})",
+                              highlight=False)
+            text = c.describe(seq).replace("\n", "\n  ")
+            console.print(f"  [dim]#{seq}[/] {escape(text)}", highlight=False)
+        printed[0] = c.version
 
     def step(c: Campaign) -> Command | None:
+        tell(c)
         if c.state.day >= end:
             return None
+        days_of[c.version + 1] = day = c.state.day
+        kinds.setdefault(day, "withdrawn to refit" if c.state.withdrawn() else
+                         "action" if c.state.action_today else "out of action")
         pending = c.ruleset.pending(c.state)
         if pending:
             return chosen.decide(c.state, pending[0], c.version)
@@ -361,7 +358,24 @@ def simulate(
         # same platoon plays the same days. The campaign stays in memory: linear in the days.
         c = session().play(c.campaign_id, step,
                            roller=lambda c: SeededRoller(seed, f"simulate/v{c.version}"))
+    tell(c)
+    played = c.version - first + 1
+    console.print(f"{escape(c.name)}: {played} event{'s' if played != 1 else ''} written "
+                  f"(#{first}–#{c.version}); `rallypoint undo` takes back the last one",
+                  highlight=False, soft_wrap=True)
     render(c)
+
+
+@app.command("simulate", hidden=True)
+def simulate(days: DaysOpt = 7, seed: PlaySeedOpt = "sim", intensity: IntensityOpt = 1,
+             policy: PolicyOpt = "by_trade", campaign: CampaignOpt = None) -> None:
+    """Deprecated name of `platoon autoplay` (`rallypoint simulate platoon` is the lab)."""
+    from rallypoint.cli.session import err_console
+
+    err_console.print("note: `platoon simulate` is now `platoon autoplay` (it plays this "
+                      "campaign); `rallypoint simulate platoon` is the Monte Carlo lab",
+                      highlight=False, soft_wrap=True)
+    autoplay(days=days, seed=seed, intensity=intensity, policy=policy, campaign=campaign)
 
 
 SEAT_SHORT = {"commander": "cmdr", "gunner": "gunr", "loader": "ldr", "driver": "drvr",

@@ -203,7 +203,9 @@ def report(done: Executed, as_json: bool = False) -> None:
     if as_json:
         print_json(done.to_json())
         return
-    console.print(f"[dim]#{done.record.seq}[/] " + escape(done.summary), highlight=False)
+    # Every write names the campaign it went to: a bare command picks the default campaign.
+    console.print(f"{escape(done.campaign.name)} [dim]#{done.record.seq}[/] "
+                  + escape(done.summary), highlight=False)
     if done.pending:
         console.print(f"[yellow]{len(done.pending)} decision(s) pending[/]: "
                       + escape("; ".join(d.prompt for d in done.pending)), highlight=False)

@@ -69,3 +69,15 @@ def soft_match(text: str, known: Iterable[str]) -> str:
     ids = list(known)
     folded = [i for i in ids if i.casefold() == text.casefold()]
     return text if text in ids or len(folded) != 1 else folded[0]
+
+
+def foreign_command(command: object) -> str:
+    """Another ruleset's command in words (``a tcs command 'turn'``), never a class name.
+
+    For the refusal of a command handed to the wrong ruleset.
+    """
+    parts = type(command).__module__.split(".")
+    owner = parts[2] if parts[:2] == ["rallypoint", "rulesets"] and len(parts) > 2 else None
+    kind = getattr(command, "kind", None)
+    return (f"a {owner} command" if owner else "that command") + \
+        (f" {kind!r}" if isinstance(kind, str) else "")

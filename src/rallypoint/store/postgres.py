@@ -226,8 +226,16 @@ class PostgresStore(SecretsMixin):
                         f"the logs diverge at seq {record.seq}", where=campaign_id,
                         fix="keep one history: ask for an export that extends yours, "
                             "or keep theirs as a new campaign with import --as NAME")
+            used = cur.execute("SELECT use_order, used_at FROM local_use WHERE campaign_id = %s",
+                               (campaign_id,)).fetchone()
             for record in records[len(stored):]:
                 _insert(cur, record)
+            # Imported events are not this machine's use: the default campaign stays the one
+            # last written here (the insert trigger marked the campaign as just used).
+            cur.execute("DELETE FROM local_use WHERE campaign_id = %s", (campaign_id,))
+            if used is not None:
+                cur.execute("INSERT INTO local_use (campaign_id, use_order, used_at) "
+                            "VALUES (%s, %s, %s)", (campaign_id, *used))
         return self.campaign(campaign_id)
 
     def rename_campaign(self, campaign_id: str, name: str) -> CampaignInfo:

@@ -240,8 +240,16 @@ class EventStore(SecretsMixin):
                         f"the logs diverge at seq {record.seq}", where=campaign_id,
                         fix="keep one history: ask for an export that extends yours, "
                             "or restore yours from an export")
+            used = conn.execute("SELECT use_order, used_at FROM local_use WHERE campaign_id = ?",
+                                (campaign_id,)).fetchone()
             for record in records[len(stored):]:
                 _insert(conn, record)
+            # Imported events are not this machine's use: the default campaign stays the one
+            # last written here (the insert trigger marked the campaign as just used).
+            conn.execute("DELETE FROM local_use WHERE campaign_id = ?", (campaign_id,))
+            if used is not None:
+                conn.execute("INSERT INTO local_use (campaign_id, use_order, used_at) "
+                             "VALUES (?, ?, ?)", (campaign_id, *used))
         return self.campaign(campaign_id)
 
     def rename_campaign(self, campaign_id: str, name: str) -> CampaignInfo:

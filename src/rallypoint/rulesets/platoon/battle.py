@@ -134,7 +134,7 @@ def check_report(state: PlatoonState, report: BattleReport) -> None:
             raise MalformedInputError(f"crew {t.crew}: ordnance_days goes with knocked_out only",
                                       fix="Give ordnance_days for a knocked-out tank, else none.")
     if seen != fit:
-        raise MalformedInputError(f"the report leaves out crew(s) {sorted(fit - seen)}",
+        raise MalformedInputError(f"the report leaves out crew(s) {', '.join(sorted(fit - seen))}",
                                   fix="Report every fighting tank (its end cohesion at least).")
     fighting = {m for c in fit for m in state.crews[c].seats.values() if m}
     men: set[str] = set()

@@ -7,6 +7,7 @@ from dataclasses import replace
 from fractions import Fraction
 
 from rallypoint.core.errors import IllegalNowError, MalformedInputError, UnknownIdError
+from rallypoint.core.suggest import did_you_mean
 from rallypoint.dice import fraction_text
 from rallypoint.rulesets.platoon import dice as pd
 from rallypoint.rulesets.platoon.data import ATTRIBUTES
@@ -173,6 +174,55 @@ def find_tank(state: PlatoonState, text: str) -> str:
     pool = here if _matches(text, [(t.id, t.name) for t in here]) else list(state.tanks.values())
     return _pick(state, text, "tank", [(t.id, t.name) for t in pool],
                  {t.id: f"{t.name} ({t.id})" for t in pool})
+
+
+SEAT_WORDS: dict[str, Seat] = {
+    **{seat.value: seat for seat in Seat},
+    **{seat.value.replace("_", " "): seat for seat in Seat},
+    **{seat.value.replace("_", "-"): seat for seat in Seat},
+    "cmdr": Seat.COMMANDER, "gunr": Seat.GUNNER, "ldr": Seat.LOADER, "drvr": Seat.DRIVER,
+    "asst": Seat.ASSISTANT_DRIVER, "co-driver": Seat.ASSISTANT_DRIVER,
+    "bow gunner": Seat.ASSISTANT_DRIVER,
+}
+"""Words a player may use for a seat: its name (``_``, space or ``-``), the roster's short form."""
+
+
+def find_seat(text: str) -> Seat:
+    """The seat ``text`` names, in any case (``Gunner``, ``gunr``, ``assistant driver``).
+
+    Raises:
+        UnknownIdError: No such seat (the nearest seat names are suggested).
+    """
+    word = " ".join(text.split()).casefold()
+    if word in SEAT_WORDS:
+        return SEAT_WORDS[word]
+    raise UnknownIdError(f"no seat {text!r} in a Sherman",
+                         fix=f"{did_you_mean(word, [s.value for s in Seat])}Use one of: "
+                             f"{', '.join(s.value for s in Seat)}.")
+
+
+def find_crew(state: PlatoonState, text: str) -> str:
+    """The id of the crew ``text`` names: its id (any case), or its tank's name or the start of
+    it when no other crew's tank begins the same way (``1``, ``Avenger``, ``av``).
+
+    Raises:
+        UnknownIdError: No such crew (the crews are listed, with the nearest).
+        MalformedInputError: The tank-name prefix fits several crews.
+    """
+    found = [i for i in state.crews if i.casefold() == text.strip().casefold()]
+    if len(found) == 1:
+        return found[0]
+    named = [(c.id, state.tanks[c.tank].name) for c in state.crews.values() if c.tank]
+    by_tank = _matches(text, named)
+    if len(by_tank) == 1:
+        return by_tank[0]
+    if by_tank:
+        raise MalformedInputError(
+            f"{text!r} could be crew {' or '.join(by_tank)}",
+            fix="Give more of the tank's name, or the crew's id.")
+    hint = did_you_mean(text, [*state.crews, *(name for _, name in named)])
+    raise UnknownIdError(f"no crew {text!r}",
+                         fix=f"{hint}Use one of: {', '.join(state.crews)} (or its tank's name).")
 
 
 def _man(state: PlatoonState, man_id: str) -> Man:

@@ -12,6 +12,7 @@ from pydantic import TypeAdapter
 
 from rallypoint.core.errors import IllegalNowError, MalformedInputError
 from rallypoint.core.ruleset import Command, Decision, PolicyInfo, parse_with
+from rallypoint.core.suggest import foreign_command
 from rallypoint.dice import Roll, Roller
 from rallypoint.rulesets.platoon import days, people, policies, views
 from rallypoint.rulesets.platoon import dice as pd
@@ -104,7 +105,8 @@ def transition(state: PlatoonState, command: Command, dice: pd.Recorder,
     if isinstance(command, FillCommander):
         return people.fill_commander(state, command.crew, command.man, hooks)
     if isinstance(command, WaitCommander):
-        if command.crew not in state.crews or state.crews[command.crew].seats[Seat.COMMANDER]:
+        people.find_crew(state, command.crew)   # an unknown crew is refused as unknown
+        if state.crews[command.crew].seats[Seat.COMMANDER]:
             raise IllegalNowError(f"crew {command.crew!r} has no empty commander seat",
                                   fix="Wait only on an empty commander seat.")
         return replace(state, deferred=state.deferred | {f"commander:{command.crew}"})
@@ -112,7 +114,7 @@ def transition(state: PlatoonState, command: Command, dice: pd.Recorder,
         return people.assign_tank(state, command.tank, command.crew)
     if isinstance(command, YearEnd):
         return year_end(state, dice, hooks)
-    raise MalformedInputError(f"{type(command).__name__} is not a platoon command",
+    raise MalformedInputError(f"{foreign_command(command)} is not a platoon command",
                               fix="Use one of the `rallypoint platoon` commands.")
 
 

@@ -90,8 +90,9 @@ def summary(before: PlatoonState, after: PlatoonState) -> list[str]:
             lines.append(f"tank {t.name} ({t.id}) {where}")
         elif t.status is not old_t.status:
             extra = f" until day {t.return_day}" if t.status is TankStatus.ORDNANCE else ""
-            label = {"park": "back in the park", "with_crew": "with crew"}.get(
-                t.status.value, t.status.value.replace("_", " "))
+            label = {"park": "back in the park", "with_crew": "with crew",
+                     "ordnance": "at ordnance"}.get(t.status.value,
+                                                    t.status.value.replace("_", " "))
             lines.append(f"tank {t.name} {label}{extra}"
                          + (f" (crew {t.crew})" if t.crew else ""))
     new_requests = [r for r in after.requests if r not in before.requests]
@@ -105,15 +106,29 @@ def summary(before: PlatoonState, after: PlatoonState) -> list[str]:
     return lines
 
 
-def describe(event: PlatoonEvent) -> str:
-    """The log line of an event: the command, then what changed."""
-    command = dict(event.command)
-    kind = command.pop("kind")
+def _head(command: dict[str, Any]) -> str:
+    """What the player asked for, in words (never ``key=value``)."""
+    kind = command.get("kind")
+    seat = str(command.get("seat", "")).replace("_", " ")
     if kind == "report":
-        head = f"battle report for day {command['report']['day']}"
-    else:
-        args = ", ".join(f"{k}={v}" for k, v in command.items())
-        head = f"{kind}{' ' + args if args else ''}"
+        return f"battle report for day {command['report']['day']}"
+    if kind == "standin":
+        return f"stand-in battle, intensity {command.get('intensity', 1)}"
+    if kind == "place":
+        return f"place {command['man']} in crew {command['crew']}'s {seat} seat"
+    if kind == "commander":
+        return f"{command['man']} to crew {command['crew']}'s commander seat"
+    if kind == "wait":
+        return f"crew {command['crew']}'s commander seat waits"
+    if kind == "tank":
+        return f"tank {command['tank']} to crew {command['crew']}"
+    words = {"rest": "rest day", "year_end": "the year's end (14.9)"}
+    return words.get(str(kind), str(kind).replace("_", " "))
+
+
+def describe(event: PlatoonEvent) -> str:
+    """The log line of an event: the command in words, then what changed."""
+    head = _head(dict(event.command))
     rolls = len(event.rolls)
     lines = [head + (f" ({rolls} roll{'s' if rolls != 1 else ''})" if rolls else "")]
     lines += ["  " + line for line in event.summary]

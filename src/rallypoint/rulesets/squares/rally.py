@@ -88,7 +88,7 @@ def eligibility(state: SquaresState, leader_id: str, unit_id: str,
         UnknownIdError: No such leader or unit.
         IllegalNowError: The unit is out of play (it never acts again).
     """
-    state.leader(leader_id)
+    leader_id, unit_id = state.find(leader_id, "leader"), state.find(unit_id, "unit")
     unit = state.live_unit(unit_id)
     board, limits, params = state.board, state.rules.thresholds, state.rules.params
     problems: list[tuple[str, str]] = []
@@ -137,6 +137,7 @@ def rally_kind(state: SquaresState, leader_id: str, unit_id: str) -> RallyKind:
         MalformedInputError: Both kinds are allowed, so the player must choose (the odds of each
             are in the message).
     """
+    leader_id, unit_id = state.find(leader_id, "leader"), state.find(unit_id, "unit")
     allowed = [k for k in RallyKind if not eligibility(state, leader_id, unit_id, k)]
     if len(allowed) == 1:
         return allowed[0]
@@ -166,6 +167,7 @@ def plan_rally(state: SquaresState, leader_id: str, unit_id: str, kind: RallyKin
         UnknownIdError: No such leader or unit.
         IllegalNowError: The rally is not allowed now (every reason is listed).
     """
+    leader_id, unit_id = state.find(leader_id, "leader"), state.find(unit_id, "unit")
     problems = eligibility(state, leader_id, unit_id, kind)
     if problems:
         raise IllegalNowError(

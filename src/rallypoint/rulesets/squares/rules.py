@@ -13,6 +13,7 @@ from typing import Any
 
 from rallypoint.core.errors import IllegalNowError, MalformedInputError, UnknownIdError
 from rallypoint.core.ruleset import Command
+from rallypoint.core.suggest import foreign_command
 from rallypoint.dice import Roller, roll
 from rallypoint.rulesets.squares import rally as rl
 from rallypoint.rulesets.squares.commands import (
@@ -62,6 +63,7 @@ def leader_after(ld: LeaderState) -> LeaderAfter:
 
 def decide(state: SquaresState, command: Command, roller: Roller) -> SquaresEvent:
     """Validate a squares command and return its event."""
+    command = canonical(state, command)
     if isinstance(command, Rally):
         return _decide_rally(state, command, roller)
     handlers: dict[type[Command], Any] = {
@@ -71,10 +73,24 @@ def decide(state: SquaresState, command: Command, roller: Roller) -> SquaresEven
     }
     handler = handlers.get(type(command))
     if handler is None:
-        raise MalformedInputError(f"{type(command).__name__} is not a squares command",
+        raise MalformedInputError(f"{foreign_command(command)} is not a squares command",
                                   fix="Use one of the `rallypoint squares` commands.")
     event: SquaresEvent = handler(state, command)
     return event
+
+
+_ID_FIELDS = {"who": "unit or leader", "unit": "unit", "leader": "leader"}
+"""The command fields that name a unit or a leader, and which of the two each may name."""
+
+
+def canonical(state: SquaresState, command: Command) -> Command:
+    """The command with every unit and leader id as the board spells it (typed in any case).
+
+    An unknown id is refused here, with the nearest ids, before any rule is judged.
+    """
+    update = {name: state.find(getattr(command, name), what)
+              for name, what in _ID_FIELDS.items() if isinstance(getattr(command, name, None), str)}
+    return command.model_copy(update=update) if update else command
 
 
 def _unknown(state: SquaresState, who: str) -> UnknownIdError:

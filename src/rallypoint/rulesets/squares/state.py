@@ -11,6 +11,7 @@ from enum import StrEnum
 from functools import cached_property
 
 from rallypoint.core.errors import IllegalNowError, UnknownIdError
+from rallypoint.core.suggest import match_id
 from rallypoint.rulesets.squares.data import RulesData
 from rallypoint.rulesets.squares.grid import Square, near, sight_blocker
 from rallypoint.rulesets.squares.scenario import (
@@ -171,28 +172,39 @@ class SquaresState:
     sight: dict[str, bool] = field(default_factory=dict)
     """Player rulings, ``"A1|C3"`` → visible; they override the computed line of sight."""
 
+    def find(self, text: str, what: str = "unit or leader") -> str:
+        """The id ``text`` names among the units, the leaders, or both: as typed, else in any
+        case (``28TH`` is ``28th``).
+
+        Raises:
+            UnknownIdError: No such id (the nearest ids are suggested; a leader's id given for a
+                unit, or the other way round, is said so).
+            MalformedInputError: Ids that differ only by case both fit.
+        """
+        pools = {"unit": list(self.units), "leader": list(self.leaders)}
+        pool = [i for kind, ids in pools.items() if kind in what for i in ids]
+        other = "leader" if what == "unit" else "unit" if what == "leader" else None
+        if other and text not in pool and any(
+                i.casefold() == text.strip().casefold() for i in pools[other]):
+            raise UnknownIdError(f"no {what} {text!r} in this battle (that is a {other})",
+                                 fix=f"Use a {what} id from `rallypoint squares board`.")
+        return match_id(text.strip(), pool, what, scope="in this battle",
+                        fix=f"Use a {what} id from `rallypoint squares board`.")
+
     def unit(self, ident: str) -> UnitState:
-        """A unit's state; an unknown id is refused."""
-        if ident not in self.units:
-            hint = " (that is a leader)" if ident in self.leaders else ""
-            raise UnknownIdError(f"no unit {ident!r} in this battle{hint}",
-                                 fix="Use a unit id from `rallypoint squares board`.")
-        return self.units[ident]
+        """A unit's state (its id in any case); an unknown id is refused."""
+        return self.units[self.find(ident, "unit")]
 
     def leader(self, ident: str) -> LeaderState:
-        """A leader's state; an unknown id is refused."""
-        if ident not in self.leaders:
-            hint = " (that is a unit)" if ident in self.units else ""
-            raise UnknownIdError(f"no leader {ident!r} in this battle{hint}",
-                                 fix="Use a leader id from `rallypoint squares board`.")
-        return self.leaders[ident]
+        """A leader's state (its id in any case); an unknown id is refused."""
+        return self.leaders[self.find(ident, "leader")]
 
     def live_unit(self, ident: str) -> UnitState:
         """A unit still in play; a broken or destroyed one is refused (it never acts again)."""
         unit = self.unit(ident)
         if not unit.in_play:
             raise IllegalNowError(
-                f"{self.board.label(ident)} is {unit.status.value} and out of play",
+                f"{self.board.label(unit.id)} is {unit.status.value} and out of play",
                 fix="A unit removed from play never acts again; undo if that was a slip.")
         return unit
 
