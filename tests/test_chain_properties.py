@@ -56,3 +56,23 @@ def test_a_dropped_or_swapped_event_is_caught(items: list[dict[str, Any]],
     assert verify_chain(dropped) is not None
     swapped = [*records[:index], records[index + 1], records[index], *records[index + 2:]]
     assert verify_chain(swapped) is not None
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(payloads, min_size=2, max_size=8), st.data())
+def test_a_resealed_forged_event_is_caught_by_the_next_events_prev_hash(
+        items: list[dict[str, Any]], data: st.DataObject) -> None:
+    # A forger edits an event and re-seals it (its own hash made to fit the new content), but
+    # leaves the events after it alone: the next one's prev_hash still names the original.
+    records = chain(items)
+    index = data.draw(st.integers(0, len(records) - 2))
+    target = records[index]
+    forged = EventRecord.seal("c", target.seq,
+                              NewEvent(type=target.type,
+                                       payload={**target.payload, "forged": True}),
+                              target.prev_hash, recorded_at=target.recorded_at)
+    assert forged.hash != target.hash and forged.hash == forged.expected_hash()
+    tampered = [*records[:index], forged, *records[index + 1:]]
+    problem = verify_chain(tampered)
+    assert problem is not None and problem.seq == target.seq + 1
+    assert problem.reason == "prev_hash does not match the event before"

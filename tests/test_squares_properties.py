@@ -95,10 +95,12 @@ def test_random_play_keeps_the_invariants(params: dict[str, Any],
         ineligible = False
         if isinstance(command, Rally) and c.state.units[command.unit].in_play:
             ineligible = bool(eligibility(c.state, command.leader, command.unit, command.rally))
+        roller = ScriptedRoller((die,))
         try:
-            c = c.execute(command, ScriptedRoller((die,)))
+            c = c.execute(command, roller)
         except RallypointError as refused:
             assert snapshot(c) == before, "a refused command changes nothing"
+            assert roller.used == 0, "a refused command rolls no die"
             if ineligible:
                 assert isinstance(refused, IllegalNowError)
             continue
@@ -131,10 +133,12 @@ def test_an_ineligible_rally_is_refused_and_changes_nothing(params: dict[str, An
     problems = eligibility(c.state, leader, target, kind)
     command = Rally(expected_version=c.version, leader=leader, unit=target, rally=kind)
     before = snapshot(c)
+    roller = ScriptedRoller((3,))
     try:
-        after = c.execute(command, ScriptedRoller((3,)))
+        after = c.execute(command, roller)
     except IllegalNowError as refused:
         assert problems, f"refused without a reason: {refused}"
+        assert roller.used == 0, "a refused rally rolls no die"
         for what, _ in problems:
             assert what in str(refused)
         assert snapshot(c) == before

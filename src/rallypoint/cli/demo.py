@@ -68,20 +68,13 @@ def run_demo() -> None:
             console.print("\nEvery number above is the seed's: 1/ErP brings one platoon back at "
                           "3 steps (one more goes Very Dead), 2/ErP its lone dead platoon at 4, "
                           "3/ErP two at 2 (two Very Dead), and the battalion is back to normal.")
-            console.print("Next: [bold]uv run rallypoint new "
-                          f"{_relative(scenario)}[/] to play it yourself.", highlight=False,
-                          soft_wrap=True)
+            console.print(f"Next: [bold]uv run rallypoint new {scenario.stem}[/] to play it "
+                          "yourself (`rallypoint scenarios` lists the others).",
+                          highlight=False, soft_wrap=True)
             run_squares_scene()
             run_platoon_week()
         finally:
             SETTINGS.db = previous
-
-
-def _relative(path: Path) -> str:
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
 
 
 def _policy(c: Campaign) -> Command:

@@ -31,7 +31,7 @@ _SETTINGS: dict[str, Any] = dict(
     name="rallypoint",
     help="Rules engine and campaign keeper for wargame recovery: rest, rally and replacements.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
 )
 core_app = typer.Typer(**_SETTINGS)
@@ -63,15 +63,42 @@ def main(
 
 @core_app.command()
 def new(
-    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
+    scenario: Annotated[Path, typer.Argument(
+        help="Scenario TOML file, or a shipped scenario's name or the start of it (example1, "
+             "farm; see `rallypoint scenarios`).")],
     name: Annotated[str | None, typer.Option(help="Campaign name (default: file name).")] = None,
     seed: Annotated[str | None, typer.Option(help="Dice seed (default: random).")] = None,
 ) -> None:
-    """Create a campaign from a scenario file."""
+    """Create a campaign from a scenario file or a shipped scenario."""
     with guarded():
-        info = session().create(scenario, name=name, seed=seed)
+        info = session().create(shipped_scenario(scenario), name=name, seed=seed)
     console.print(f"created campaign [bold]{escape(info.name)}[/] ({info.ruleset}, "
                   f"id {info.id[:8]})", highlight=False)
+
+
+def shipped_scenario(given: Path) -> Path:
+    """``given`` if it is a file, else the shipped scenario it names: its file name without
+    ``.toml`` (any case), or the start of it when only one shipped scenario begins so, as
+    ``simulate --scenario`` takes them. Anything else is left to ``create`` to refuse, unless it
+    looks like a name (no folder, no suffix): then the shipped names are offered."""
+    from rallypoint.core.errors import MalformedInputError, UnknownIdError
+    from rallypoint.core.ruleset import registered
+    from rallypoint.core.suggest import did_you_mean
+
+    if given.is_file() or given.parent != Path() or given.suffix:
+        return given
+    shipped = {p.stem: p for r in registered().values() for p in r.example_scenarios()}
+    word = given.name.casefold()
+    exact = [p for stem, p in shipped.items() if stem.casefold() == word]
+    found = exact or [p for stem, p in shipped.items() if stem.casefold().startswith(word)]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise MalformedInputError(f"{given.name!r} could be {' or '.join(p.stem for p in found)}",
+                                  fix="Give more of the scenario's name.")
+    raise UnknownIdError(f"no scenario file or shipped scenario {given.name!r}",
+                         fix=f"{did_you_mean(given.name, shipped)}Give a TOML file, or one of: "
+                             f"{', '.join(shipped)}.")
 
 
 @core_app.command("list")
