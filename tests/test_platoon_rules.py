@@ -407,6 +407,18 @@ def test_morale_clamps_at_zero_and_its_cap() -> None:
     assert c.state.morale == 90
 
 
+def test_the_morale_cap_holds_after_a_battle() -> None:
+    # 85 + an objective (10) + the enemy withdrawn (5) would be 100: the cap (90) holds on a
+    # battle day too, not only on rest days and at the year's end.
+    c = campaign(action_days=(1, 2), parameters={"morale.start": 85})
+    c = run(c, report(c, objective=True, enemy_withdrawn=True))
+    assert c.state.morale == 90
+    # From the cap a lost tank costs its full amount: the clamp did not bank the excess.
+    c = run(c, report(c, [tank("1", result="knocked_out", ordnance_days=2), tank("2"),
+                          tank("3")]))
+    assert c.state.morale == 80
+
+
 def test_threshold_shift_stand_in_is_exact() -> None:
     assert [threshold_shift(m, RULES) for m in (0, 20, 50, 55, 60, 90)] == [
         Fraction(-5), Fraction(-3), Fraction(0), Fraction(1, 2), Fraction(1), Fraction(4)]

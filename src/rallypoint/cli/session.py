@@ -25,7 +25,8 @@ if TYPE_CHECKING:
     from rallypoint.session import Campaign, Command, Executed, Session
 
 CampaignOpt = Annotated[str | None, typer.Option(
-    "--campaign", "-c", help="Campaign name or id (default: the most recently active).")]
+    "--campaign", "-c", help="Campaign name or id (default: the one last written to on this "
+    "machine; an import does not change it).")]
 """The ``--campaign`` option every campaign command takes."""
 DiceOpt = Annotated[str | None, typer.Option(
     "--dice", help="Script the dice, one value per die in roll order, e.g. 6,6,5,1,4 (or 'ask': "
