@@ -267,6 +267,10 @@ def test_battle_rest_and_autoplay(db: Path) -> None:
     assert len(log) >= 9
     refused(db, "platoon", "autoplay", "--days", "1", "--policy", "nope",
             needle="no policy 'nope'. Use one of: by_trade, wait_for_depot.")
+    refused(db, "platoon", "autoplay", "--days", "1", "--policy", "by_trad",
+            needle="no policy 'by_trad'. Did you mean by_trade? Use one of:")
+    assert "decisions by policy by_trade" in ok("platoon", "autoplay", "--days", "1",
+                                                 "--policy", "BY_TRADE")
 
 
 def test_autoplay_says_what_happened_each_day(db: Path) -> None:

@@ -307,18 +307,15 @@ def autoplay(days: DaysOpt = 7, seed: PlaySeedOpt = "sim", intensity: IntensityO
     Not the Monte Carlo lab: `rallypoint simulate platoon` plays thousands of throwaway
     campaigns and writes nothing.
     """
-    from rallypoint.core.errors import UnknownIdError
     from rallypoint.dice import SeededRoller
     from rallypoint.rulesets.platoon.commands import RestDay, StandInBattle
     from rallypoint.session import policy_named
 
     with guarded():
         c = session().load(campaign_ref(campaign))
-        if policy not in {p.name for p in c.ruleset.policies()}:
-            names = ", ".join(p.name for p in c.ruleset.policies())
-            raise UnknownIdError(f"no policy {policy!r}", fix=f"Use one of: {names}.")
+        chosen = policy_named(c.ruleset, policy)
+    policy = chosen.name
     end = c.state.day + days
-    chosen = policy_named(c.ruleset, policy)
     first = c.version + 1
     days_of: dict[int, int] = {}   # event seq → the day it was played on
     kinds: dict[int, str] = {}     # day → what kind of day it was, as the morning found it

@@ -64,14 +64,16 @@ def policy_named(ruleset: Ruleset[Any], name: str | None) -> PolicyInfo:
     """A ruleset's named policy (``None``: its default, the first).
 
     Raises:
-        UnknownIdError: The ruleset has no policy of that name (the fix lists those it has).
+        UnknownIdError: The ruleset has no policy of that name, in any case (the fix lists
+            those it has).
     """
     policies = {p.name: p for p in ruleset.policies()}
     if name is None:
         return next(iter(policies.values()))
-    if name not in policies:
-        raise UnknownIdError(f"no policy {name!r}", fix=f"Use one of: {', '.join(policies)}.")
-    return policies[name]
+    from rallypoint.core.suggest import match_id
+
+    # Any case (``BY_TRADE``); an unknown name is answered with the nearest.
+    return policies[match_id(name, policies, "policy", fix=f"Use one of: {', '.join(policies)}.")]
 
 
 class Session:
