@@ -173,3 +173,15 @@ def test_no_python_reprs_in_squares_or_platoon_output(db: Path, tmp_path: Path) 
     bad.write_text(json.dumps({"day": day, "tanks": []}), encoding="utf-8")
     result = runner.invoke(app, ["platoon", "report", str(bad), "-c", "p"])
     assert result.exit_code == 2 and not REPR.search(result.stderr), result.stderr
+
+
+def test_campaign_names_in_any_case_and_did_you_mean(db: Path) -> None:
+    rp("new", "farm", "--name", "Ridge")
+    assert rp("show", "-c", "RIDGE").output.startswith("Ridge — ")
+    assert rp("squares", "turn", "-c", "ridge").output.startswith("Ridge #2 turn 2")
+    result = runner.invoke(app, ["show", "-c", "rigde"])
+    assert result.exit_code == 2 and "Did you mean Ridge?" in flat(result.stderr)
+    rp("new", "farm", "--name", "RIDGE")      # names differing by case alone: type it exactly
+    result = runner.invoke(app, ["show", "-c", "ridge"])
+    assert result.exit_code == 2 and "no campaign with name or id 'ridge'" in result.stderr
+    assert rp("show", "-c", "RIDGE").output.startswith("RIDGE — ")

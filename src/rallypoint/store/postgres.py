@@ -31,6 +31,7 @@ from rallypoint.core.events import (
     canonical_json,
     now_text,
 )
+from rallypoint.core.suggest import did_you_mean
 from rallypoint.store import postgres_schema as schema
 from rallypoint.store.integrity import head_problem, row_hash
 from rallypoint.store.names import clean_name
@@ -304,6 +305,10 @@ class PostgresStore(SecretsMixin):
         known = self.campaigns()
         exact = sorted((c for c in known if name_or_id in (c.id, c.name)),
                        key=lambda c: c.id != name_or_id)
+        if not exact:
+            # A name typed in another case ('RIDGE' for 'Ridge'), if only one campaign has it.
+            folded = [c for c in known if c.name.casefold() == name_or_id.casefold()]
+            exact = folded if len(folded) == 1 else []
         prefixed = [c for c in known
                     if len(name_or_id) >= _MIN_PREFIX and c.id.startswith(name_or_id)]
         if exact or len(prefixed) == 1:
@@ -314,7 +319,8 @@ class PostgresStore(SecretsMixin):
         candidates = prefixed or known
         names = ", ".join(repr(c.name) for c in candidates[:5])
         more = f" and {len(candidates) - 5} more" if len(candidates) > 5 else ""
-        fix = (f"use one of the known campaigns: {names}{more}" if candidates
+        hint = "" if prefixed else did_you_mean(name_or_id, [c.name for c in known])
+        fix = (f"{hint}use one of the known campaigns: {names}{more}" if candidates
                else "no campaigns exist yet; create one first")
         raise UnknownIdError(what, where=self.path, fix=fix)
 

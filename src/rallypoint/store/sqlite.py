@@ -32,6 +32,7 @@ from rallypoint.core.events import (
     NewEvent,
     canonical_json,
 )
+from rallypoint.core.suggest import did_you_mean
 from rallypoint.store import migrations
 from rallypoint.store.integrity import check_rows
 from rallypoint.store.migrations import (
@@ -349,6 +350,10 @@ class EventStore(SecretsMixin):
         known = self.campaigns()
         exact = [c for c in known if name_or_id in (c.id, c.name)]
         exact.sort(key=lambda c: c.id != name_or_id)  # an id match wins over a name match
+        if not exact:
+            # A name typed in another case ('RIDGE' for 'Ridge'), if only one campaign has it.
+            folded = [c for c in known if c.name.casefold() == name_or_id.casefold()]
+            exact = folded if len(folded) == 1 else []
         prefixed = [c for c in known
                     if len(name_or_id) >= _MIN_PREFIX and c.id.startswith(name_or_id)]
         if exact or len(prefixed) == 1:
@@ -359,7 +364,8 @@ class EventStore(SecretsMixin):
         candidates = prefixed or known
         names = ", ".join(repr(c.name) for c in candidates[:5])
         more = f" and {len(candidates) - 5} more" if len(candidates) > 5 else ""
-        fix = (f"use one of the known campaigns: {names}{more}" if candidates
+        hint = "" if prefixed else did_you_mean(name_or_id, [c.name for c in known])
+        fix = (f"{hint}use one of the known campaigns: {names}{more}" if candidates
                else "no campaigns exist yet; create one first")
         raise UnknownIdError(what, where=self.path, fix=fix)
 
