@@ -44,7 +44,7 @@ def test_a_pbem_exchange_with_a_dice_round_ends_verified(tmp_path: Path) -> None
                                                      str(tmp_path / "t2.json"))
     assert "allied asks for your dice link (round 1)" in rp(a, "import", str(tmp_path / "t2.json"))
     answered = rp(a, "dice", "answer")
-    assert answered.startswith("#2 kempt") and "rallies 28th" in answered
+    assert answered.startswith("farm #2 kempt") and "rallies 28th" in answered
     rp(a, "export", "--for", "allied", str(tmp_path / "t3.json"))
     assert "(2 events, 1 new)" in rp(b, "import", str(tmp_path / "t3.json"))
     assert rp(a, "log") == rp(b, "log")
