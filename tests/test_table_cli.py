@@ -61,7 +61,7 @@ def test_after_an_import_bare_commands_keep_to_the_campaign_last_used_here(
     rp("new", "farm", "--name", "mine")
     rp("platoon", "create", "--name", "p")
     rp("squares", "turn")                        # the last campaign used here: mine
-    assert "imported theirs (2 events)" in rp("import", str(tmp_path / "theirs.json")).output
+    assert "imported theirs (2 events, 2 new)" in rp("import", str(tmp_path / "theirs.json")).output
     assert rp("show").output.startswith("mine — ")
     assert rp("squares", "turn").output.startswith("mine #3 turn 3")
     assert rp("undo").output.startswith("mine: undone #3")
