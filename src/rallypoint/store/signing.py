@@ -1,4 +1,5 @@
-"""Seat keys and signed turn files (Ed25519, via the ``cryptography`` package).
+"""Seat keys and signed turn files (Ed25519, via the ``cryptography`` package, imported only
+when a key signs or checks: a command at the table does neither).
 
 A two-player campaign names its seats in its ``created`` event, each with the public half of an
 Ed25519 key (``created.seats.<seat>.key``). A turn file (``rallypoint export --for SIDE``) is signed
@@ -17,8 +18,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from pydantic import BaseModel, ConfigDict, Field
 
 from rallypoint.core.errors import IntegrityError, MalformedInputError
@@ -92,6 +91,9 @@ class SeatCard(BaseModel):
             raise IntegrityError(f"the seat card of {self.seat!r} is not signed",
                                  where=f"seats.{self.seat}",
                                  fix="make it with `rallypoint seat new SIDE`")
+        from cryptography.exceptions import InvalidSignature
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
         try:
             Ed25519PublicKey.from_public_bytes(bytes.fromhex(self.key)).verify(
                 bytes.fromhex(self.signature), self.message())
@@ -123,6 +125,7 @@ class SeatKey:
     @classmethod
     def generate(cls, seat: str) -> SeatKey:
         """A fresh key from the operating system's randomness (via ``cryptography``)."""
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
         from cryptography.hazmat.primitives.serialization import (
             Encoding,
             NoEncryption,
@@ -136,6 +139,7 @@ class SeatKey:
     @property
     def public(self) -> str:
         """The public key as hex (the ``key_id`` of its signatures)."""
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
         from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
         key = Ed25519PrivateKey.from_private_bytes(self.private).public_key()
@@ -143,6 +147,8 @@ class SeatKey:
 
     def sign(self, header_hash: str, for_seat: str | None) -> TurnSignature:
         """Sign a turn file's header hash, addressed to ``for_seat``."""
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
         key = Ed25519PrivateKey.from_private_bytes(self.private)
         signature = key.sign(signed_message(header_hash, self.seat, for_seat))
         return TurnSignature(key_id=self.public, seat=self.seat, for_seat=for_seat,
@@ -150,6 +156,8 @@ class SeatKey:
 
     def sign_bytes(self, message: bytes) -> str:
         """An Ed25519 signature (hex) of ``message`` by this key."""
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
         return Ed25519PrivateKey.from_private_bytes(self.private).sign(message).hex()
 
     def card(self, anchor: str | None, physical_dice: bool = False) -> SeatCard:
@@ -161,6 +169,9 @@ class SeatKey:
 
 def verify_bytes(public_hex: str, message: bytes, signature_hex: str) -> bool:
     """Whether ``signature_hex`` is ``public_hex``'s Ed25519 signature of ``message``."""
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
     try:
         Ed25519PublicKey.from_public_bytes(bytes.fromhex(public_hex)).verify(
             bytes.fromhex(signature_hex), message)
@@ -248,6 +259,9 @@ def _check_one(header_hash: str, sig: TurnSignature, seats: Mapping[str, str],
     if reader is not None and sig.for_seat not in (None, reader):
         raise IntegrityError(f"the turn file is addressed to seat {sig.for_seat!r}, not to you "
                              f"({reader!r})", fix="import the file meant for your seat")
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
     try:
         public = Ed25519PublicKey.from_public_bytes(bytes.fromhex(sig.key_id))
         public.verify(bytes.fromhex(sig.signature),
