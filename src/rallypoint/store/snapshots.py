@@ -18,9 +18,15 @@ _UPSERT: Final = """
 INSERT OR REPLACE INTO state_snapshots (campaign_id, version, chain_hash, code, state, digest)
 VALUES (?, ?, ?, ?, ?, ?)
 """
+# Two index ranges, not ``seq = 1 OR seq >= ?``: SQLite answers that OR by scanning every row of
+# the campaign, which made a read grow with the log.
 _TAIL: Final = """
 SELECT seq, type, payload, recorded_at, prev_hash, hash FROM events
-WHERE campaign_id = ? AND (seq = 1 OR seq >= ?) ORDER BY seq
+WHERE campaign_id = ? AND seq = 1
+UNION ALL
+SELECT seq, type, payload, recorded_at, prev_hash, hash FROM events
+WHERE campaign_id = ? AND seq >= ? AND seq > 1
+ORDER BY seq
 """
 _HEAD: Final = "SELECT head_seq, head_hash FROM campaigns WHERE id = ?"
 
@@ -67,7 +73,8 @@ def read_snapshot(store: EventStore, campaign_id: str) -> SnapshotRead | None:
         snapshot = StoredSnapshot(int(found[0]), str(found[1]), str(found[2]), bytes(found[3]),
                                   str(found[4]))
         rows = [(int(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4]), str(r[5]))
-                for r in conn.execute(_TAIL, (campaign_id, snapshot.version))]
+                for r in conn.execute(_TAIL, (campaign_id, campaign_id,
+                                                   snapshot.version))]
     return SnapshotRead(snapshot, rows, (int(head[0]), str(head[1])))
 
 
