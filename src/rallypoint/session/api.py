@@ -29,7 +29,7 @@ from rallypoint.core.errors import (
     StaleVersionError,
     UnknownIdError,
 )
-from rallypoint.core.events import ChainProblem, NewEvent
+from rallypoint.core.events import ChainProblem, NewEvent, Undone
 from rallypoint.core.ruleset import Command, Decision, PolicyInfo, Ruleset, get_ruleset
 from rallypoint.core.visibility import with_blind
 from rallypoint.dice import Roller, SeededRoller
@@ -333,7 +333,9 @@ class Session:
             campaign = _load(store, ref, whole=True)
             event = campaign.undo_event(campaign.version if expected_version is None
                                         else expected_version)
-            dice.check_undo(store, campaign, event.payload["target"])  # two seats: consent
+            undone = event.event
+            assert isinstance(undone, Undone)
+            dice.check_undo(store, campaign, undone.target)  # two seats: consent
             record = store.append(campaign.campaign_id, campaign.version + 1, event)
             after = campaign.with_event(record, event.event)
             snapshots.save(store, after)
