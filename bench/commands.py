@@ -115,6 +115,7 @@ def main() -> None:
     parser.add_argument("--no-doc", action="store_true")
     parser.add_argument("--wall", action="store_true", help="wall time instead of CPU time")
     args = parser.parse_args()
+    load = os.getloadavg()[0]
     global CPU
     CPU = not args.wall
     runs, events = (5, 20_000) if args.quick else (15, 100_000)
@@ -160,22 +161,26 @@ def main() -> None:
             "linear in N", "met" if spread <= 1.5 else "**missed**",
             f"marginal cost per day {min(per_day) * 1000:.0f}–{max(per_day) * 1000:.0f} ms "
             f"(ratio {spread:.2f}); fastest run {base:.2f} s"))
-    section = render(rows)
+    section = render(rows, "uv run python bench/commands.py" + (" --quick" if args.quick else "")
+                     + (" --wall" if args.wall else ""), load)
     print(section)
     if not args.no_doc:
         write_section(section)
 
 
-def render(rows: list[tuple[str, str, str, str, str]]) -> str:
+def render(rows: list[tuple[str, str, str, str, str]], command: str, load: float) -> str:
     lines = [BEGIN, "## Commands at the table", "",
-             f"Figures from `uv run python bench/commands.py` on {dt.date.today()}, "
+             f"Figures from `{command}` on {dt.date.today()}, "
              f"{platform.python_version()}, {os.cpu_count()} cores shared with other work; "
              f"end to end, bytecode cached; {'CPU' if CPU else 'wall'} time of the command "
-             f"process (load average {os.getloadavg()[0]:.1f} during the run).", "",
+             f"process and its children (load average {load:.1f} at the start, "
+             f"{os.getloadavg()[0]:.1f} at the end).", "",
              "| benchmark | result | goal | goal met | how measured |", "|---|---|---|---|---|"]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     lines += ["", "A command imports only its campaign's ruleset (entry-point registry), icepool "
-              "only when it computes odds, numpy/matplotlib/dask only in the lab; a read folds "
+              "only for odds beyond one die, numpy/matplotlib/dask only in the lab, typer's rich "
+              "help renderer only for help and errors; it builds the validators of only the "
+              "event types it reads (pydantic `defer_build`); a read folds "
               "only the events after the campaign's state snapshot (refreshed by writes every "
               "32 events, checked against the chain hash and discarded if it does not match).",
               END]
