@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import ConsoleMessage, Page, Response, expect, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
 
 CHROMIUM = Path("/usr/bin/chromium")
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -91,8 +92,18 @@ def shot(page: Page, name: str, full_page: bool = False, part: str | None = None
     element ``part`` (a CSS selector)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
-    if part is not None:
-        page.locator(part).screenshot(path=str(path))
-    else:
-        page.screenshot(path=str(path), full_page=full_page)
+    # Chromium on a loaded two-core CI machine now and then answers "Unable to capture
+    # screenshot" (a compositor frame not ready); the picture is not what is tested, so a
+    # short wait and another try is honest. A third failure is real and fails the walk.
+    for attempt in range(3):
+        try:
+            if part is not None:
+                page.locator(part).screenshot(path=str(path))
+            else:
+                page.screenshot(path=str(path), full_page=full_page)
+            return path
+        except PlaywrightError:
+            if attempt == 2:
+                raise
+            page.wait_for_timeout(500)
     return path
