@@ -259,3 +259,22 @@ def test_dice_ask_asks_in_every_ruleset(db: Path) -> None:
     events = json.loads(export.read_text("utf-8"))["events"]
     assert events[-1]["payload"]["dice_proof"]["mode"] == "typed"
     assert [r["faces"] for r in json.loads(rp("log", "--json"))[-1]["rolls"]] == [[6]]
+
+
+def test_resolve_step_by_step_pools_steps_in_one_hex(db: Path, tmp_path: Path) -> None:
+    # Seed: "units in the same hex and of the same type and from the same company may
+    # redistribute their remaining steps … Units that cease to exist … are placed in the Dead
+    # Pile." R-1 and R-2 (2 of 4 each) share 10.10; R-3 stands at 10.11.
+    path = write_scenario(tmp_path, coy("R", ctr("R-1", lost=2), ctr("R-2", lost=2),
+                                        ctr("R-3", lost=2, hex="10.11")),
+                          parameters={"allow_redistribution": True})
+    rp("new", str(path), "--name", "pool")
+    rp("tcs", "sheet", "s", "--member", "Bn", "--center", "Bn=10.10", "--size", "0", "--attest")
+    rp("tcs", "turn")
+    rp("tcs", "check", "s", "--dice", "6,6,6")  # 6 + 1 = 7: four steps
+    # by hand; heal R-3 by 2; no more healing; pool R-2 → R-1 by 2; stop; record.
+    out = rp("tcs", "resolve", "-i", stdin="1\n3\n2\nnone\n2\n2\nnone\ny\n")
+    assert "may pool steps in one hex: R-1 2/4, R-2 2/4" in out
+    assert "move steps [1) R-1→R-2, 2) R-2→R-1, or none]" in out
+    assert "  R-2: 2/4 at 10.10 → Dead Pile" in out and "  R-1: 2/4 at 10.10 → 4/4 at 10.10" in out
+    assert "redistribute R-2→R-1 2; emptied into the Dead Pile: R-2; 2 unspent" in flat(out)

@@ -2,8 +2,9 @@
 
 The steps follow the seed's order of choices: bring counters back from the Dead Pile (each one
 sends another Very Dead), name the ones that go Very Dead, heal living counters with what is
-left, place the returning counters. Every question lists the legal answers, which come from the
-library (:func:`rallypoint.rulesets.tcs.distribution.options`); the result is shown by the
+left, place the returning counters, and (optional rule) pool steps between counters in one hex.
+Every question lists the legal answers, which come from the library
+(:func:`rallypoint.rulesets.tcs.distribution.options`, ``pool_groups``); the result is shown by the
 session's :func:`~rallypoint.session.preview.preview` before anything is written, and the rules
 check the command again when it is recorded.
 """
@@ -158,8 +159,39 @@ def by_hand(c: Campaign, decision: Decision) -> Command:
     spent += sum(heal.values())
     if spent < opt.steps:
         _say(f"{opt.steps - spent} step(s) left unspent (they are lost)")
-    return Distribute(expected_version=c.version, company=decision.subject, heal=heal,
-                      resurrect=back, very_dead=very_dead, place=_place(opt, back))
+    command = Distribute(expected_version=c.version, company=decision.subject, heal=heal,
+                         resurrect=back, very_dead=very_dead, place=_place(opt, back))
+    return command.model_copy(update={"redistribute": _pool(c, command)})
+
+
+def _pool(c: Campaign, command: Any) -> tuple[Any, ...]:
+    """Step 5 (optional rule): counters in one hex and of one type pool their steps."""
+    from rallypoint.rulesets.tcs.commands import Transfer
+    from rallypoint.rulesets.tcs.distribution import after_distribution, pool_groups
+
+    state: Any = c.state
+    groups = pool_groups(state, command)
+    if not groups:
+        return ()
+    steps = after_distribution(state, command)
+    for ids in groups:
+        _say("may pool steps in one hex: " + ", ".join(
+            f"{i} {steps[i]}/{state.full(i)}" for i in ids))
+    transfers: list[Any] = []
+    pairs = [f"{a}→{b}" for ids in groups for a in ids for b in ids if a != b]
+    while True:
+        pick = _pick("move steps", pairs)
+        if pick is None:
+            return tuple(transfers)
+        source, target = pick.split("→")
+        room = min(steps[source], state.full(target) - steps[target])
+        if room < 1:
+            _say(f"{target} is full or {source} has nothing to give")
+            continue
+        n = _steps(f"{source} gives {target} how many steps", 1, room)
+        steps[source] -= n
+        steps[target] += n
+        transfers.append(Transfer(source=source, target=target, steps=n))
 
 
 def show_preview(c: Campaign, command: Command) -> bool:

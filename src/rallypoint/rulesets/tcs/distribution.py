@@ -210,6 +210,27 @@ def _validate_transfers(state: TcsState, recovery: Recovery, cmd: Distribute) ->
         steps[t.target] += t.steps
 
 
+def pool_groups(state: TcsState, cmd: Distribute) -> list[tuple[str, ...]]:
+    """Counters of the company that may pool steps after ``cmd``'s healing and resurrections:
+    groups of two or more living counters in one hex and of one type, one not at full strength
+    (seed: 'units in the same hex and of the same type and from the same company may
+    redistribute their remaining steps'). Empty when redistribution is switched off."""
+    if not state.rules.params.allow_redistribution:
+        return []
+    steps = after_distribution(state, cmd)
+    center = next((state.sheets[r.sheet].centers.get(cmd.company)
+                   for r in state.pending_recoveries() if r.company == cmd.company), None)
+    groups: dict[tuple[str, str], list[str]] = {}
+    for ident, n in steps.items():
+        where = cmd.place.get(ident, center) if ident in cmd.resurrect \
+            else state.counters[ident].hex
+        if n > 0 and where is not None:
+            kind = state.oob.counter_specs[ident].type.value
+            groups.setdefault((Hex.normal(where), kind), []).append(ident)
+    return [tuple(ids) for ids in groups.values()
+            if len(ids) > 1 and any(steps[i] < state.full(i) for i in ids)]
+
+
 def after_distribution(state: TcsState, cmd: Distribute) -> dict[str, int]:
     """Steps per living counter of the company after healing and resurrection."""
     company = cmd.company
