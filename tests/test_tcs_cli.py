@@ -155,8 +155,11 @@ def implemented(db: Path) -> None:
 
 def test_resolve_step_by_step_previews_then_records(db: Path) -> None:
     implemented(db)
-    # by hand; bring back d-1 with 3 steps; d-3 goes Very Dead; placed on the center; record.
-    out = rp("tcs", "resolve", "1/erp112", "--interactive", stdin="1\n1\n3\n2\n\ny\n")
+    # by hand; bring back d-1 with 3 steps; d-3 goes Very Dead; placed on the center; no
+    # pooling with 1/ErP112-1 in that hex; record.
+    out = rp("tcs", "resolve", "1/erp112", "--interactive",
+             stdin="1\n1\n3\n2\n\nnone\ny\n")
+    assert "may pool steps in one hex: 1/ErP112-1 3/5, 1/ErP112-d-1 3/5" in out
     assert ("bring back [1) 1/ErP112-d-1 (full 5), 2) 1/ErP112-d-2 (full 5), "
             "3) 1/ErP112-d-3 (full 5), or none]") in out
     assert "send to the Very Dead Pile (1 of 1) [1) 1/ErP112-d-2, 2) 1/ErP112-d-3]" in out
@@ -187,7 +190,7 @@ def test_resolve_a_lone_dead_counter_takes_every_step(db: Path) -> None:
     implemented(db)
     rp("tcs", "resolve", "1/ErP112", "--policy", "rebuild")
     # 2/ErP112's Dead Pile holds one platoon: it comes back with all 3 steps, nothing to heal.
-    out = rp("tcs", "resolve", "2/ErP112", "-i", stdin="1\n1\n\ny\n")
+    out = rp("tcs", "resolve", "2/ErP112", "-i", stdin="1\n1\n\nnone\ny\n")
     assert "2/ErP112-dead is the only counter in the Dead Pile: bringing it back takes all 3" in out
     assert "2/ErP112-dead comes back with 3 step(s)" in out
     assert "heal [" not in out
