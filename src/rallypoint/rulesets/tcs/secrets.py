@@ -26,7 +26,11 @@ from rallypoint.core.visibility import (
 )
 
 _SHEET_PARTS = ("sheet", "members", "companies", "centers", "other_sheet", "size",
-                "command_prep", "row", "vehicle", "turn")
+                "command_prep", "row", "vehicle", "turn", "attest_distance")
+# A reassignment says which companies recover on which sheet; an attack's event lists only the
+# attacked companies that were recovering (and their sheets), so both are the owner's secret.
+_REASSIGNED_PARTS = ("sheet", "companies", "other_sheet", "reason")
+_ATTACKED_PARTS = ("companies", "sheets", "note")
 _CHECK_PARTS = ("sheet", "weighted_turns", "row", "column", "needed", "roll", "implemented",
                 "recoveries", "unassigned", "stays_assigned", "morale", "dice_proof")
 _DISTRIBUTED_PARTS = ("sheet", "steps", "unspent", "morale", "dice_proof")
@@ -34,28 +38,56 @@ _LEFT_PARTS = ("sheet", "sheet_cancelled", "companies")
 
 
 def _sides_of(scenario: Mapping[str, Any]) -> dict[str, str]:
-    """Formation and company id → the side it fights for."""
+    """Formation and company id → the side it fights for, also by case-folded id.
+
+    Commands reach :meth:`TcsSecrets.command_owner` as the player typed them (the rules make
+    ids canonical later), so ``1/erp112`` must find its side too; ids that differ only by case
+    are refused by the rules, so the folded key never names two sides.
+    """
     found: dict[str, str] = {}
     for formation in scenario.get("formations") or ():
         side = str(formation.get("side"))
         found[str(formation.get("id"))] = side
         for company in formation.get("companies") or ():
             found[str(company.get("id"))] = side
+    for key, side in list(found.items()):
+        found.setdefault(key.casefold(), side)
     return found
+
+
+def _side(sides: Mapping[str, str], key: Any) -> str:
+    """The side of one formation or company id, in any case (else the referee's)."""
+    text = str(key)
+    return sides.get(text) or sides.get(text.casefold(), REFEREE_ONLY)
+
+
+def _scenario_counter_side(scenario: Mapping[str, Any], counter: Any) -> str:
+    """The side of a counter as the scenario lists it (``id``, or ``id-N`` for a counted
+    entry), without the state an event's declaration does not get."""
+    text = str(counter).casefold()
+    for formation in scenario.get("formations") or ():
+        for company in formation.get("companies") or ():
+            for entry in company.get("counters") or ():
+                base = str(entry.get("id")).casefold()
+                if text == base or text.startswith(base + "-"):
+                    return str(formation.get("side"))
+    return REFEREE_ONLY
 
 
 def _owner_of_members(scenario: Mapping[str, Any], members: Any) -> str:
     """The one side of a sheet's members (a sheet mixing sides is the referee's alone)."""
     sides = _sides_of(scenario)
-    found = {sides.get(str(m), REFEREE_ONLY) for m in members or ()}
+    found = {_side(sides, m) for m in members or ()}
     return found.pop() if len(found) == 1 else REFEREE_ONLY
 
 
 def _counter_side(scenario: Mapping[str, Any], state: Mapping[str, Any], counter: Any) -> str:
     sides = _sides_of(scenario)
     for company_id, company in (state.get("companies") or {}).items():
-        if counter in (company.get("counters") or {}):
-            return sides.get(company_id, REFEREE_ONLY)
+        counters = company.get("counters") or {}
+        if counter in counters or str(counter).casefold() in {str(c).casefold()
+                                                              for c in counters}:
+            return _side(sides, company_id)
     return REFEREE_ONLY
 
 
@@ -82,8 +114,14 @@ class TcsSecrets:
         if event_type == "implementation_checked":
             owner = owners.get(sheet, REFEREE_ONLY)
             return EventSecrets(tuple(Secret((k,), owner) for k in _CHECK_PARTS)), owners
+        if event_type == "reassigned":
+            owner = owners.get(sheet, REFEREE_ONLY)
+            return EventSecrets(tuple(Secret((k,), owner) for k in _REASSIGNED_PARTS)), owners
+        if event_type == "attacked":
+            owner = _owner_of_members(scenario, payload.get("companies"))
+            return EventSecrets(tuple(Secret((k,), owner) for k in _ATTACKED_PARTS)), owners
         if event_type == "distributed":
-            owner = _sides_of(scenario).get(str(payload.get("company")), REFEREE_ONLY)
+            owner = _side(_sides_of(scenario), payload.get("company"))
             return EventSecrets(tuple(Secret((k,), owner) for k in _DISTRIBUTED_PARTS)), owners
         if event_type == "left_center":
             owner = owners.get(sheet, REFEREE_ONLY)
@@ -91,8 +129,12 @@ class TcsSecrets:
         left = payload.get("left_center")
         if event_type == "moved" and isinstance(left, Mapping):
             owner = owners.get(str(left.get("sheet")), REFEREE_ONLY)
-            return EventSecrets(tuple(Secret(("left_center", k), owner)
-                                      for k in _LEFT_PARTS)), owners
+            return EventSecrets((*(Secret(("left_center", k), owner) for k in _LEFT_PARTS),
+                                 Secret(("attest_distance",), owner))), owners
+        if event_type == "moved" and payload.get("attest_distance") is not None:
+            # A seam count is attested only against a recovery center: it says one is near.
+            owner = _scenario_counter_side(scenario, payload.get("counter"))
+            return EventSecrets((Secret(("attest_distance",), owner),)), owners
         return NOTHING, owners
 
     def public_summary(self, event_type: str, payload: Mapping[str, Any]) -> str:
@@ -109,6 +151,10 @@ class TcsSecrets:
             return "an implementation check (withheld)"
         if event_type == "distributed":
             return f"{payload.get('company')} distributed recovered steps (details withheld)"
+        if event_type == "reassigned":
+            return "an Op Sheet assignment changed (withheld)"
+        if event_type == "attacked":
+            return f"recovering units attacked on turn {payload.get('turn')} (withheld)"
         if event_type in ("left_center", "moved"):
             what = payload.get("company") or payload.get("counter")
             return f"{what} left a recovery center (details withheld)"
@@ -128,7 +174,7 @@ class TcsSecrets:
     def decision_owner(self, scenario: Mapping[str, Any], state: Mapping[str, Any],
                        decision: Mapping[str, Any]) -> str | None:
         """A distribution is its company's side's."""
-        return _sides_of(scenario).get(str(decision.get("subject")), REFEREE_ONLY)
+        return _side(_sides_of(scenario), decision.get("subject"))
 
     def command_owner(self, scenario: Mapping[str, Any], state: Mapping[str, Any],
                       command: Mapping[str, Any]) -> str | None:
@@ -139,10 +185,10 @@ class TcsSecrets:
         if kind in ("loss", "move"):
             return _counter_side(scenario, state, command.get("counter"))
         if kind in ("leave_center", "distribute"):
-            return sides.get(str(command.get("company")), REFEREE_ONLY)
+            return _side(sides, command.get("company"))
         if kind == "morale":
-            return sides.get(str(command.get("formation")), REFEREE_ONLY)
-        if kind == "write_sheet":
+            return _side(sides, command.get("formation"))
+        if kind in ("write_sheet", "reassign", "attack"):
             return _owner_of_members(scenario, command.get("members"))
         if kind == "check":
             # A sheet the viewer cannot see is nobody's to them: unknown and foreign sheets get
