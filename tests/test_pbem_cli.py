@@ -10,6 +10,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from rallypoint.cli.main import app
+from test_pbem import rehash
 
 SCENARIO = "src/rallypoint/rulesets/squares/scenarios/farm_below_the_ridge.toml"
 RALLY = ["squares", "rally", "kempt", "28th", "--kind", "disorder"]
@@ -75,6 +76,10 @@ def test_tampered_files_are_refused_through_the_cli(tmp_path: Path) -> None:
     edited["events"][-1]["payload"]["dice_proof"]["tape"][0][1] = 7
     _write(tmp_path / "edit.json", edited)
     refused(b, tmp_path / "edit.json", "broken at seq 2")
+
+    rehashed = rehash(json.loads(json.dumps(edited)))  # chain, head and header recomputed
+    _write(tmp_path / "rehash.json", rehashed)
+    refused(b, tmp_path / "rehash.json", "does not match the file's contents")
 
     cut = json.loads(json.dumps(data))
     cut["events"].pop()
