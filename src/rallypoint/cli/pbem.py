@@ -142,8 +142,10 @@ dice_app = typer.Typer(help="dice-v1 in two-player play: answer a dice request, 
 
 @dice_app.command("answer")
 def dice_answer(campaign: CampaignOpt = None) -> None:
-    """Answer the other seat's dice request with your link: decides their command and records
-    it (send it back with `rallypoint export --for SIDE`)."""
+    """Answer the other seat's dice request with your link: decides and records their command.
+
+    Send the result back with `rallypoint export --for SIDE`.
+    """
     from rallypoint.session.pbem import answer
 
     with guarded():
@@ -153,8 +155,11 @@ def dice_answer(campaign: CampaignOpt = None) -> None:
 
 @dice_app.command("reveal")
 def dice_reveal(campaign: CampaignOpt = None) -> None:
-    """Reveal the campaign's server dice secret (at its end): every export then carries it, and
-    `rallypoint verify FILE` checks every roll. No new roll may use it."""
+    """Reveal the campaign's server dice secret (at the campaign's end).
+
+    Every export then carries it, and `rallypoint verify FILE` checks every roll. No new roll may
+    use it.
+    """
     from rallypoint.session.pbem import reveal
 
     with guarded():

@@ -57,13 +57,14 @@ def secret_of(store: EventStore, campaign: Campaign) -> Keys:
     cards = seat_cards(created)
     mine = tuple(s for s, c in cards.items() if store.seat_key(c.key) is not None)
     log: Sequence[LoggedEvent] = campaign.events
-    if mode is DiceMode.PAIR or not _position_known(campaign):
+    if not _position_known(campaign):
         log = store.events(campaign.campaign_id)
     keys = DiceKeys(position=logical_position(log), seats=tuple(sorted(cards)), mine=mine,
                     physical_dice=bool(cards) and all(c.physical_dice for c in cards.values()))
     if mode is DiceMode.PAIR:
+        # The rounds are read from the whole log only if the command rolls (lazily).
         keys.pair = pair.PairSeat.read(store, campaign.campaign_id, created.get(DICE_KEY, {}),
-                                       cards, log)
+                                       cards)
         return keys
     kept = store.dice_secret(campaign.campaign_id)
     if kept is not None:

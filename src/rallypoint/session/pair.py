@@ -72,22 +72,31 @@ class PairSeat:
     seeds: dict[str, bytes]
     """Seat → chain seed, for the seats whose keys this store holds."""
     length: int
-    proofs: list[tuple[int, DiceProof]]
-    requests: dict[int, PairRequest]
+    _proofs: list[tuple[int, DiceProof]] | None = None
 
     @classmethod
     def read(cls, store: EventStore, campaign_id: str, spec: Mapping[str, Any],
-             cards: dict[str, SeatCard], log: Sequence[LoggedEvent]) -> PairSeat:
-        """Read this store's seats, the log's rounds and the kept requests."""
+             cards: dict[str, SeatCard]) -> PairSeat:
+        """Read this store's seats (the rounds and requests are read when a die is needed)."""
         seeds = {}
         for seat, card in cards.items():
             kept = store.seat_key(card.key)
             if kept is not None:
                 seeds[seat] = bytes.fromhex(kept.chain_seed)
-        requests = {r: PairRequest.model_validate_json(text)
-                    for r, _, text in store.dice_requests(campaign_id)}
-        return cls(store, campaign_id, cards, seeds, int(spec.get("chain_length", CHAIN_LENGTH)),
-                   pair_proofs(log), requests)
+        return cls(store, campaign_id, cards, seeds, int(spec.get("chain_length", CHAIN_LENGTH)))
+
+    @property
+    def proofs(self) -> list[tuple[int, DiceProof]]:
+        """Every pair round of the whole log (read once, when the command first rolls)."""
+        if self._proofs is None:
+            self._proofs = pair_proofs(self.store.events(self.campaign_id))
+        return self._proofs
+
+    @property
+    def requests(self) -> dict[int, PairRequest]:
+        """The kept requests, by round."""
+        return {r: PairRequest.model_validate_json(text)
+                for r, _, text in self.store.dice_requests(self.campaign_id)}
 
     def roller(self, position: int, command: dict[str, Any]) -> ProvenRoller:
         """The roller of ``command`` at ``position``, or :class:`AwaitingDice` (request kept).
