@@ -53,6 +53,19 @@ def test_show_loads_only_the_campaigns_ruleset(db: Path, name: str) -> None:
     assert not [m for m in loaded if m.split(".")[0] in HEAVY]
 
 
+# What a read command on a TCS campaign does not load: the rule and command modules (a command's
+# path), the log's describe lines, and the store's export/import format and seat signatures.
+LAZY = ("rallypoint.rulesets.tcs.rules", "rallypoint.rulesets.tcs.commands",
+        "rallypoint.rulesets.tcs.distribution", "rallypoint.rulesets.tcs.describe",
+        "rallypoint.store.exchange", "rallypoint.store.signing", "rallypoint.session.pbem")
+
+
+def test_show_on_tcs_loads_no_command_path_module(db: Path) -> None:
+    loaded = _modules_after(db, "show", "--campaign", "tcs")
+    assert "rallypoint.rulesets.tcs.fold" in loaded  # the probe sees the campaign's modules
+    assert [m for m in LAZY if m in loaded] == []
+
+
 def test_a_tcs_turn_imports_no_heavy_library(db: Path) -> None:
     loaded = _modules_after(db, "tcs", "turn", "--campaign", "tcs")
     assert _rule_modules(loaded) == {"tcs"}

@@ -4,6 +4,10 @@ Every front end (the CLI, the demo, the lab, a web server) goes through this pac
 them holds rule logic or writes events itself. See ``docs/api.md`` for a walk-through.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 # In-memory campaigns (no store), for simulation: the lab plays whole campaigns with these.
 from rallypoint.core.campaign import Campaign, created_event, created_from_scenario, start
 from rallypoint.core.errors import RallypointError
@@ -19,7 +23,9 @@ from rallypoint.session.api import (
 )
 from rallypoint.session.results import Executed, LogEntry, campaign_view, log_entries, summary
 from rallypoint.store import CampaignInfo, VerifyReport, default_db_path
-from rallypoint.store.exchange import write_atomically
+
+if TYPE_CHECKING:
+    from rallypoint.store.exchange import write_atomically
 
 __all__ = [
     "Builder",
@@ -47,3 +53,12 @@ __all__ = [
     "summary",
     "write_atomically",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # The exchange format is imported on first use: reading a campaign does not need it.
+    if name == "write_atomically":
+        from rallypoint.store.exchange import write_atomically
+
+        return write_atomically
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -18,7 +18,6 @@ from rallypoint.dice.play import roller_for, scheme_of, with_proof
 from rallypoint.dice.v1 import DiceMode, ProvenRoller
 from rallypoint.session import pair
 from rallypoint.store import EventStore
-from rallypoint.store.signing import seat_cards
 
 AwaitingDice = pair.AwaitingDice
 
@@ -54,6 +53,8 @@ def secret_of(store: EventStore, campaign: Campaign) -> Keys:
     mode = scheme_of(created)
     if mode is None:
         return None
+    from rallypoint.store.signing import seat_cards  # only campaigns with seats need it
+
     cards = seat_cards(created)
     mine = tuple(s for s, c in cards.items() if store.seat_key(c.key) is not None)
     log: Sequence[LoggedEvent] = campaign.events

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -31,7 +31,9 @@ from rallypoint.dice.v1 import (
     pair_roller,
 )
 from rallypoint.store import EventStore
-from rallypoint.store.signing import SeatCard, seat_cards
+
+if TYPE_CHECKING:
+    from rallypoint.store.signing import SeatCard
 
 
 class AwaitingDice(IllegalNowError):
@@ -196,6 +198,8 @@ def check_undo(store: EventStore, campaign: Campaign, target: int) -> None:
     Raises:
         IllegalNowError: This store holds only the acting seat's key.
     """
+    from rallypoint.store.signing import seat_cards  # only campaigns with seats need it
+
     cards = seat_cards(campaign.events[0].payload)
     mine = [s for s, c in cards.items() if store.seat_key(c.key) is not None]
     if len(mine) != 1:

@@ -1,31 +1,37 @@
-"""The TCS R&R ruleset as the core sees it (see :class:`rallypoint.core.ruleset.Ruleset`)."""
+"""The TCS R&R ruleset as the core sees it (see :class:`rallypoint.core.ruleset.Ruleset`).
+
+Only the fold (state, events, data) is imported with this module: ``show`` and the other read
+commands need no more. The rule, command, distribution and describe modules are imported inside
+the methods that use them, so a read command does not pay for them (see ``tests/test_instant.py``).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter
 
 from rallypoint.core.ruleset import Command, Decision, PolicyInfo, parse_with
-from rallypoint.dice import Roll, Roller
-from rallypoint.rulesets.tcs import fold, rules
-from rallypoint.rulesets.tcs.commands import (
-    AdvanceTurn,
-    CheckImplementation,
-    TcsCommand,
-    WriteSheet,
-)
+from rallypoint.rulesets.tcs import fold
 from rallypoint.rulesets.tcs.data import Column, resolve_data
-from rallypoint.rulesets.tcs.describe import describe
-from rallypoint.rulesets.tcs.distribution import POLICIES, options
 from rallypoint.rulesets.tcs.events import READER, TcsEvent, rolls_of
 from rallypoint.rulesets.tcs.scenario import Pile, load_scenario
 from rallypoint.rulesets.tcs.state import SheetStatus, TcsState
 
-_COMMANDS: TypeAdapter[Any] = TypeAdapter(TcsCommand)
+if TYPE_CHECKING:
+    from rallypoint.dice import Roll, Roller
+
+
+@cache
+def _commands() -> TypeAdapter[Any]:
+    """The command parser, built on first use (it needs every command model)."""
+    from rallypoint.rulesets.tcs.commands import TcsCommand
+
+    return TypeAdapter(TcsCommand)
 
 
 class TcsRuleset:
@@ -48,10 +54,12 @@ class TcsRuleset:
 
     def parse_command(self, data: Mapping[str, Any]) -> Command:
         """A TCS command from JSON (``{"kind": "loss", ...}``)."""
-        return parse_with(_COMMANDS, data, "tcs")
+        return parse_with(_commands(), data, "tcs")
 
     def decide(self, state: TcsState, command: Command, roller: Roller) -> TcsEvent:
         """Validate and resolve a command into its event."""
+        from rallypoint.rulesets.tcs import rules
+
         return rules.decide(state, command, roller)
 
     def read_event(self, event_type: str, payload: Mapping[str, Any]) -> TcsEvent:
@@ -66,6 +74,8 @@ class TcsRuleset:
         """Distributions waiting for the player, one per company with recovered steps."""
         decisions = []
         for recovery in state.pending_recoveries():
+            from rallypoint.rulesets.tcs.distribution import options
+
             opt = options(state, recovery)
             name = state.oob.name(recovery.company)
             decisions.append(Decision(
@@ -81,6 +91,8 @@ class TcsRuleset:
         """``rebuild`` (default; reproduces the worked examples) and ``heal_first``."""
         def wrap(name: str) -> Any:
             def decide(state: TcsState, decision: Decision, version: int) -> Command:
+                from rallypoint.rulesets.tcs.distribution import POLICIES
+
                 recovery = next(r for r in state.pending_recoveries()
                                 if r.company == decision.subject)
                 return POLICIES[name](state, recovery, version)
@@ -98,6 +110,8 @@ class TcsRuleset:
 
     def describe(self, event: TcsEvent) -> str:
         """One line (plus roll lines) for the log."""
+        from rallypoint.rulesets.tcs.describe import describe
+
         return describe(event)
 
     def rolls(self, event: TcsEvent) -> list[Roll]:
@@ -112,6 +126,8 @@ class TcsRuleset:
 
     def conformance_commands(self, state: TcsState, version: int) -> Command | None:
         """Write one sheet for the first formation, advance turns, check, distribute."""
+        from rallypoint.rulesets.tcs.commands import AdvanceTurn, CheckImplementation, WriteSheet
+
         decisions = self.pending(state)
         if decisions:
             return self.policies()[0].decide(state, decisions[0], version)
