@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from rallypoint.rulesets.tcs.data import RulesData, load_data
 from rallypoint.rulesets.tcs.events import (
@@ -31,6 +31,26 @@ from rallypoint.rulesets.tcs.state import (
     SheetStatus,
     TcsState,
 )
+
+_Frozen = TypeVar("_Frozen", TcsState, SheetState)
+
+
+def _evolve(value: _Frozen, **changes: Any) -> _Frozen:
+    """``dataclasses.replace(value, **changes)`` without its walk over the fields and ``__init__``.
+
+    Why: a whole-log replay spends most of its time replacing the state and the sheets once per
+    turn. Exact for these two classes because they are plain frozen dataclasses (no
+    ``__post_init__``, no ``InitVar``, no slots, no cached properties — ``tests/test_tcs_fold.py``
+    checks that and compares with ``replace``); the copy stays frozen, and an unknown field is
+    refused as ``replace`` refuses it.
+    """
+    fields = value.__dict__
+    if not changes.keys() <= fields.keys():
+        unknown = sorted(changes.keys() - fields.keys())
+        raise TypeError(f"{type(value).__name__} has no field(s) {unknown}")
+    new = object.__new__(type(value))
+    object.__setattr__(new, "__dict__", {**fields, **changes})
+    return new
 
 
 def initial_state(scenario: Mapping[str, Any], rules_data: Mapping[str, Any]) -> TcsState:
@@ -97,8 +117,8 @@ def apply(state: TcsState, event: TcsEvent) -> TcsState:
     if isinstance(event, TurnAdvanced):
         sheets = dict(state.sheets)
         for a in event.accruals:
-            sheets[a.sheet] = replace(sheets[a.sheet], weighted_turns=a.total)
-        return replace(state, turn=event.turn, clock=event.clock, night=event.night,
+            sheets[a.sheet] = _evolve(sheets[a.sheet], weighted_turns=a.total)
+        return _evolve(state, turn=event.turn, clock=event.clock, night=event.night,
                        sheets=sheets)
     if isinstance(event, ImplementationChecked):
         return _implementation(state, event)
