@@ -228,18 +228,24 @@ def serve(
     host: Annotated[str, typer.Option(help="Address to bind (loopback by default).")]
     = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.", min=1, max=65535)] = 8000,
-    db: Annotated[Path | None, typer.Option(
-        "--db", help="SQLite database file (default: the global --db, RALLYPOINT_DB, or the "
-        "user data dir).")] = None,
+    db: Annotated[str | None, typer.Option(
+        "--db", help="SQLite database file or postgresql:// URL (default: the global --db, "
+        "RALLYPOINT_DB, or the user data dir).")] = None,
     allow_host: Annotated[list[str] | None, typer.Option(
         help="Another host name the server may be reached under (repeatable).")] = None,
+    shared: Annotated[bool, typer.Option(
+        "--shared", help="Seats, accounts and logins: each player sees only their side's "
+        "secrets and acts only for their side (for a server others can reach).")] = False,
+    secure_cookies: Annotated[bool, typer.Option(
+        "--secure-cookies", help="Mark cookies Secure (the server is behind HTTPS).")] = False,
 ) -> None:
     """Serve the campaigns in the browser (pages and a JSON API at /api)."""
     from rallypoint.session import default_db_path
     from rallypoint.web.server import serve as run_server
 
-    run_server(db or Path(SETTINGS.db or default_db_path()), host=host, port=port,
-               allowed_hosts=tuple(allow_host or ()))
+    run_server(db or SETTINGS.db or default_db_path(), host=host, port=port,
+               allowed_hosts=tuple(allow_host or ()), shared=shared,
+               secure_cookies=secure_cookies)
 
 
 def _entering(ruleset: str) -> Callable[[], None]:

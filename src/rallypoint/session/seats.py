@@ -70,6 +70,13 @@ class Seat:
         return REFEREE if self.seat == REFEREE_SEAT else Viewer.of_side(self.seat)
 
 
+def ensure_store(location: Path | str) -> None:
+    """Create (or migrate) the store at ``location`` now: a server on an empty PostgreSQL
+    database, or a new SQLite file, is ready before its first request."""
+    with open_store(normalised(location)):
+        pass
+
+
 def _digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+from dataclasses import replace
 from pathlib import Path
 
 from fastapi import FastAPI
@@ -21,7 +24,7 @@ def create_app(settings: WebSettings) -> FastAPI:
         settings: Database, bind address and limits (see :class:`WebSettings`).
     """
     from rallypoint import __version__
-    from rallypoint.web import api, pages
+    from rallypoint.web import accounts, api, pages
     from rallypoint.web.render import Renderer
     from rallypoint.web.service import Service
 
@@ -36,12 +39,23 @@ def create_app(settings: WebSettings) -> FastAPI:
             "Write requests must send `Content-Type: application/json`."),
         docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json",
     )
+    service = Service(settings.db, shared=settings.shared, backups=settings.backups)
+    app.state.auth = None
+    if service.book is not None:
+        from rallypoint.web.auth import Auth
+
+        key = service.book.web_key()
+        app.state.auth = Auth(service.book, key)
+        # Every process on the database signs CSRF tokens with the same key.
+        settings = replace(settings, secret=hmac.new(key, b"csrf", hashlib.sha256).digest())
     app.state.settings = settings
-    app.state.service = Service(settings.db)
+    app.state.service = service
     app.state.renderer = Renderer(HERE / "templates", settings)
     errors.install(app)
     app.include_router(api.router)
+    app.include_router(accounts.api_router)
     app.include_router(pages.router)
+    app.include_router(accounts.router)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     app.add_middleware(GuardMiddleware, settings=settings)
     return app

@@ -167,3 +167,24 @@ def viewer_of(auth: Auth | None, request: Request, campaign_id: str) -> Viewer:
         raise UnknownIdError("no such campaign among yours",
                              fix="Open one of your campaigns, or join one with its invite.")
     return viewer
+
+
+def campaign_viewer(request: Request, ref: str) -> Viewer:
+    """How the request sees the campaign ``ref`` names; on a shared server an unknown campaign
+    and one the account holds no seat in are refused alike (so a guess learns nothing).
+
+    Raises:
+        NotLoggedInError: A shared server and nobody logged in.
+        UnknownIdError: No such campaign among the account's.
+    """
+    from rallypoint.web import deps
+
+    auth = deps.auth(request)
+    if auth is None:
+        return EVERYTHING
+    require_account(auth, request)
+    try:
+        campaign_id = deps.service(request).info(ref).id
+    except UnknownIdError:
+        campaign_id = ""
+    return viewer_of(auth, request, campaign_id)

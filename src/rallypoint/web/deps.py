@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, cast
 from fastapi import Request
 
 if TYPE_CHECKING:
+    from rallypoint.web.auth import Auth
     from rallypoint.web.render import Renderer
     from rallypoint.web.service import Service
     from rallypoint.web.settings import WebSettings
@@ -25,3 +26,8 @@ def renderer(request: Request) -> Renderer:
 def settings(request: Request) -> WebSettings:
     """The app's settings."""
     return cast("WebSettings", request.app.state.settings)
+
+
+def auth(request: Request) -> Auth | None:
+    """The shared server's accounts and seats (``None``: a server without accounts)."""
+    return cast("Auth | None", request.app.state.auth)

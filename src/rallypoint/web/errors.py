@@ -8,10 +8,11 @@ parse (bad JSON, a missing field) is ``malformed-input`` like a bad CLI option.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -26,6 +27,9 @@ STATUS: dict[str, int] = {
     "stale-version": 409,
     "store": 409,
     "integrity": 409,
+    "not-logged-in": 401,
+    "not-your-seat": 403,
+    "rate-limited": 429,
 }
 """HTTP status for each library error code (anything else: 400)."""
 
@@ -89,6 +93,9 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(RallypointError)
     async def _library(request: Request, exc: RallypointError) -> Response:
         body = body_for(exc, hide=str(request.app.state.settings.db))
+        if exc.code == "not-logged-in" and _wants_html(request) and request.method == "GET":
+            return RedirectResponse(f"/login?{urlencode({'next': request.url.path})}",
+                                    status_code=303)
         if _wants_html(request):
             return _page(request, ErrorBody(**body), status_for(exc))
         return JSONResponse(body, status_code=status_for(exc))

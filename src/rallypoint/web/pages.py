@@ -19,8 +19,10 @@ from starlette.datastructures import FormData, UploadFile
 
 from rallypoint.core.errors import MalformedInputError, RallypointError, UnknownIdError
 from rallypoint.session import Campaign
-from rallypoint.session.preview import Preview, preview
+from rallypoint.session.preview import Preview
 from rallypoint.web import deps
+from rallypoint.web.accounts import seats_page
+from rallypoint.web.auth import campaign_viewer, require_account
 from rallypoint.web.errors import status_for
 from rallypoint.web.forms import command_from_form, version_from_form
 from rallypoint.web.rulesets import view_module
@@ -87,11 +89,13 @@ def index(request: Request) -> HTMLResponse:
 
 def _index(request: Request, error: RallypointError | None = None, form: str | None = None,
            notice: str | None = None) -> HTMLResponse:
-    service = deps.service(request)
+    service, auth = deps.service(request), deps.auth(request)
+    account = require_account(auth, request) if auth is not None else None
     return deps.renderer(request).html(
         request, "index.html", status=status_for(error) if error else 200,
-        campaigns=service.campaigns(), scenarios=service.scenarios(), error=error,
-        error_form=form, notice=notice)
+        campaigns=service.campaigns(account.id if account else None),
+        scenarios=service.scenarios(), error=error, error_form=form, notice=notice,
+        allow_import=auth is None)
 
 
 async def _upload(form: FormData, name: str) -> tuple[str | None, bytes] | None:
@@ -105,7 +109,9 @@ async def _upload(form: FormData, name: str) -> tuple[str | None, bytes] | None:
 async def create(request: Request) -> Response:
     """Create a campaign from a shipped scenario or an uploaded scenario file."""
     form = await _form(request)
-    service = deps.service(request)
+    service, auth = deps.service(request), deps.auth(request)
+    if auth is not None:
+        require_account(auth, request)
     try:
         upload = await _upload(form, "file")
         name, seed = _text(form, "name"), _text(form, "seed")
@@ -118,6 +124,9 @@ async def create(request: Request) -> Response:
                                       fix="Pick a shipped scenario or upload a scenario file.")
     except RallypointError as exc:
         return _index(request, exc, "create")
+    if auth is not None:
+        # The invites exist only in this answer (the database keeps their hashes).
+        return seats_page(request, info.id, invites=service.open_seats(info), status=201)
     return _see(f"/c/{info.id}")
 
 
@@ -152,14 +161,16 @@ def campaign_page(request: Request, campaign: Campaign, error: RallypointError |
     ``chosen``: what the page has selected (a view's ``QUERY`` names, e.g. a squares unit).
     """
     view = view_module(campaign.ruleset.name)
+    viewer = campaign_viewer(request, campaign.campaign_id)
     selection = _selection_for(view, chosen if chosen is not None
                                else dict(request.query_params))
-    recorded = [e for e in deps.service(request).log(campaign.campaign_id)
+    recorded = [e for e in deps.service(request).log(campaign.campaign_id, viewer)
                 if done is not None and e.seq >= done] if done else []
     name = deps.service(request).info(campaign.campaign_id).name
     return deps.renderer(request).html(
         request, view.TEMPLATE, status=status_for(error) if error else 200, c=campaign, name=name,
-        error=error, error_form=form, recorded=recorded, **view.context(campaign, **selection))
+        error=error, error_form=form, recorded=recorded,
+        **view.context(campaign, viewer=viewer, **selection))
 
 
 @router.get("/c/{cid}", response_class=HTMLResponse)
@@ -169,10 +180,13 @@ async def campaign(request: Request, cid: str, done: int | None = None) -> HTMLR
     The page as it stands (no ``done``, no error) is rendered once per state of the database and
     served from memory until anything is written; only the CSRF token differs per browser.
     """
+    viewer = await run_in_threadpool(campaign_viewer, request, cid)
     if done is not None or request.headers.get("hx-request"):
         return await run_in_threadpool(
             lambda: campaign_page(request, deps.service(request).load(cid), done=done))
-    return await _cached_html(request, ("page", cid, tuple(sorted(request.query_params.items()))),
+    # Kept per viewer: each seat's page shows its own secrets.
+    key = ("page", cid, viewer, tuple(sorted(request.query_params.items())))
+    return await _cached_html(request, key,
                               lambda: campaign_page(request, deps.service(request).load(cid)))
 
 
@@ -180,6 +194,8 @@ async def campaign(request: Request, cid: str, done: int | None = None) -> HTMLR
 async def part(request: Request, cid: str, name: str) -> HTMLResponse:
     """One part of the campaign's page alone (htmx swaps it in): the TCS sheets with their odds,
     the squares unit panel with who may rally it."""
+    viewer = await run_in_threadpool(campaign_viewer, request, cid)
+
     def build() -> HTMLResponse:
         campaign = deps.service(request).load(cid)
         view = view_module(campaign.ruleset.name)
@@ -190,9 +206,9 @@ async def part(request: Request, cid: str, name: str) -> HTMLResponse:
         selection = _selection_for(view, dict(request.query_params))
         return deps.renderer(request).html(
             request, parts[name], c=campaign, error=None, error_form=None,
-            **view.context(campaign, **selection))
+            **view.context(campaign, viewer=viewer, **selection))
 
-    key = ("part", cid, name, tuple(sorted(request.query_params.items())))
+    key = ("part", cid, name, viewer, tuple(sorted(request.query_params.items())))
     return await _cached_html(request, key, build)
 
 
@@ -218,6 +234,7 @@ async def do(request: Request, cid: str) -> Response:
     """Record the command a page's form describes (``repeat`` times, each at the next version)."""
     form = await _form(request)
     service = deps.service(request)
+    viewer = campaign_viewer(request, cid)
     try:
         campaign = service.load(cid)
         translate = getattr(view_module(campaign.ruleset.name), "translate", command_from_form)
@@ -230,7 +247,7 @@ async def do(request: Request, cid: str) -> Response:
         first = None
         for n in range(repeat):
             done = service.execute(cid, {**command, "expected_version": version + n},
-                                   dice=_text(form, "dice"))
+                                   dice=_text(form, "dice"), viewer=viewer)
             first = first or done.record.seq
     except (RallypointError, ValueError) as exc:
         error = exc if isinstance(exc, RallypointError) else MalformedInputError(
@@ -246,10 +263,11 @@ async def do(request: Request, cid: str) -> Response:
 async def preview_fragment(request: Request, cid: str) -> HTMLResponse:
     """The live preview (htmx) of the command a form describes: its result or its refusal."""
     form = await _form(request)
+    viewer = campaign_viewer(request, cid)
     campaign = deps.service(request).load(cid)
     result: Preview | None = None
     try:
-        result = preview(campaign, command_from_form(_pairs(form)))
+        result = deps.service(request).preview(cid, command_from_form(_pairs(form)), viewer)
         error = result.error
     except RallypointError as exc:
         error = exc
@@ -268,7 +286,8 @@ async def answer(request: Request, cid: str) -> Response:
     service = deps.service(request)
     try:
         done = service.answer(cid, _text(form, "decision"), _text(form, "policy"),
-                              version_from_form(_text(form, "expected_version")))
+                              version_from_form(_text(form, "expected_version")),
+                              campaign_viewer(request, cid))
     except RallypointError as exc:
         return campaign_page(request, service.load(cid), exc, _text(form, "form"))
     return _see(f"/c/{done.campaign.campaign_id}?done={done.record.seq}#recorded")
@@ -280,7 +299,8 @@ async def undo(request: Request, cid: str) -> Response:
     form = await _form(request)
     service = deps.service(request)
     try:
-        done = service.undo(cid, version_from_form(_text(form, "expected_version")))
+        done = service.undo(cid, version_from_form(_text(form, "expected_version")),
+                            campaign_viewer(request, cid))
     except RallypointError as exc:
         return campaign_page(request, service.load(cid), exc, "undo")
     return _see(f"/c/{done.campaign.campaign_id}?done={done.record.seq}#recorded")
@@ -291,6 +311,7 @@ async def rename(request: Request, cid: str) -> Response:
     """Give the campaign a new name."""
     form = await _form(request)
     service = deps.service(request)
+    campaign_viewer(request, cid)  # a seat of the campaign renames it
     try:
         info = service.rename(cid, _text(form, "name") or "",
                               version_from_form(_text(form, "expected_version")))
@@ -309,7 +330,8 @@ async def delete(request: Request, cid: str) -> Response:
             raise MalformedInputError("deleting needs the confirmation box ticked",
                                       where="confirm", fix="Tick the box, then delete.")
         name = service.info(cid).name
-        count, backup = service.delete(cid, version_from_form(_text(form, "expected_version")))
+        count, backup = service.delete(cid, version_from_form(_text(form, "expected_version")),
+                                       campaign_viewer(request, cid))
     except RallypointError as exc:
         return campaign_page(request, service.load(cid), exc, "delete")
     return _index(request, notice=f"deleted {name!r} ({count} events); its backup is "
@@ -322,10 +344,11 @@ def lab_page(request: Request, cid: str) -> HTMLResponse:
     from rallypoint.web import lab
 
     service = deps.service(request)
+    viewer = campaign_viewer(request, cid)
     c = service.load(cid)
     view = view_module(c.ruleset.name)
     parts: dict[str, str] = getattr(view, "PARTS", {})
-    context = view.context(c) if "sheets" in parts else {}
+    context = view.context(c, viewer=viewer) if "sheets" in parts else {}
     rally_rows = view.lab_rows(c) if hasattr(view, "lab_rows") else None
     odds_tables = view.lab_tables(c) if hasattr(view, "lab_tables") else []
     plot = lab.shipped_scenario(c) is not None and "sheets" in parts
@@ -343,6 +366,7 @@ def lab_plot(request: Request, cid: str) -> Response:
     from rallypoint.web import lab
 
     service = deps.service(request)
+    campaign_viewer(request, cid)
     svg = service.cached(("lab-rest", cid), lambda: lab.rest_plot(service.load(cid)))
     return Response(svg, media_type="image/svg+xml")
 
@@ -351,14 +375,16 @@ def lab_plot(request: Request, cid: str) -> Response:
 def log(request: Request, cid: str) -> HTMLResponse:
     """Every event with its rolls; undone events struck through."""
     service = deps.service(request)
+    viewer = campaign_viewer(request, cid)
     c = service.load(cid)
     return deps.renderer(request).html(request, "log.html", c=c, name=service.info(cid).name,
-                                       entries=service.log(cid))
+                                       entries=service.log(cid, viewer))
 
 
 @router.get("/c/{cid}/download/{name}.json")
 def download(request: Request, cid: str, name: str) -> Response:
     """A file the ruleset's page offers (the platoon's battle roster)."""
+    campaign_viewer(request, cid)
     campaign = deps.service(request).load(cid)
     offered = getattr(view_module(campaign.ruleset.name), "DOWNLOADS", {})
     if name not in offered:
@@ -372,6 +398,6 @@ def download(request: Request, cid: str, name: str) -> Response:
 @router.get("/c/{cid}/export")
 def export(request: Request, cid: str) -> Response:
     """The campaign's export file, as a download."""
-    name, text = deps.service(request).export_text(cid)
+    name, text = deps.service(request).export_text(cid, campaign_viewer(request, cid))
     return Response(text, media_type="application/json",
                     headers={"content-disposition": f'attachment; filename="{name}"'})

@@ -88,7 +88,9 @@ class Renderer:
     def html(self, request: Request, template: str, status: int = 200, **context: Any
              ) -> HTMLResponse:
         """Render ``template`` as a full page or, for htmx, as the fragment it is."""
+        context.setdefault("account", request.scope.get("state", {}).get("account"))
         text = self.env.get_template(template).render(
             request=request, csrf_token=self.token(request),
-            htmx=request.headers.get("hx-request") == "true", **context)
+            htmx=request.headers.get("hx-request") == "true", shared=self.settings.shared,
+            **context)
         return HTMLResponse(text, status_code=status)

@@ -43,7 +43,7 @@ from rallypoint.core.visibility import (
 )
 from rallypoint.session import Campaign, CampaignInfo, Command, Executed, LogEntry, Session
 from rallypoint.session.preview import Preview, preview
-from rallypoint.session.seats import REFEREE_SEAT, SeatBook
+from rallypoint.session.seats import REFEREE_SEAT, SeatBook, ensure_store
 
 LOCAL = EVERYTHING
 """The viewer of a server without accounts: the one local player (or the table) sees all."""
@@ -65,12 +65,16 @@ class Service:
         db: The SQLite file (created on first use) or a ``postgresql://`` URL.
         shared: Campaigns have seats (``serve --shared``): reads are filtered per viewer,
             writes checked per seat, and who made each event is noted.
+        backups: Where a delete writes its backup (default: beside the SQLite file; for
+            PostgreSQL, the user data folder).
     """
 
-    def __init__(self, db: Path | str, shared: bool = False) -> None:
+    def __init__(self, db: Path | str, shared: bool = False, backups: Path | None = None
+                 ) -> None:
         self.db = db
+        self.backups = backups
         self.session = Session(db)
-        self.session.campaigns()  # create the file and apply migrations once, at start-up
+        ensure_store(db)  # create the file (or schema) and apply migrations once, at start-up
         self.postgres = isinstance(self.session.location, str)
         self.book: SeatBook | None = SeatBook(db) if shared else None
         self._cache: dict[Hashable, Any] = {}
@@ -226,6 +230,7 @@ class Service:
 
     def create_shipped(self, path: str, name: str | None, seed: str | None) -> CampaignInfo:
         """Create a campaign from one of the shipped scenarios (by its path or its name)."""
+        self._check_seed(seed)
         shipped = {key: p for _, _, p in self.scenarios() for key in (str(p), p.stem)}
         if path not in shipped:
             raise MalformedInputError(f"no shipped scenario {path!r}", where="scenario",
@@ -235,9 +240,16 @@ class Service:
     def create_uploaded(self, filename: str | None, content: bytes, name: str | None,
                         seed: str | None) -> CampaignInfo:
         """Create a campaign from an uploaded scenario TOML file."""
+        self._check_seed(seed)
         stem = _upload_name(filename, "scenario.toml")
         with self._upload(stem, content) as path:
             return self.session.create(path, name=name or Path(stem).stem, seed=seed or None)
+
+    def _check_seed(self, seed: str | None) -> None:
+        if seed and self.book is not None:
+            raise MalformedInputError(
+                "a shared campaign rolls dice-v1 dice: a public seed would let whoever knows it "
+                "compute every roll", where="seed", fix="Leave the dice seed empty.")
 
     def open_seats(self, info: CampaignInfo) -> dict[str, str]:
         """A new shared campaign's seats (each side, and a referee): seat → invite token."""
@@ -379,11 +391,19 @@ class Service:
         info = self.session.resolve(ref)
         slug = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in info.name)[:40]
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-        folder = Path.cwd() if self.postgres else Path(self.db).expanduser().resolve().parent
-        backup = (folder / "backups"
+        backup = (self._backups()
                   / f"{slug.strip('-') or 'campaign'}-{info.id[:8]}-{stamp}.json")
         backup.parent.mkdir(parents=True, exist_ok=True)
         return self.session.delete(info.id, backup=backup), backup
+
+    def _backups(self) -> Path:
+        if self.backups is not None:
+            return self.backups
+        if self.postgres:
+            from rallypoint.session import default_db_path
+
+            return default_db_path().expanduser().resolve().parent / "backups"
+        return Path(self.db).expanduser().resolve().parent / "backups"
 
     def _check_current(self, ref: str, expected: object) -> None:
         info = self.session.resolve(ref)

@@ -24,15 +24,25 @@ class WebSettings:
         max_upload: Largest request body in bytes; larger requests get 413 before any work.
         allowed_hosts: Extra host names (without port) accepted in ``Host``/``Origin``, for a
             server behind a name other than loopback.
-        secret: Key that signs CSRF tokens; random per process unless given (tests).
+        secret: Key that signs CSRF tokens; random per process unless given (tests). A shared
+            server derives it from the database's own key, so every process agrees.
+        shared: Campaigns have seats, accounts and logins (``serve --shared``, a hosted
+            server); without it the server has no accounts and serves everything to everyone
+            who can reach it (loopback, or one screen at the table).
+        secure_cookies: Mark cookies ``Secure`` (a server behind HTTPS).
+        backups: The folder a delete writes its backup export to (default: ``backups/`` beside
+            the SQLite database; for a PostgreSQL URL, in the user data folder).
     """
 
-    db: Path
+    db: Path | str
     host: str = "127.0.0.1"
     port: int = 8000
     max_upload: int = DEFAULT_MAX_UPLOAD
     allowed_hosts: tuple[str, ...] = ()
     secret: bytes = field(default_factory=lambda: os.urandom(32))
+    shared: bool = False
+    secure_cookies: bool = False
+    backups: Path | None = None
 
     def host_names(self) -> frozenset[str]:
         """Every host name (no port) the server may be reached under."""

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from rallypoint.core.errors import DataFileError, MalformedInputError
+from rallypoint.core.visibility import EVERYTHING, Viewer
 from rallypoint.session import Campaign
 from rallypoint.web import forms
 
@@ -41,7 +42,7 @@ def lab_tables(campaign: Campaign) -> list[tuple[str, list[tuple[str, Any]]]]:
     return tables
 
 
-def context(campaign: Campaign) -> dict[str, Any]:
+def context(campaign: Campaign, viewer: Viewer = EVERYTHING) -> dict[str, Any]:
     """Everything the platoon page template shows."""
     state = campaign.ruleset.state_json(campaign.state)
     fit = set(state["fit_tanks"])

@@ -8,6 +8,7 @@ from fractions import Fraction
 from typing import Any
 
 from rallypoint.core.errors import RallypointError
+from rallypoint.core.visibility import EVERYTHING, Viewer
 from rallypoint.rulesets.squares.data import RallyKind
 from rallypoint.rulesets.squares.rally import RallyPlan, opportunities, plan_rally
 from rallypoint.rulesets.squares.state import SquaresState
@@ -89,7 +90,8 @@ def _cells(state: dict[str, Any]) -> dict[str, dict[str, list[tuple[str, dict[st
     return cells
 
 
-def context(campaign: Campaign, unit: str | None = None) -> dict[str, Any]:
+def context(campaign: Campaign, unit: str | None = None, viewer: Viewer = EVERYTHING
+            ) -> dict[str, Any]:
     """Everything the squares page template shows (``unit``: the chosen unit, if any)."""
     state: SquaresState = campaign.state
     view = campaign.ruleset.state_json(state)

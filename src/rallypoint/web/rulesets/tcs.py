@@ -6,9 +6,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rallypoint.core.visibility import (
+    EVERYTHING,
+    Viewer,
+    declaration_of,
+    redact_state,
+    visible_decisions,
+)
 from rallypoint.rulesets.tcs.outlook import (
-    FoOutlook,
-    SheetOutlook,
+    Due,
+    DueKind,
     due_now,
     fo_outlook,
     sheet_outlook,
@@ -47,27 +54,46 @@ def _companies(state: dict[str, Any]) -> dict[str, list[Company]]:
     return grouped
 
 
-def due(campaign: Campaign, outlooks: dict[str, SheetOutlook], fo: FoOutlook) -> list[str]:
+def due(campaign: Campaign, state: dict[str, Any], pending: list[Decision]) -> list[str]:
     """What the player may do this turn, one line each (the library's ``due_now``, as the CLI's
-    ``show`` says it: sheets to check, the FO roll, attacked companies), then pending decisions."""
-    lines = [d.text for d in due_now(campaign.state)]
-    lines += [d.prompt for d in campaign.ruleset.pending(campaign.state)]
+    ``show`` says it: sheets to check, the FO roll, attacked companies), then pending decisions;
+    only what concerns the sheets in ``state``, the viewer's view."""
+    lines = [d.text for d in due_now(campaign.state) if _shown(d, state["sheets"])]
+    lines += [d.prompt for d in pending]
     return lines
 
 
-def context(campaign: Campaign) -> dict[str, Any]:
-    """Everything the TCS page template shows."""
-    state = campaign.ruleset.state_json(campaign.state)
+def _shown(item: Due, sheets: dict[str, Any]) -> bool:
+    """Whether a due item concerns only what the viewer sees: a check of one of their sheets,
+    an attack on a company of one of their sheets (it tells that the company recovers), the FO
+    roll (on the table)."""
+    if item.kind is DueKind.CHECK:
+        return item.command.removeprefix("rallypoint tcs check ") in sheets
+    if item.kind is DueKind.NO_ORDERS:
+        company = item.text.split(" was attacked", 1)[0]
+        return any(company in s["companies"] for s in sheets.values())
+    return True
+
+
+def context(campaign: Campaign, viewer: Viewer = EVERYTHING) -> dict[str, Any]:
+    """Everything the TCS page template shows, as ``viewer`` may see it (another side's
+    sheets, their odds and its pending distributions are left out)."""
+    declared = declaration_of(campaign.ruleset.name)
+    full = campaign.ruleset.state_json(campaign.state)
+    state = redact_state(full, campaign.created.scenario, viewer, declared)
     outlooks = {sid: sheet_outlook(campaign.state, sid, OUTLOOK_TURNS)
                 for sid, s in state["sheets"].items() if s["status"] == "pending"}
     fo = fo_outlook(campaign.state)
-    pending: list[Decision] = campaign.ruleset.pending(campaign.state)
+    everyone: list[Decision] = campaign.ruleset.pending(campaign.state)
+    shown = visible_decisions([d.model_dump() for d in everyone], full,
+                              campaign.created.scenario, viewer, declared)
+    pending = [everyone[n] for n in shown]
     return {
         "s": state,
         "formations": _companies(state),
         "outlooks": outlooks,
         "fo": fo,
-        "due": due(campaign, outlooks, fo),
+        "due": due(campaign, state, pending),
         "pending": pending,
         "policies": campaign.ruleset.policies(),
         "member_ids": sorted({c["formation"] for c in state["companies"].values()})
