@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -10,16 +11,39 @@ from rallypoint.core.errors import IllegalNowError, MalformedInputError, Unknown
 from rallypoint.core.visibility import REFEREE, Viewer
 from rallypoint.session import Session
 from rallypoint.session.seats import REFEREE_SEAT, SeatBook
-from seats_kit import two_sided
+from seats_kit import execute, two_sided
 
 PASSWORD = "correct horse battery"
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path | str]:
+    """A fresh database on each backend (PostgreSQL: ``RALLYPOINT_TEST_PG``)."""
+    if request.param == "sqlite":
+        yield tmp_path / "c.sqlite3"
+        return
+    from pg_kit import fresh_database
+
+    yield from fresh_database()
+
+
 @pytest.fixture
-def book(tmp_path: Path) -> tuple[SeatBook, str]:
-    db = tmp_path / "c.sqlite3"
+def book(db: Path | str) -> tuple[SeatBook, str]:
     ref = two_sided(Session(db))
     return SeatBook(db), ref
+
+
+def _stored_hashes(location: Path | str) -> list[str]:
+    query = "SELECT password_hash FROM accounts"
+    if isinstance(location, Path):
+        import sqlite3
+
+        with sqlite3.connect(location) as conn:
+            return [str(r[0]) for r in conn.execute(query)]
+    import psycopg
+
+    with psycopg.connect(location) as pg:
+        return [str(r[0]) for r in pg.execute(query)]
 
 
 def test_passwords_are_kept_only_as_argon2id_hashes(book: tuple[SeatBook, str]) -> None:
@@ -28,13 +52,10 @@ def test_passwords_are_kept_only_as_argon2id_hashes(book: tuple[SeatBook, str]) 
     assert seats.check_password("ann", PASSWORD) == account
     assert seats.check_password("ann", PASSWORD + "x") is None
     assert seats.check_password("nobody", PASSWORD) is None
-    raw = (seats.location.read_bytes() if isinstance(seats.location, Path) else b"")
-    assert PASSWORD.encode() not in raw
-    import sqlite3
-
-    with sqlite3.connect(seats.location) as conn:
-        (stored,) = conn.execute("SELECT password_hash FROM accounts").fetchone()
-    assert stored.startswith("$argon2id$")
+    if isinstance(seats.location, Path):
+        assert PASSWORD.encode() not in seats.location.read_bytes()
+    (stored,) = _stored_hashes(seats.location)
+    assert stored.startswith("$argon2id$") and PASSWORD not in stored
     with pytest.raises(MalformedInputError, match="taken"):
         seats.create_account("ANN", PASSWORD)
     with pytest.raises(MalformedInputError, match="at least"):
@@ -76,7 +97,15 @@ def test_the_referee_or_every_side_reveals_all(book: tuple[SeatBook, str]) -> No
         seats.join(invites[seat], account)
     assert seats.viewer(ref, ref_acc.id) == REFEREE
     assert seats.ask_reveal(ref, ann.id) is False
+    from rallypoint.store.location import open_store
+
+    with open_store(seats.location) as store:
+        kept = store.dice_secret(ref)
+        assert kept is not None and kept.revealed_at is None
     assert seats.ask_reveal(ref, bob.id) is True
+    with open_store(seats.location) as store:
+        kept = store.dice_secret(ref)
+        assert kept is not None and kept.revealed_at is not None
     revealed = seats.viewer(ref, ann.id)
     assert revealed == Viewer.of_side("finland", revealed=True) and revealed.sees_all()
     assert not revealed.may_act_for("soviet")
@@ -91,3 +120,14 @@ def test_login_sessions_end_on_logout(book: tuple[SeatBook, str]) -> None:
     seats.end_session(token)
     assert seats.session_account(token) is None
     assert seats.web_key() == seats.web_key() and len(seats.web_key()) == 32
+
+
+def test_both_backends_keep_state_snapshots(db: Path | str) -> None:
+    """A long campaign resumes from its snapshot on either backend (reads stay short)."""
+    session = Session(db)
+    ref = two_sided(session)
+    for _ in range(70):
+        execute(session, ref, {"kind": "turn"})
+    campaign = session.load(ref)
+    assert campaign.version == 77 and len(campaign.events) < 20
+    assert session.load(ref, whole=True).state == campaign.state

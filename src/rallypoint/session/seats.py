@@ -5,7 +5,7 @@ A shared campaign has one seat per side of its scenario, and optionally a refere
 holds at most one seat of a campaign. Passwords are kept only as argon2id hashes, invite and
 session tokens only as their SHA-256, so a copy of the database lets no one join, log in or pose
 as a player. The campaign is revealed to every seat when the referee asks, or when every side's
-seat has asked (the end of the campaign).
+seat has asked (the end of the campaign); its dice secret is marked revealed then too.
 
 Works on the same SQLite file or PostgreSQL URL as :class:`~rallypoint.session.Session`
 (tables of migration ``0005_seats``).
@@ -13,6 +13,7 @@ Works on the same SQLite file or PostgreSQL URL as :class:`~rallypoint.session.S
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 import secrets
@@ -27,7 +28,12 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from rallypoint.core.errors import IllegalNowError, MalformedInputError, UnknownIdError
+from rallypoint.core.errors import (
+    IllegalNowError,
+    MalformedInputError,
+    StoreError,
+    UnknownIdError,
+)
 from rallypoint.core.events import now_text
 from rallypoint.core.visibility import REFEREE, Viewer
 from rallypoint.store import EventStore
@@ -306,7 +312,12 @@ class SeatBook:
             conn.execute(store._sql("UPDATE seats SET reveal_asked_at = COALESCE("
                                     "reveal_asked_at, ?) WHERE campaign_id = ? AND seat = ?"),
                          (now_text(), campaign_id, seat.seat))
-        return _revealed(self.seats(campaign_id))
+        revealed = _revealed(self.seats(campaign_id))
+        if revealed:
+            # The dice secret too (docs/dice.md): from now on every roll can be re-derived.
+            with open_store(self.location) as store, contextlib.suppress(StoreError):
+                store.reveal_dice_secret(campaign_id)
+        return revealed
 
     def revealed(self, campaign_id: str) -> bool:
         """Whether the campaign shows everything to every seat now."""

@@ -197,10 +197,24 @@ CREATE TABLE dice_requests (
 );
 """
 
+_SNAPSHOTS: Final = """
+-- A cache beside the log, never a source of truth (rallypoint.session.snapshots checks each row
+-- against the log before using it): the folded state of a campaign at one version.
+CREATE TABLE state_snapshots (
+    campaign_id TEXT PRIMARY KEY REFERENCES campaigns(id),
+    version INTEGER NOT NULL,
+    chain_hash TEXT NOT NULL,
+    code TEXT NOT NULL,
+    state BYTEA NOT NULL,
+    digest TEXT NOT NULL
+);
+"""
+
 MIGRATIONS: Final[list[tuple[str, str]]] = [
     ("0001_initial", _INITIAL),
     ("0002_secrets", _SECRETS),
     ("0005_seats", _SEATS),
+    ("0005_state_snapshots", _SNAPSHOTS),
     ("0006_pbem", _PBEM),
 ]
 """Every migration as ``(name, sql)``, in the order they are applied; never edit a shipped one."""
@@ -246,5 +260,6 @@ VALUES (%s, %s, %s, %s, %s, %s, %s)
 """
 
 TABLES_KEYED_BY_CAMPAIGN: Final = ("local_use", "dice_secrets", "seats", "seat_actions",
-                                     "undo_consents", "dice_requests", "events")
+                                     "undo_consents", "dice_requests", "state_snapshots",
+                                     "events")
 """Every table with a ``campaign_id`` column but the deletion bookkeeping, events last."""

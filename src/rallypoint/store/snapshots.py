@@ -1,4 +1,5 @@
-"""Reading and writing state snapshots (migration ``0003_state_snapshots``).
+"""Reading and writing state snapshots (SQLite migration ``0003_state_snapshots``, PostgreSQL
+``0005_state_snapshots``).
 
 The store only keeps the rows; what a snapshot means, and whether it can be trusted, is decided by
 :mod:`rallypoint.session.snapshots`, which checks each one against the log before using it.
@@ -15,8 +16,11 @@ _SELECT: Final = """
 SELECT version, chain_hash, code, state, digest FROM state_snapshots WHERE campaign_id = ?
 """
 _UPSERT: Final = """
-INSERT OR REPLACE INTO state_snapshots (campaign_id, version, chain_hash, code, state, digest)
+INSERT INTO state_snapshots (campaign_id, version, chain_hash, code, state, digest)
 VALUES (?, ?, ?, ?, ?, ?)
+ON CONFLICT (campaign_id) DO UPDATE SET version = excluded.version,
+    chain_hash = excluded.chain_hash, code = excluded.code, state = excluded.state,
+    digest = excluded.digest
 """
 # Two index ranges, not ``seq = 1 OR seq >= ?``: SQLite answers that OR by scanning every row of
 # the campaign, which made a read grow with the log.
@@ -63,31 +67,23 @@ class SnapshotRead:
 def read_snapshot(store: EventStore, campaign_id: str) -> SnapshotRead | None:
     """The snapshot row of a campaign with the log rows from its version on, or ``None`` if the
     campaign has no snapshot (or no such campaign)."""
-    if not _sqlite(store):
-        return None
-    with store._read() as conn:
-        found = conn.execute(_SELECT, (campaign_id,)).fetchone()
-        head = conn.execute(_HEAD, (campaign_id,)).fetchone()
+    # PostgreSQL: one repeatable-read transaction, so the rows and the head agree.
+    reading = getattr(store, "_snapshot", store._read)
+    with reading() as conn:
+        found = conn.execute(store._sql(_SELECT), (campaign_id,)).fetchone()
+        head = conn.execute(store._sql(_HEAD), (campaign_id,)).fetchone()
         if found is None or head is None:
             return None
         snapshot = StoredSnapshot(int(found[0]), str(found[1]), str(found[2]), bytes(found[3]),
                                   str(found[4]))
         rows = [(int(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4]), str(r[5]))
-                for r in conn.execute(_TAIL, (campaign_id, campaign_id,
-                                                   snapshot.version))]
+                for r in conn.execute(store._sql(_TAIL), (campaign_id, campaign_id,
+                                                          snapshot.version))]
     return SnapshotRead(snapshot, rows, (int(head[0]), str(head[1])))
 
 
 def write_snapshot(store: EventStore, campaign_id: str, snapshot: StoredSnapshot) -> None:
-    """Replace the campaign's snapshot row (one ``BEGIN IMMEDIATE`` transaction)."""
-    if not _sqlite(store):
-        return
+    """Replace the campaign's snapshot row (one write transaction), on SQLite or PostgreSQL."""
     with store._write() as conn:
-        conn.execute(_UPSERT, (campaign_id, snapshot.version, snapshot.chain_hash, snapshot.code,
-                               snapshot.state, snapshot.digest))
-
-
-def _sqlite(store: EventStore) -> bool:
-    """Snapshots are kept on SQLite only for now: on PostgreSQL every read folds the whole log
-    (correct, only slower; the PostgreSQL schema has no snapshot table yet)."""
-    return isinstance(store, EventStore)
+        conn.execute(store._sql(_UPSERT), (campaign_id, snapshot.version, snapshot.chain_hash,
+                                           snapshot.code, snapshot.state, snapshot.digest))
