@@ -239,3 +239,14 @@ def test_platoon_and_squares_declare_nothing_secret(ruleset: str) -> None:
     state = rules.state_json(rules.initial_state(scenario, rules.rules_data(scenario)))
     assert declared.view_secrets(scenario, state) == ()
     assert declared.sides(scenario)
+
+
+def test_a_withheld_event_has_a_public_summary(played: tuple[Session, str]) -> None:
+    session, ref = played
+    seen = redact_events(_records(session, ref), SOVIET)
+    assert TCS.public_summary(seen[1].type, seen[1].payload) == \
+        "a Recovery Op Sheet was written (withheld)"
+    assert TCS.public_summary(seen[3].type, seen[3].payload) == \
+        "turn 2 (08:20): sheet S-lair +3 (3 weighted turns)"
+    assert TCS.public_summary(seen[6].type, seen[6].payload) == \
+        "an implementation check (withheld)"

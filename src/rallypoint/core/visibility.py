@@ -447,7 +447,7 @@ def authorize_command(command: Mapping[str, Any], state: Mapping[str, Any],
         # it names is.
         raise NotYourSeatError(
             f"this {command.get('kind', 'command')!r} is not yours to make as {viewer.name}: it "
-            "acts for another side, or names nothing of yours", where=str(command.get("kind", "")),
+            "acts for another side, or names nothing of yours",
             fix="Make commands for your own side's units and sheets; the referee may make any.")
 
 
