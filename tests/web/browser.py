@@ -54,37 +54,55 @@ def browser_page(base_url: str, width: int = 1100, height: int = 900,
 
     ``allowed_statuses``: HTTP error statuses the test provokes on purpose (a refused form).
     """
+    with browser_pages(base_url, 1, width, height, allowed_statuses) as (pages, problems):
+        yield pages[0], problems
+
+
+@contextmanager
+def browser_pages(base_url: str, count: int, width: int = 1100, height: int = 900,
+                  allowed_statuses: frozenset[int] = frozenset()
+                  ) -> Iterator[tuple[list[Page], Problems]]:
+    """``count`` pages of one headless chromium, each in its own context (its own cookies:
+    one player each); problems of any page fail the test."""
     need_chromium()
     problems = Problems()
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS,
                                     headless=True)
-        context = browser.new_context(base_url=base_url,
-                                      viewport={"width": width, "height": height})
-        page = context.new_page()
+        contexts = [browser.new_context(base_url=base_url,
+                                        viewport={"width": width, "height": height})
+                    for _ in range(count)]
+        pages = [context.new_page() for context in contexts]
         # Generous: CI runs the whole suite on two shared cores.
-        page.set_default_timeout(30_000)
         expect.set_options(timeout=20_000)
-
-        def on_console(msg: ConsoleMessage) -> None:
-            if msg.type == "error":
-                problems.console.append(msg.text)
-
-        def on_response(response: Response) -> None:
-            if response.status >= 400 and response.status not in allowed_statuses:
-                problems.failed.append(f"{response.status} {response.url}")
-
-        page.on("console", on_console)
-        page.on("pageerror", lambda exc: problems.console.append(f"page error: {exc}"))
-        page.on("requestfailed", lambda req: problems.failed.append(
-            f"failed {req.url}: {req.failure}"))
-        page.on("response", on_response)
+        for page in pages:
+            _watch(page, problems, allowed_statuses)
         try:
-            yield page, problems
+            yield pages, problems
         finally:
-            context.close()
+            for context in contexts:
+                context.close()
             browser.close()
     problems.check()
+
+
+def _watch(page: Page, problems: Problems, allowed_statuses: frozenset[int]) -> None:
+    """Collect the page's console errors and failed requests into ``problems``."""
+    page.set_default_timeout(30_000)
+
+    def on_console(msg: ConsoleMessage) -> None:
+        if msg.type == "error":
+            problems.console.append(msg.text)
+
+    def on_response(response: Response) -> None:
+        if response.status >= 400 and response.status not in allowed_statuses:
+            problems.failed.append(f"{response.status} {response.url}")
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda exc: problems.console.append(f"page error: {exc}"))
+    page.on("requestfailed", lambda req: problems.failed.append(
+        f"failed {req.url}: {req.failure}"))
+    page.on("response", on_response)
 
 
 def shot(page: Page, name: str, full_page: bool = False, part: str | None = None) -> Path:

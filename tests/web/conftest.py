@@ -77,12 +77,12 @@ def free_port() -> int:
 class LiveServer:
     """uvicorn serving the app in a thread on loopback (for the browser tests)."""
 
-    def __init__(self, db: Path) -> None:
+    def __init__(self, db: Path | str, shared: bool = False) -> None:
         import uvicorn
 
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.settings = WebSettings(db=db, port=self.port)
+        self.settings = WebSettings(db=db, port=self.port, shared=shared)
         config = uvicorn.Config(create_app(self.settings), host="127.0.0.1", port=self.port,
                                 log_level="warning", access_log=False)
         self.server = uvicorn.Server(config)

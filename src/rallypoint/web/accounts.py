@@ -157,9 +157,13 @@ def seats_page(request: Request, cid: str, invites: dict[str, str] | None = None
     if seated is None and invites is None:
         campaign_viewer(request, cid)  # refuses alike an unknown campaign and a foreign one
     campaign = service.load(info.id)
-    effective = [e for e in service.records(info.id)[1:]
-                 if e.type != "undone" and e.seq not in campaign.undone]
+    whole = service.session.load(info.id, whole=True)
+    effective = whole.effective()
     latest = effective[-1].seq if effective else None
+    # Consent is asked for an undo of the other side's latest event when it rolled dice.
+    if latest is None or seated is None or not whole.rolls(latest) \
+            or auth.book.author_of(info.id, latest) in (None, seated.seat):
+        latest = None
     base = str(request.base_url).rstrip("/")
     return deps.renderer(request).html(
         request, "seats.html", status=status, c=campaign, name=info.name,

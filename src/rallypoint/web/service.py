@@ -42,6 +42,7 @@ from rallypoint.core.visibility import (
     visible_decisions,
 )
 from rallypoint.session import Campaign, CampaignInfo, Command, Executed, LogEntry, Session
+from rallypoint.session.pbem import export_turn
 from rallypoint.session.preview import Preview, preview
 from rallypoint.session.seats import REFEREE_SEAT, SeatBook, ensure_store
 
@@ -215,7 +216,12 @@ class Service:
         info = self.session.resolve(ref)
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / "export.json"
-            self.session.export(info.id, path)
+            try:
+                # Carries the dice secret once revealed, so `verify FILE` checks every roll.
+                export_turn(self.session, info.id, path)
+            except RallypointError:
+                # A play-by-e-mail campaign whose seat this database does not hold.
+                self.session.export(info.id, path)
             text = path.read_text(encoding="utf-8")
         if not viewer.sees_all():
             document = json.loads(text)
