@@ -18,6 +18,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.datastructures import FormData, UploadFile
 
 from rallypoint.core.errors import MalformedInputError, RallypointError, UnknownIdError
+from rallypoint.core.visibility import EVERYTHING, Viewer
 from rallypoint.session import Campaign
 from rallypoint.session.preview import Preview
 from rallypoint.web import deps
@@ -180,7 +181,7 @@ async def campaign(request: Request, cid: str, done: int | None = None) -> HTMLR
     The page as it stands (no ``done``, no error) is rendered once per state of the database and
     served from memory until anything is written; only the CSRF token differs per browser.
     """
-    viewer = await run_in_threadpool(campaign_viewer, request, cid)
+    viewer = await _viewer(request, cid)
     if done is not None or request.headers.get("hx-request"):
         return await run_in_threadpool(
             lambda: campaign_page(request, deps.service(request).load(cid), done=done))
@@ -194,7 +195,7 @@ async def campaign(request: Request, cid: str, done: int | None = None) -> HTMLR
 async def part(request: Request, cid: str, name: str) -> HTMLResponse:
     """One part of the campaign's page alone (htmx swaps it in): the TCS sheets with their odds,
     the squares unit panel with who may rally it."""
-    viewer = await run_in_threadpool(campaign_viewer, request, cid)
+    viewer = await _viewer(request, cid)
 
     def build() -> HTMLResponse:
         campaign = deps.service(request).load(cid)
@@ -210,6 +211,13 @@ async def part(request: Request, cid: str, name: str) -> HTMLResponse:
 
     key = ("part", cid, name, viewer, tuple(sorted(request.query_params.items())))
     return await _cached_html(request, key, build)
+
+
+async def _viewer(request: Request, cid: str) -> Viewer:
+    """The request's viewer of the campaign (no database read, nor thread, without accounts)."""
+    if deps.auth(request) is None:
+        return EVERYTHING
+    return await run_in_threadpool(campaign_viewer, request, cid)
 
 
 async def _cached_html(request: Request, key: tuple[Any, ...],
