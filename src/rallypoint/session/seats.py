@@ -83,6 +83,15 @@ def ensure_store(location: Path | str) -> None:
         pass
 
 
+def change_mark(url: str) -> str:
+    """A PostgreSQL server's current WAL position: it moves with every commit (of any process,
+    to any table: a logout too), so a cache keyed on it is never stale. Other databases of the
+    same server move it too, which only costs a re-read."""
+    with open_store(url, readonly=True) as store, store._read() as cur:
+        row = cur.execute("SELECT pg_current_wal_lsn()::text").fetchone()
+    return str(row[0])
+
+
 def _digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
@@ -99,7 +108,7 @@ class SeatBook:
 
     @contextmanager
     def _tx(self, write: bool = True) -> Iterator[tuple[EventStore, Any]]:
-        with open_store(self.location) as store, (store._write() if write
+        with open_store(self.location, readonly=not write) as store, (store._write() if write
                                                   else store._read()) as conn:
             yield store, conn
 
@@ -174,14 +183,21 @@ class SeatBook:
 
     def session_account(self, token: str) -> Account | None:
         """The account logged in by ``token``, if the session is current."""
+        found = self.session(token)
+        return None if found is None or found[1] < datetime.now(UTC) else found[0]
+
+    def session(self, token: str) -> tuple[Account, datetime] | None:
+        """The account of a login session and when the session expires (``None``: no such
+        session, or it was ended)."""
         with self._tx(write=False) as (store, conn):
             row = conn.execute(store._sql(
                 "SELECT a.id, a.login, a.display, s.expires_at FROM web_sessions AS s "
                 "JOIN accounts AS a ON a.id = s.account_id WHERE s.token_hash = ?"),
                 (_digest(token),)).fetchone()
-        if row is None or datetime.fromisoformat(str(row[3])) < datetime.now(UTC):
+        if row is None:
             return None
-        return Account(str(row[0]), str(row[1]), str(row[2]))
+        return (Account(str(row[0]), str(row[1]), str(row[2])),
+                datetime.fromisoformat(str(row[3])))
 
     def end_session(self, token: str) -> None:
         """Log out: the token stops working at once."""

@@ -14,6 +14,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from fastapi import Request
 from itsdangerous import BadSignature, URLSafeTimedSerializer
@@ -114,7 +115,14 @@ class Auth:
         cached = request.scope.setdefault("state", {})
         if "account" not in cached:
             token = self.token_of(request)
-            cached["account"] = self.book.session_account(token) if token else None
+            found = None
+            if token:
+                # Kept until the database changes (a logout writes it); expiry checked each time.
+                from rallypoint.web import deps
+
+                found = deps.service(request).cached(("login", token),
+                                                     lambda: self.book.session(token))
+            cached["account"] = found[0] if found and found[1] >= datetime.now(UTC) else None
         account: Account | None = cached["account"]
         return account
 
@@ -162,7 +170,11 @@ def viewer_of(auth: Auth | None, request: Request, campaign_id: str) -> Viewer:
     if auth is None:
         return EVERYTHING
     account = require_account(auth, request)
-    viewer = auth.book.viewer(campaign_id, account.id)
+    from rallypoint.web import deps
+
+    # Seats change only by writes to the database, which drop the cache.
+    viewer = deps.service(request).cached(("viewer", campaign_id, account.id),
+                                          lambda: auth.book.viewer(campaign_id, account.id))
     if viewer is None:
         raise UnknownIdError("no such campaign among yours",
                              fix="Open one of your campaigns, or join one with its invite.")

@@ -44,7 +44,7 @@ from rallypoint.core.visibility import (
 from rallypoint.session import Campaign, CampaignInfo, Command, Executed, LogEntry, Session
 from rallypoint.session.pbem import export_turn
 from rallypoint.session.preview import Preview, preview
-from rallypoint.session.seats import REFEREE_SEAT, SeatBook, ensure_store
+from rallypoint.session.seats import REFEREE_SEAT, SeatBook, change_mark, ensure_store
 
 LOCAL = EVERYTHING
 """The viewer of a server without accounts: the one local player (or the table) sees all."""
@@ -89,10 +89,10 @@ class Service:
         In WAL mode every commit writes the ``-wal`` file (a checkpoint writes the main file), so
         their sizes and modification times, in nanoseconds, name the database's state; reading
         them costs two ``stat`` calls instead of opening and folding a campaign. On PostgreSQL
-        the campaigns' names and heads (one small query) name it.
+        the server's WAL position (one small query) names it: it moves with every commit.
         """
         if self.postgres:
-            return tuple((c.id, c.name, c.version, c.head_hash) for c in self.session.campaigns())
+            return (change_mark(str(self.db)),)
         db = Path(self.db)
         token: list[int] = []
         for path in (db, db.with_name(db.name + "-wal")):
