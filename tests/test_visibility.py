@@ -247,6 +247,27 @@ def test_a_withheld_event_has_a_public_summary(played: tuple[Session, str]) -> N
     assert TCS.public_summary(seen[1].type, seen[1].payload) == \
         "a Recovery Op Sheet was written (withheld)"
     assert TCS.public_summary(seen[3].type, seen[3].payload) == \
-        "turn 2 (08:20): sheet S-lair +3 (3 weighted turns)"
+        "turn 2 (08:20): sheet S-lair +3 (3 weighted turns); the due FO roll was skipped: " \
+        "FO/609-1 stay dead this hour"
     assert TCS.public_summary(seen[6].type, seen[6].payload) == \
         "an implementation check (withheld)"
+
+
+def test_reassigning_and_attacks_on_recovering_formations_are_the_owners(
+        played: tuple[Session, str]) -> None:
+    session, ref = played
+    execute(session, ref, {"kind": "reassign", "members": ["1/609"], "other_sheet": True,
+                           "reason": "S-lair-defence"})
+    execute(session, ref, {"kind": "attack", "members": ["1/609"], "note": "S-lair-raid"})
+    records = _records(session, ref)
+    assert [r.type for r in records[-2:]] == ["reassigned", "attacked"]
+    finland = _text(redact_events(records, FINLAND)[-2:])
+    assert "S-lair" not in finland
+    assert "S-lair-raid" in _text(redact_events(records, SOVIET)[-2:])
+    campaign = session.load(ref)
+    state = campaign.ruleset.state_json(campaign.state)
+    for kind in ("reassign", "attack"):
+        command = {"kind": kind, "members": ["1/609"]}
+        with pytest.raises(NotYourSeatError):
+            authorize_command(command, state, campaign.created.scenario, FINLAND, TCS)
+        authorize_command(command, state, campaign.created.scenario, SOVIET, TCS)

@@ -68,6 +68,9 @@ def test_each_side_sees_only_its_own_sheet(shared_server: LiveServer) -> None:
         _sign_up(bob, "bob", then=str(links["soviet"]))
         bob.click("#join-button")
         _write_sheet(bob, "S-lair", "1/609", "31.10", "1")
+        # The dead Soviet FO rolls at 08:00 before the turn may leave the hour.
+        bob.click("text=Roll for the dead FOs")
+        expect(bob.locator("#recorded")).to_contain_text("FO")
         bob.fill("#repeat", "3")
         bob.click("#advance")
         expect(bob.locator("#recorded")).to_contain_text("sheet S-lair +3 (9 weighted turns)")

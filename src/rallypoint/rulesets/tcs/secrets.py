@@ -145,8 +145,7 @@ class TcsSecrets:
             night = ", night" if payload.get("night") else ""
             own = "; ".join(f"sheet {a.get('sheet')} +{a.get('added')} ({a.get('total')} "
                             "weighted turns)" for a in payload.get("accruals") or ())
-            clock = str(payload.get("clock", ""))[11:16]  # ISO time: HH:MM, as the log says
-            return f"turn {payload.get('turn')} ({clock}{night})" + (
+            return f"turn {payload.get('turn')} ({payload.get('clock')}{night})" + (
                 f": {own}" if own else "")
         if event_type == "implementation_checked":
             return "an implementation check (withheld)"
