@@ -145,8 +145,12 @@ class TcsSecrets:
             night = ", night" if payload.get("night") else ""
             own = "; ".join(f"sheet {a.get('sheet')} +{a.get('added')} ({a.get('total')} "
                             "weighted turns)" for a in payload.get("accruals") or ())
-            return f"turn {payload.get('turn')} ({payload.get('clock')}{night})" + (
-                f": {own}" if own else "")
+            clock = str(payload.get("clock", ""))[11:16]  # ISO time: HH:MM, as the log says
+            skipped = payload.get("fo_skipped") or ()
+            fo = (f"; the due FO roll was skipped: {', '.join(map(str, skipped))} stay dead "
+                  "this hour") if skipped else ""
+            return f"turn {payload.get('turn')} ({clock}{night})" + (
+                f": {own}" if own else "") + fo
         if event_type == "implementation_checked":
             return "an implementation check (withheld)"
         if event_type == "distributed":
