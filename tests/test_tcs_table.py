@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run
+from conftest import last_event, run
 from rallypoint.core.campaign import Campaign
 from rallypoint.core.errors import (
     IllegalNowError,
@@ -30,7 +30,7 @@ from rallypoint.rulesets.tcs.commands import (
     RollFos,
     WriteSheet,
 )
-from rallypoint.rulesets.tcs.events import READER, SheetWritten, TurnAdvanced
+from rallypoint.rulesets.tcs.events import READER, Accrual, SheetWritten, TurnAdvanced
 from rallypoint.rulesets.tcs.outlook import DueKind, due_now, sheet_outlook
 from rallypoint.rulesets.tcs.scenario import Pile
 from test_tcs_rules import (
@@ -88,8 +88,8 @@ def test_reassignment_onto_another_sheet_changes_the_accrual(tmp_path: Path) -> 
     assert c.state.sheets["s"].other_sheet == ("A",)
     assert c.describe(c.version) == "A (s) now also on another Op Sheet — holds the ridge"
     c = turns(c)
-    assert c.events[-1].payload["accruals"][0] == {
-        "sheet": "s", "added": 2, "reason": "on another Op Sheet", "total": 5}
+    assert last_event(c, TurnAdvanced).accruals[0] == Accrual(
+        sheet="s", added=2, reason="on another Op Sheet", total=5)
     # On implementation A stays on its other sheet, B becomes unassigned (seed).
     c = implement(c, (6, 6))
     assert (last(c)["unassigned"], last(c)["stays_assigned"]) == (["B"], ["A"])
@@ -123,11 +123,11 @@ def test_an_attacked_recovering_formation_is_no_orders_and_fired_upon(tmp_path: 
     # The outlook plans the coming accrual at the fired-upon rate, as the turn then gives.
     assert sheet_outlook(c.state, "s", 1).checks[-1].weighted_turns == 4
     c = turns(c)
-    assert c.events[-1].payload["accruals"][0] == {
-        "sheet": "s", "added": 1, "reason": "attacked: fired upon", "total": 4}
+    assert last_event(c, TurnAdvanced).accruals[0] == Accrual(
+        sheet="s", added=1, reason="attacked: fired upon", total=4)
     # The attack was that turn's: the next one accrues 3 again, and no one is No Orders.
     assert not [d for d in due_now(c.state) if d.kind is DueKind.NO_ORDERS]
-    assert turns(c).events[-1].payload["accruals"][0]["added"] == 3
+    assert last_event(turns(c), TurnAdvanced).accruals[0].added == 3
 
 
 def test_only_a_recovering_formation_can_be_recorded_attacked(tmp_path: Path) -> None:
@@ -213,7 +213,7 @@ def test_ids_match_in_any_case_and_events_keep_the_scenarios_spelling(
     assert last(c)["companies"] == ["1/ErP112", "2/ErP112", "3/ErP112", "MG/ErP112"]
     assert last(c)["centers"]["1/ErP112"] == "23.15"
     c = run(c, AdvanceTurn(expected_version=c.version, fired=("REST",)))
-    assert c.events[-1].payload["accruals"][0]["reason"] == "fired or fired upon"
+    assert last_event(c, TurnAdvanced).accruals[0].reason == "fired or fired upon"
 
 
 @pytest.mark.parametrize(("command", "message"), [

@@ -99,10 +99,12 @@ def create_seated(session: Session, scenario: Path, cards: Sequence[SeatCard], *
             f"the scenario's sides are {', '.join(sorted(sides))}, but the cards are for "
             f"{', '.join(seats)}", where=str(scenario),
             fix="Make one card per side: `rallypoint seat new SIDE` with the scenario's side ids")
-    payload = {k: v for k, v in created.payload.items() if k != "seed"}
-    payload[DICE_KEY] = PairAnchors(anchors={c.seat: c.anchor for c in cards if c.anchor}
-                                    ).model_dump(mode="json")
-    payload["seats"] = {c.seat: c.model_dump() for c in cards}
+    # The created event's JSON as built, without the public seed: pair mode rolls from both
+    # seats' chains, and the seats' cards (keys, anchors, dice answers) are fixed in it.
+    payload = {**{k: v for k, v in created.payload.items() if k != "seed"},
+               DICE_KEY: PairAnchors(anchors={c.seat: c.anchor for c in cards if c.anchor}
+                                     ).model_dump(mode="json"),
+               "seats": {c.seat: c.model_dump() for c in cards}}
     with session._store(write=True) as store:
         if not _held(store, payload):
             raise IllegalNowError("this database holds none of these seats' keys",
