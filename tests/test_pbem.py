@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel, ConfigDict
 
 from rallypoint.core.errors import (
     IllegalNowError,
@@ -18,8 +19,8 @@ from rallypoint.core.errors import (
     MalformedInputError,
     RallypointError,
 )
-from rallypoint.core.events import GENESIS_HASH, event_hash
-from rallypoint.dice.v1 import chain_link, pair_key, regenerate
+from rallypoint.core.events import GENESIS_HASH, Created, EventRecord, event_hash
+from rallypoint.dice.v1 import DiceProof, chain_link, pair_key, regenerate
 from rallypoint.session import Session
 from rallypoint.session.pair import AwaitingDice
 from rallypoint.session.pbem import (
@@ -97,15 +98,14 @@ def test_a_pair_round_by_mail_gives_dice_both_seats_made(tmp_path: Path) -> None
     done = import_turn(game.allied, path)
     assert (done.sender, done.new_events) == ("french", 1)
     event = game.allied.load(game.campaign, whole=True).events[-1]
-    proof = event.payload["dice_proof"]
-    assert (proof["mode"], proof["round"], proof["seat"], proof["position"]) == (
-        "pair", 1, "allied", 1)
+    proof = proof_of(event)
+    assert (proof.mode, proof.round, proof.seat, proof.position) == ("pair", 1, "allied", 1)
     # An independent re-derivation: both seats' links, SHA-256 into the key, HMAC stream.
     links = {seat: chain_link(chain_seed(session, game, seat), 1)
              for seat, session in (("french", game.french), ("allied", game.allied))}
-    assert {s: v.hex() for s, v in links.items()} == proof["links"]
-    faces = regenerate(pair_key(links), 1, _digest(proof["command"]), [6])
-    assert [f for _, f in proof["tape"]] == faces
+    assert {s: v.hex() for s, v in links.items()} == proof.links
+    faces = regenerate(pair_key(links), 1, _digest(proof.command), [6])
+    assert [f for _, f in proof.tape] == faces
     report = verify_file(path)
     assert report.dice.ok and report.dice.summary() == "dice-v1: 1 verified, 0 failed (dice)"
     assert report.signer == "french"
@@ -116,6 +116,18 @@ def chain_seed(session: Session, game: Game, seat: str) -> bytes:
         kept = store.seat_key(event_card(game, seat)["key"])
     assert kept is not None
     return bytes.fromhex(kept.chain_seed)
+
+
+class _Rolled(BaseModel):
+    """A stored event's dice proof, read through its model (the rest of the payload ignored)."""
+
+    model_config = ConfigDict(extra="ignore")
+    dice_proof: DiceProof
+
+
+def proof_of(record: EventRecord) -> DiceProof:
+    """The dice proof a stored event carries."""
+    return _Rolled.model_validate(record.payload).dice_proof
 
 
 def _digest(command_json: dict[str, Any]) -> str:
@@ -158,7 +170,7 @@ def test_retry_after_a_consented_undo_sees_the_same_dice(tmp_path: Path) -> None
     again = command(game.allied, game.campaign, RALLY)  # both links public: no round trip
     assert again.summary.splitlines()[1:] == first.summary.splitlines()[1:]
     log = game.allied.load(game.campaign, whole=True).events
-    assert log[-1].payload["dice_proof"] == log[1].payload["dice_proof"]
+    assert proof_of(log[-1]) == proof_of(log[1])
 
 
 def test_an_undo_of_ones_own_roll_in_a_file_is_refused(tmp_path: Path) -> None:
@@ -260,7 +272,9 @@ def test_a_cheating_sender_who_re_signs_an_edited_roll_is_caught_by_the_dice(
     home, _ = played
     with Session(home / "a.sqlite3")._store() as store:
         french = Session(home / "a.sqlite3").load(Session(home / "a.sqlite3").campaigns()[0].id)
-        card = french.events[0].payload["seats"]["french"]
+        seats = Created.model_validate(french.events[0].payload).seats
+        assert seats is not None
+        card = seats["french"]
         kept = store.seat_key(card["key"])
     assert kept is not None
     key = SeatKey("french", bytes.fromhex(kept.private))
@@ -322,9 +336,8 @@ def test_typed_dice_need_both_seats_cards(tmp_path: Path) -> None:
     (tmp_path / "agreed").mkdir()
     agreed = start_game(tmp_path / "agreed", physical_dice=True)
     done = agreed.allied.execute(agreed.campaign, {**RALLY, "expected_version": 1}, dice="4")
-    proof = done.record.payload["dice_proof"]
-    assert (proof["mode"], proof["agreed"], proof["seat"]) == ("typed", ["allied", "french"],
-                                                               "allied")
+    proof = proof_of(done.record)
+    assert (proof.mode, proof.agreed, proof.seat) == ("typed", ("allied", "french"), "allied")
     path = agreed.allied_to_french()
     assert verify_file(path).dice.summary() == "dice-v1: 1 typed in, 0 failed (dice)"
 
@@ -376,8 +389,8 @@ def test_requests_that_cross_in_the_mail_resolve_one_way(tmp_path: Path) -> None
     answer(game.french, game.campaign)
     done = import_turn(game.allied, game.send(game.french, "allied"))
     assert done.new_events == 1
-    proof = game.allied.load(game.campaign, whole=True).events[-1].payload["dice_proof"]
-    assert (proof["seat"], proof["round"], proof["command"]["unit"]) == ("allied", 1, "79th")
+    proof = proof_of(game.allied.load(game.campaign, whole=True).events[-1])
+    assert (proof.seat, proof.round, proof.command["unit"]) == ("allied", 1, "79th")
     # French makes its command again: a new request, for round 2.
     with pytest.raises(AwaitingDice, match="dice round 2"):
         command(game.french, game.campaign, RALLY | {"leader": "wellington"})
