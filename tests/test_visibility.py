@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from rallypoint.core.events import EventRecord, canonical_json, event_hash, verify_chain
+from rallypoint.core.events import (
+    Created,
+    EventRecord,
+    canonical_json,
+    event_hash,
+    verify_chain,
+)
 from rallypoint.core.visibility import (
     BLIND,
     EVERYTHING,
@@ -223,9 +229,10 @@ def test_a_legacy_public_seed_is_the_referees_alone_in_a_shared_campaign(
     session = Session(tmp_path / "c.sqlite3")
     ref = two_sided(session, seed="public-seed-text")
     records = _records(session, ref)
-    assert records[0].payload["seed"] == "public-seed-text"
+    assert Created.model_validate(records[0].payload).seed == "public-seed-text"
     assert "public-seed-text" not in _text(redact_events(records, FINLAND))
-    assert redact_events(records, REFEREE)[0].payload["seed"] == "public-seed-text"
+    referee_sees = redact_events(records, REFEREE)[0].payload
+    assert Created.model_validate(referee_sees).seed == "public-seed-text"
 
 
 @pytest.mark.parametrize("ruleset", ["platoon", "squares"])
