@@ -333,7 +333,7 @@ def other_sections() -> str:
     import re
 
     old = DOC.read_text(encoding="utf-8") if DOC.exists() else ""
-    kept = [m.group(0) for m in re.finditer(r"<!-- (\w+):begin -->.*?<!-- \1:end -->", old,
+    kept = [m.group(0) for m in re.finditer(r"<!-- ([\w-]+):begin -->.*?<!-- \1:end -->", old,
                                             re.S)]
     return "".join(f"\n{k}\n" for k in kept)
 

@@ -47,7 +47,6 @@ from rallypoint.rulesets.platoon.model import (
 )
 from rallypoint.rulesets.platoon.scenario import PlatoonScenario, load_scenario
 from rallypoint.rulesets.platoon.section9 import DEFAULT_HOOKS, Hooks
-from rallypoint.rulesets.platoon.v1.replay import replay as v1_replay
 from rallypoint.rulesets.platoon.year import year_end
 
 _COMMANDS: TypeAdapter[Any] = TypeAdapter(PlatoonCommand)
@@ -176,6 +175,10 @@ class PlatoonRuleset:
         """Write the event's outcome down (pure; no rule runs). A v1 event, which stored no
         outcome, replays through the pinned v1 rules (:mod:`.v1`), never the live ones."""
         if event.outcome is None:
+            # Imported here: only campaigns begun before events stored outcomes need the
+            # pinned v1 rules, and loading them costs every platoon command ~5 ms.
+            from rallypoint.rulesets.platoon.v1.replay import replay as v1_replay
+
             return v1_replay(state, event.command, event.rolls)
         return write_down(state, event.outcome)
 
