@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import doc_section  # bench/, beside this script
+
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "performance.md"
 BEGIN, END = "<!-- commands:begin -->", "<!-- commands:end -->"
@@ -188,13 +190,7 @@ def render(rows: list[tuple[str, str, str, str, str]], command: str, load: float
 
 
 def write_section(section: str) -> None:
-    text = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Performance\n"
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        text = head + section.rstrip("\n") + rest.split(END, 1)[1]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    DOC.write_text(text, encoding="utf-8")
+    doc_section.write_section(DOC, BEGIN, END, section)
     print(f"wrote {DOC.relative_to(ROOT)}")
 
 

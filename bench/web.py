@@ -28,6 +28,8 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+import doc_section  # bench/, beside this script
+
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "performance.md"
 BEGIN, END = "<!-- web-bench:begin -->", "<!-- web-bench:end -->"
@@ -200,13 +202,7 @@ def _section(results: list[Result], seconds: int) -> str:
 
 def write_doc(section: str) -> None:
     """Replace (or append) the web section of docs/performance.md."""
-    text = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Performance\n"
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        text = head + section.rstrip("\n") + rest.split(END, 1)[1]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    DOC.write_text(text, encoding="utf-8")
+    doc_section.write_section(DOC, BEGIN, END, section)
 
 
 def main() -> None:
