@@ -5,13 +5,23 @@ A thin shell over :mod:`rallypoint.session.pbem`; docs/two-player.md walks throu
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
 
-from rallypoint.cli.session import CampaignOpt, campaign_ref, console, guarded, report, session
+from rallypoint.cli.session import (
+    CampaignOpt,
+    JsonOpt,
+    campaign_ref,
+    console,
+    guarded,
+    print_json,
+    report,
+    session,
+)
 
 if TYPE_CHECKING:
     from rallypoint.session.pbem import SeatCard
@@ -24,12 +34,16 @@ def export(
     file: Annotated[Path, typer.Argument(help="JSON file to write.")],
     campaign: CampaignOpt = None,
     for_seat: ForOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Export a campaign to one JSON file: a turn file for the other seat (--for), or a backup."""
     from rallypoint.session.pbem import export_turn
 
     with guarded():
         done = export_turn(session(), campaign_ref(campaign), file, for_seat=for_seat)
+    if as_json:
+        print_json(fields(done, file=str(file)))
+        return
     line = f"exported {_events(done.events)} to {escape(str(file))}"
     if done.sender is not None:
         line += f", signed by {done.sender}" + (f" for {done.reader}" if done.reader else "")
@@ -48,6 +62,7 @@ def import_(
     as_name: Annotated[str | None, typer.Option(
         "--as", help="Keep the file as a new campaign of this name (e.g. a fork of yours).")]
     = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Import a campaign (or the newer events of one you have) from an export file.
 
@@ -59,6 +74,9 @@ def import_(
 
     with guarded():
         done = import_turn(session(), file, name=name, as_name=as_name)
+    if as_json:
+        print_json(fields(done, file=str(file)))
+        return
     what = (f"imported {escape(done.info.name)} as a new campaign "
             f"({_events(done.info.version)})" if done.forked else
             f"imported {escape(done.info.name)} ({_events(done.info.version)}, "
@@ -77,6 +95,22 @@ def _events(count: int) -> str:
     return f"{count} event" + ("" if count == 1 else "s")
 
 
+def fields(done: object, **first: object) -> dict[str, Any]:
+    """What ``--json`` prints for a result dataclass (``Exported``, ``Imported``): ``first``,
+    then every field by its name (a ``CampaignInfo`` ``info`` as ``campaign``), models as JSON.
+
+    Built from the dataclass's own fields, so a field the library adds shows up here too.
+    """
+    out: dict[str, Any] = dict(first)
+    assert dataclasses.is_dataclass(done) and not isinstance(done, type)
+    for field in dataclasses.fields(done):
+        value = getattr(done, field.name)
+        dump = getattr(value, "model_dump", None)  # a pydantic model (no import: --help is fast)
+        out["campaign" if field.name == "info" else field.name] = (
+            dump(mode="json") if callable(dump) else value)
+    return out
+
+
 seat_app = typer.Typer(help="Seats for two-player play: your key and dice chain, and the "
                             "campaign made from both seats' cards.", no_args_is_help=True)
 
@@ -89,6 +123,7 @@ def seat_new(
     physical_dice: Annotated[bool, typer.Option(
         "--physical-dice", help="Agree to typed-in physical dice (--dice): allowed only when "
         "every seat's card agrees.")] = False,
+    as_json: JsonOpt = False,
 ) -> None:
     """Make your seat: a signing key and a dice chain kept here, and a card to send."""
     from rallypoint.session import write_atomically
@@ -97,6 +132,10 @@ def seat_new(
     with guarded():
         made = new_seat(session(), side, physical_dice=physical_dice)
         write_atomically(card, made.model_dump_json(indent=2) + "\n", "the seat card")
+    if as_json:
+        print_json({"file": str(card), "seat": made.seat, "fingerprint": fingerprint(made.key),
+                    "card": made.model_dump(mode="json")})
+        return
     console.print(f"seat {escape(made.seat)}: key {fingerprint(made.key)}; card written to "
                   f"{escape(str(card))} (send it to your opponent)", highlight=False,
                   soft_wrap=True)
@@ -107,6 +146,7 @@ def seat_start(
     scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
     card: Annotated[list[Path], typer.Option(help="Every seat's card (yours and theirs).")],
     name: Annotated[str | None, typer.Option(help="Campaign name (default: file name).")] = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Start a two-seat campaign from every seat's card (pair-mode dice: no trusted server)."""
     from rallypoint.session.pbem import create_seated
@@ -114,8 +154,12 @@ def seat_start(
     with guarded():
         cards = [_card(path) for path in card]
         info = create_seated(session(), scenario, cards, name=name)
+    seats = sorted(c.seat for c in cards)
+    if as_json:
+        print_json({"campaign": info.model_dump(mode="json"), "seats": seats})
+        return
     console.print(f"created campaign [bold]{escape(info.name)}[/] ({info.ruleset}, id "
-                  f"{info.id[:8]}), seats {', '.join(sorted(c.seat for c in cards))}",
+                  f"{info.id[:8]}), seats {', '.join(seats)}",
                   highlight=False)
 
 
@@ -141,7 +185,7 @@ dice_app = typer.Typer(help="dice-v1 in two-player play: answer a dice request, 
 
 
 @dice_app.command("answer")
-def dice_answer(campaign: CampaignOpt = None) -> None:
+def dice_answer(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
     """Answer the other seat's dice request with your link: decides and records their command.
 
     Send the result back with `rallypoint export --for SIDE`.
@@ -150,11 +194,11 @@ def dice_answer(campaign: CampaignOpt = None) -> None:
 
     with guarded():
         done = answer(session(), campaign_ref(campaign))
-    report(done)
+    report(done, as_json)
 
 
 @dice_app.command("reveal")
-def dice_reveal(campaign: CampaignOpt = None) -> None:
+def dice_reveal(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
     """Reveal the campaign's server dice secret (at the campaign's end).
 
     Every export then carries it, and `rallypoint verify FILE` checks every roll. No new roll may
@@ -164,6 +208,9 @@ def dice_reveal(campaign: CampaignOpt = None) -> None:
 
     with guarded():
         secret = reveal(session(), campaign_ref(campaign))
+    if as_json:
+        print_json({"secret": secret})
+        return
     console.print(f"revealed dice secret {secret}; exports now carry it", highlight=False)
 
 
