@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 from typer.models import CommandInfo
 
-from rallypoint.cli import campaign_verbs, pbem, usage
+from rallypoint.cli import campaign_verbs, pbem, reveal, usage
 from rallypoint.cli.session import (
     SETTINGS,
     CampaignOpt,
@@ -197,6 +197,7 @@ def verify(
 
 
 pbem.register(core_app)  # export, import: turn files
+reveal.register(core_app)  # the end of a campaign played by mail with hidden parts
 campaign_verbs.register(core_app)
 usage.install()
 

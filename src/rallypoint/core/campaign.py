@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gc
 import secrets
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,12 +20,14 @@ from rallypoint.core.events import (
     CORE_EVENTS,
     CREATED,
     GENESIS_HASH,
+    REDACTED_KEY,
     UNDONE,
     Created,
     EventModel,
     EventRecord,
     NewEvent,
     Undone,
+    Withheld,
 )
 from rallypoint.core.ruleset import Command, Ruleset, get_ruleset
 from rallypoint.dice import Roll, Roller
@@ -75,10 +77,50 @@ def _bulk() -> Iterator[None]:
 def read_event(ruleset: Ruleset[Any], record: EventRecord) -> EventModel:
     # ``record`` may be any stored event with ``type`` and ``payload`` (an EventRecord or an
     # audit's view of one).
-    """The typed event of a stored record (core or ruleset), upcast to the current version."""
+    """The typed event of a stored record (core or ruleset), upcast to the current version.
+
+    A ruleset event redacted for this database's seat (a partial log, see
+    :class:`rallypoint.core.events.Withheld`) reads as :class:`Withheld`; a redacted core event
+    reads with its withheld values left out (an ``undone``'s target is always public).
+    """
+    payload = record.payload
+    if REDACTED_KEY in payload:
+        if record.type in (CREATED, UNDONE):
+            return CORE_EVENTS.read(record.type, _public_core(record.type, payload))
+        return Withheld.model_construct(type=record.type, shown=payload)
     if record.type in (CREATED, UNDONE):
-        return CORE_EVENTS.read(record.type, record.payload)
-    return ruleset.read_event(record.type, record.payload)
+        return CORE_EVENTS.read(record.type, payload)
+    return ruleset.read_event(record.type, payload)
+
+
+def _public_core(event_type: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+    """A redacted core payload without its withheld values (``created``: a legacy plain seed;
+    ``undone``: its summary), so that it reads as its core event."""
+    from rallypoint.core.visibility import BLIND, WITHHELD
+
+    public = {k: v for k, v in payload.items()
+              if k not in (REDACTED_KEY, BLIND)
+              and not (isinstance(v, Mapping) and WITHHELD in v)}
+    if event_type == UNDONE and "summary" not in public:
+        public["summary"] = "an event whose details are withheld"
+    return public
+
+
+def apply_event(ruleset: Ruleset[Any], state: Any, event: EventModel) -> Any:
+    """Fold one typed event; a :class:`Withheld` one through the ruleset's ``apply_redacted``.
+
+    Raises:
+        IntegrityError: A redacted event in a campaign whose ruleset cannot fold one.
+    """
+    if isinstance(event, Withheld):
+        partial = getattr(ruleset, "apply_redacted", None)
+        if partial is None:
+            raise IntegrityError(
+                f"the {ruleset.name} ruleset cannot play on from a log with withheld events "
+                f"(a redacted {event.type!r})", where=f"{event.type}",
+                fix="Ask for a file exported without --for (it carries every event whole)")
+        return partial(state, event.type, event.shown)
+    return ruleset.apply(state, event)
 
 
 def stored_rolls(ruleset: Ruleset[Any]) -> Callable[[Any], Sequence[Roll]]:
@@ -86,7 +128,7 @@ def stored_rolls(ruleset: Ruleset[Any]) -> Callable[[Any], Sequence[Roll]]:
     its payload, e.g. for an audit of a log that may have been edited)."""
     def rolls(record: Any) -> Sequence[Roll]:
         event = read_event(ruleset, record)
-        return () if isinstance(event, Created | Undone) else ruleset.rolls(event)
+        return () if isinstance(event, Created | Undone | Withheld) else ruleset.rolls(event)
     return rolls
 
 
@@ -169,12 +211,16 @@ class Campaign:
             return f"campaign {event.name!r} created ({event.ruleset})"
         if isinstance(event, Undone):
             return f"undo #{event.target}: {event.summary.splitlines()[0]}"
+        if isinstance(event, Withheld):
+            from rallypoint.core.visibility import declaration_of
+
+            return declaration_of(self.ruleset.name).public_summary(event.type, event.shown)
         return self.ruleset.describe(event)
 
     def rolls(self, seq: int) -> Sequence[Roll]:
         """Every roll stored in the event at ``seq`` (none for core events)."""
         event = self.event(seq)
-        return () if isinstance(event, Created | Undone) else self.ruleset.rolls(event)
+        return () if isinstance(event, Created | Undone | Withheld) else self.ruleset.rolls(event)
 
     @classmethod
     def from_events(cls, events: Sequence[EventRecord]) -> Campaign:
@@ -225,7 +271,7 @@ class Campaign:
             )
         target = effective[-1]
         return NewEvent.of(Undone(target=target.seq,
-                                  summary=self.ruleset.describe(self.event(target.seq))))
+                                  summary=self.describe(target.seq)))
 
     def record(self, event: NewEvent) -> Campaign:
         """Seal ``event`` as the next event (in memory) and return the campaign after it."""
@@ -255,7 +301,7 @@ class Campaign:
             undone = self.undone | {typed_event.target}
             return Campaign(self.campaign_id, self.ruleset, events,
                             fold(self.ruleset, typed, undone), undone, typed)
-        state = self.ruleset.apply(self.state, typed_event)
+        state = apply_event(self.ruleset, self.state, typed_event)
         return Campaign(self.campaign_id, self.ruleset, events, state, self.undone, typed)
 
 
@@ -272,5 +318,5 @@ def fold(ruleset: Ruleset[Any], typed: Sequence[EventModel], undone: frozenset[i
     for seq, event in enumerate(typed[1:], start=2):
         if isinstance(event, Undone) or seq in undone:
             continue
-        state = ruleset.apply(state, event)
+        state = apply_event(ruleset, state, event)
     return state

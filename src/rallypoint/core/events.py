@@ -284,6 +284,27 @@ CORE_EVENTS: EventReader[Created | Undone] = EventReader(CoreEvent, CORE_SCHEMA,
 """Reads ``created`` and ``undone`` payloads of any core schema version."""
 
 
+REDACTED_KEY = "$redacted"
+"""The payload key that marks an event redacted for its reader (see
+:mod:`rallypoint.core.visibility`): its hash is then a commitment, not checkable here."""
+
+
+class Withheld(EventModel):
+    """A ruleset event redacted for this database's seat: only its public parts are in hand.
+
+    Built by :func:`rallypoint.core.campaign.read_event` for a stored payload that carries
+    ``"$redacted"`` (a partial log: one seat's database in play by e-mail holds the other seat's
+    events so). The fold hands it to the ruleset's ``apply_redacted``; it is never written.
+
+    Attributes:
+        type: The event's own type.
+        shown: The redacted payload as stored (withheld values are ``{"$withheld": owner}``).
+    """
+
+    v: int = 0
+    shown: FrozenMap[str, Any]
+
+
 class EventRecord(BaseModel):
     """A stored event.
 

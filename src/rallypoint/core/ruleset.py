@@ -161,6 +161,25 @@ class Ruleset(Protocol, Generic[S]):
         ...
 
 
+class PartialKnowledge(Protocol, Generic[S]):
+    """What a ruleset with secrets adds so that one seat's database can play on from a partial
+    log: its own events whole and the other seats' redacted (play by e-mail with hidden parts,
+    docs/two-player.md). Both methods are optional; the core looks them up by name.
+    """
+
+    def apply_redacted(self, state: S, event_type: str, payload: Mapping[str, Any]) -> S:
+        """Fold the public parts of an event redacted for this database's seat (``payload``
+        holds ``{"$withheld": owner}`` markers). Must agree with :meth:`Ruleset.apply` on
+        everything the seat may see (the public state and its own secrets)."""
+        ...
+
+    def owed(self, state: S, version: int) -> Command | None:
+        """A command this database owes before its seat's next own event: what the other seat's
+        events could not decide about this seat's secrets (TCS: the accrual of its pending
+        sheets for turns the other seat advanced); ``None`` on a whole log. It rolls no dice."""
+        ...
+
+
 ENTRY_POINT_GROUP = "rallypoint.rulesets"
 """The entry-point group a ruleset registers under (``[project.entry-points."rallypoint.rulesets"]``
 in ``pyproject.toml``): ``name = "package.module:PLUGIN"``, a :class:`RulesetPlugin`."""

@@ -29,6 +29,7 @@ from rallypoint.core.errors import RallypointError
 from rallypoint.core.events import (
     CREATED,
     GENESIS_HASH,
+    REDACTED_KEY,
     UNDONE,
     ChainProblem,
     EventRecord,
@@ -37,7 +38,7 @@ from rallypoint.core.events import (
 
 WITHHELD = "$withheld"
 """The key of the marker that replaces a withheld value: ``{"$withheld": owner}``."""
-REDACTED = "$redacted"
+REDACTED = REDACTED_KEY
 """The payload key listing what a redacted event withholds (its presence marks the event)."""
 BLIND = "blind"
 """The payload key of an event's random blinding value (withheld from anyone it hides from)."""
@@ -262,6 +263,10 @@ def redact_events(records: Sequence[EventRecord], viewer: Viewer,
 
 
 def _redact_record(record: EventRecord, hides: EventSecrets, viewer: Viewer) -> EventRecord:
+    if is_redacted(record):
+        # Already redacted, for the database holding it (a partial log in play by e-mail): it
+        # withholds what that seat may not see, and it goes on as it is (same hash).
+        return record
     withheld = [s for s in hides.parts if not viewer.sees(s.owner)]
     if not withheld and not hides.sealed:
         return record

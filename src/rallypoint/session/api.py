@@ -35,6 +35,8 @@ from rallypoint.core.visibility import with_blind
 from rallypoint.dice import Roller, SeededRoller
 from rallypoint.dice.play import commit_server_dice
 from rallypoint.session import dice, snapshots
+from rallypoint.session.owed import owed_events, store_owed
+from rallypoint.session.pair import AwaitingDice
 from rallypoint.session.results import Executed, LogEntry, campaign_view, log_entries, summary
 from rallypoint.store import CampaignInfo, EventStore, VerifyReport, clean_name
 from rallypoint.store.foldcheck import fold_stored
@@ -386,15 +388,23 @@ class Session:
             if raced:
                 _check_raceable(campaign, expected)
             for attempt in range(2):
+                # What this seat owes first (a partial log's hidden bookkeeping, see
+                # session/owed.py), in memory: stored only with the command, or before a round.
+                owed = owed_events(campaign)
+                working = owed[-1] if owed else campaign
                 try:
-                    event = _decide(campaign, build(campaign), dice, roller,
-                                    _secret(store, campaign))
+                    event = _decide(working, build(working), dice, roller,
+                                    _secret(store, working))
+                except AwaitingDice:
+                    store_owed(store, campaign, owed)  # the request's position counts them
+                    raise
                 except RallypointError as exc:
                     if raced and not isinstance(exc, MalformedInputError):
                         raise _no_longer_legal(campaign, expected, exc) from None
                     raise
                 try:
-                    record = store.append(campaign.campaign_id, campaign.version + 1, event)
+                    settled = store_owed(store, campaign, owed)
+                    record = store.append(campaign.campaign_id, settled.version + 1, event)
                 except StaleVersionError:
                     if attempt or raced:
                         raise
@@ -402,7 +412,7 @@ class Session:
                     expected, raced = campaign.version, True
                     campaign, base = _loaded(store, campaign.campaign_id, whole=False)
                     continue
-                after = campaign.with_event(record, event.event)
+                after = settled.with_event(record, event.event)
                 snapshots.save_if_due(store, after, base)
                 return _executed(after, record, raced)
         raise AssertionError("unreachable")  # pragma: no cover

@@ -218,6 +218,12 @@ class Imported:
     forked: bool
     note: str | None = None
     """What became of this seat's own waiting dice request, if anything did."""
+    withheld: int = 0
+    """Events of the file redacted for this seat (the sender's secrets): stored so, and folded
+    by their public parts; their hashes are checked at the reveal (``rallypoint reveal``)."""
+    owed: int = 0
+    """Events this database appended after the file's, for its own hidden bookkeeping (TCS: the
+    accrual of this seat's pending sheets for the turns the other seat advanced)."""
 
 
 def import_turn(session: Session, path: Path, *, name: str | None = None,
@@ -238,10 +244,11 @@ def import_turn(session: Session, path: Path, *, name: str | None = None,
     """
     exported = read_export(path)
     header, records = exported.campaign, exported.events
-    if withheld(records):
-        checks.refuse_redacted(path, exported)
-    _check_importable(header.id, records)
+    hidden = frozenset(withheld(records))
+    _check_importable(header.id, records, redacted=bool(hidden))
     check_header(exported)
+    if hidden:
+        checks.check_filtered(path, exported)
     with session._store(write=True) as store:
         stored = store.events(header.id) if checks.exists(store, header.id) else []
         trusted = (stored or records)[0].payload  # our own copy of `created`, when we have one
@@ -252,8 +259,9 @@ def import_turn(session: Session, path: Path, *, name: str | None = None,
             checks.check_reader(exported, cards, mine, signer)
         known = {(r, s) for r, s, _ in store.dice_requests(header.id)}
         new = checks.new_events(path, stored, records, exported, as_name, known)
-        check_import(header, records)
-        checks.check_dice(exported, cards, signer, mine, stored, records, store, header.id)
+        check_import(header, records)  # a partial log folds through the ruleset's public parts
+        checks.check_dice(exported, cards, signer, mine, stored, records, store, header.id,
+                          hidden)
         request = checks.checked_request(exported, cards, signer)  # before anything is written
         if as_name is not None:
             info = checks.store_fork(store, exported, as_name)
@@ -266,8 +274,26 @@ def import_turn(session: Session, path: Path, *, name: str | None = None,
         turn = exported.turn
         if turn is not None and turn.revealed_secret is not None:
             store.put_revealed_secret(info.id, turn.revealed_secret)
+        owed = _settle(store, info) if hidden and request is None and mine else 0
+        if owed:
+            info = store.campaign(info.id)
     return Imported(info, new, signer, fingerprint(cards[signer].key) if signer else None,
-                    request, as_name is not None, note)
+                    request, as_name is not None, note, len(hidden), owed)
+
+
+def _settle(store: EventStore, info: CampaignInfo) -> int:
+    """Bring this seat's hidden bookkeeping up to date after the other seat's events (a partial
+    log: e.g. TCS accrues this seat's pending sheets for the turns the file advanced).
+
+    Not while a dice request waits: the answer must be made at the request's position.
+    """
+    from rallypoint.session.owed import owed_events, store_owed
+    from rallypoint.store.foldcheck import fold_stored
+
+    campaign = fold_stored(store.events(info.id))
+    owed = owed_events(campaign)
+    store_owed(store, campaign, owed)
+    return len(owed)
 
 
 def reveal(session: Session, ref: str) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rallypoint.core.campaign import stored_rolls
-from rallypoint.core.errors import IllegalNowError, IntegrityError
+from rallypoint.core.errors import IntegrityError
 from rallypoint.core.events import GENESIS_HASH, EventRecord, NewEvent
 from rallypoint.core.ruleset import get_ruleset
 from rallypoint.dice.audit import DICE_KEY, Verdict, audit, logical_position
@@ -19,31 +19,28 @@ from rallypoint.store import CampaignInfo, EventStore
 from rallypoint.store.exchange import (
     ExportedCampaign,
     TurnHeader,
-    _check_importable,
-    check_header,
     check_redacted,
-    check_signed,
 )
-from rallypoint.store.signing import SeatCard, seat_keys
+from rallypoint.store.signing import SeatCard
 from rallypoint.store.visibility import withheld
 
 _DISTRUST = "Do not trust this file; ask the sender to export it again"
 
 
-def refuse_redacted(path: Path, exported: ExportedCampaign) -> None:
-    """A file filtered for its reader can be checked but not played on: a database needs every
-    event whole to fold the campaign (docs/two-player.md)."""
-    _check_importable(exported.campaign.id, exported.events, redacted=True)
-    check_header(exported)
-    check_signed(exported, seat_keys(exported.events[0].payload))
+def check_filtered(path: Path, exported: ExportedCampaign) -> None:
+    """A file filtered for its reader: signed (an unsigned digest proves nothing), and its
+    redacted payloads the ones the signed header hashes (``turn.redacted``).
+
+    Raises:
+        IntegrityError: Unsigned, or a redacted event changed after signing.
+    """
+    if not exported.signatures:
+        raise IntegrityError(
+            f"the file withholds {len(withheld(exported.events))} event(s) and is not signed, so "
+            "nothing proves what it withholds", where=str(path),
+            fix="Ask the other seat for `rallypoint export --for YOUR-SIDE FILE` from their own "
+                "database (a shared server's filtered export is for reading: `rallypoint verify`)")
     check_redacted(exported)
-    count = len(withheld(exported.events))
-    raise IllegalNowError(
-        f"the turn file withholds the sender's secrets in {count} event(s) from you, and a "
-        "database cannot play on from a log with withheld events yet (nothing was written)",
-        where=str(path), fix=f"Check it with `rallypoint verify {path}`; to play this ruleset "
-        "with hidden secrets use a shared server (docs/web.md), or ask for a file without --for "
-        "(it then carries the sender's secrets)")
 
 
 def exists(store: EventStore, campaign_id: str) -> bool:
@@ -95,12 +92,14 @@ def new_events(path: Path, stored: Sequence[EventRecord], records: Sequence[Even
 
 def check_dice(exported: ExportedCampaign, cards: dict[str, SeatCard], signer: str | None,
                 mine: list[str], stored: Sequence[EventRecord], records: Sequence[EventRecord],
-                store: EventStore, campaign_id: str) -> None:
+                store: EventStore, campaign_id: str, hidden: frozenset[int] = frozenset()) -> None:
     """Every roll checks (chains, commitment, tape); the sender undid no roll of its own; any
-    round resolving this seat's command is the command this seat asked for."""
+    round resolving this seat's command is the command this seat asked for.
+
+    ``hidden``: seqs redacted for this seat; their dice are checked at the reveal."""
     turn = exported.turn or TurnHeader()
     report = audit(records, stored_rolls(get_ruleset(exported.campaign.ruleset)),
-                   turn.revealed_secret)
+                   turn.revealed_secret, withheld=hidden)
     failed = next((e for e in report.events if e.verdict is Verdict.FAILED), None)
     # A log from before dice-v1 did not mark typed-in dice, so its misses prove nothing.
     if failed is not None and report.scheme == "dice-v1":

@@ -35,7 +35,7 @@ from rallypoint.core.errors import RallypointError
 from rallypoint.core.events import GENESIS_HASH, ChainProblem, EventRecord, Undone
 from rallypoint.core.ruleset import Ruleset, get_ruleset
 from rallypoint.store import CampaignInfo, EventStore
-from rallypoint.store.integrity import row_hash
+from rallypoint.store.integrity import row_matches
 from rallypoint.store.snapshots import Row, StoredSnapshot, read_snapshot, write_snapshot
 
 SNAPSHOT_EVERY: Final = 32
@@ -172,8 +172,8 @@ def _tail_problem(campaign_id: str, rows: Sequence[Row], snapshot: StoredSnapsho
 
 def _row_ok(campaign_id: str, row: Row, prev_hash: str) -> bool:
     seq, type_, payload, recorded_at, stored_prev, hash_ = row
-    return stored_prev == prev_hash and hash_ == row_hash(campaign_id, seq, type_, payload,
-                                                          recorded_at, stored_prev)
+    return stored_prev == prev_hash and row_matches(campaign_id, seq, type_, payload,
+                                                    recorded_at, stored_prev, hash_)
 
 
 def _record(campaign_id: str, row: Row) -> EventRecord:

@@ -33,7 +33,7 @@ from rallypoint.core.events import (
 )
 from rallypoint.core.suggest import did_you_mean
 from rallypoint.store import postgres_schema as schema
-from rallypoint.store.integrity import head_problem, row_hash
+from rallypoint.store.integrity import head_problem, row_matches
 from rallypoint.store.names import clean_name
 from rallypoint.store.records import CampaignInfo, StoredLog, VerifyReport
 from rallypoint.store.secrets import SecretsMixin
@@ -414,7 +414,7 @@ def _check_rows(cur: psycopg.Cursor[Any], campaign_id: str, head_seq: int,
             return count, ChainProblem(seq=seq, reason=f"sequence gap: expected {count}")
         if prev_hash != prev:
             return count, ChainProblem(seq=seq, reason="prev_hash does not match the event before")
-        if hash_ != row_hash(campaign_id, seq, type_, payload, recorded_at, prev_hash):
+        if not row_matches(campaign_id, seq, type_, payload, recorded_at, prev_hash, hash_):
             return count, ChainProblem(seq=seq, reason="content does not match its hash (edited?)")
         prev = str(hash_)
     return count, head_problem(count, prev, head_seq, head_hash)

@@ -1,0 +1,42 @@
+"""``rallypoint reveal``: the end of a campaign played by e-mail with hidden parts.
+
+A thin shell over :func:`rallypoint.session.reveal.reveal`; docs/two-player.md walks through it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from rallypoint.cli.session import CampaignOpt, campaign_ref, console, guarded, session
+
+
+def reveal(
+    file: Annotated[Path, typer.Argument(help="The other seat's `rallypoint export FILE`.")],
+    out: Annotated[Path, typer.Option("--out", help="Where to write the whole, merged log.")],
+    campaign: CampaignOpt = None,
+) -> None:
+    """Merge the other seat's export with your log into one whole log, and check it all.
+
+    Both databases must hold the same log; every withheld event must hash to what was
+    committed, every redaction shown must be honest, the whole log must replay and every roll
+    re-derive. Nothing is written unless all of it holds; then the merged log goes to --out,
+    signed by your seat (check it with `rallypoint verify`, keep it with `import --as NAME`).
+    """
+    from rallypoint.session.reveal import reveal as merge
+
+    with guarded():
+        done = merge(session(), file, out, campaign_ref(campaign) if campaign else None)
+    console.print(
+        f"revealed: {done.events} events whole in {escape(str(out))} ({done.revealed} of "
+        f"{done.other}'s were withheld from you, {done.shown_to_them} of yours from "
+        f"{done.other}); every redaction shown was honest; {done.dice.summary()}",
+        highlight=False, soft_wrap=True)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``reveal`` to the top-level app."""
+    app.command()(reveal)

@@ -1,0 +1,172 @@
+"""The reveal at the end of a campaign played by e-mail with hidden parts (docs/two-player.md).
+
+Each seat's database holds its own events whole and the other seat's redacted. At the end each
+seat sends a plain ``rallypoint export`` of its database (its own events whole, signed); the other
+runs :func:`reveal` on it, which merges the two into one whole log and proves, before writing
+anything, that
+
+- both databases hold the same log (every seq, the same hash);
+- the merged log is a whole chain: every event hashes to the hash both databases held, so no
+  withheld value was changed after it was committed;
+- what each seat was shown of the other's events is exactly the honest redaction of the whole
+  event (:func:`rallypoint.core.visibility.redact_events`): nothing shown was a lie;
+- the whole log folds through the rules, and every roll, sealed rounds included, re-derives.
+
+The merged log is written as a signed export anyone can re-check offline (``rallypoint verify``)
+and keep (``rallypoint import FILE --as NAME``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from rallypoint.core.campaign import stored_rolls
+from rallypoint.core.errors import IllegalNowError, IntegrityError
+from rallypoint.core.events import EventRecord, verify_chain
+from rallypoint.core.ruleset import get_ruleset
+from rallypoint.core.visibility import Viewer, is_redacted, redact_events
+from rallypoint.dice.audit import DiceReport, Verdict, audit
+from rallypoint.session.api import Session
+from rallypoint.store.exchange import (
+    ExportedCampaign,
+    TurnHeader,
+    _check_importable,
+    check_header,
+    check_redacted,
+    check_signed,
+    export_text,
+    exported_log,
+    read_export,
+    write_atomically,
+)
+from rallypoint.store.foldcheck import check_import
+from rallypoint.store.signing import SeatKey, seat_cards, seat_keys
+
+__all__ = ["Revealed", "reveal"]
+
+_DISTRUST = "Do not trust the other seat's file; ask them to export their database again"
+
+
+@dataclass(frozen=True)
+class Revealed:
+    """What :func:`reveal` wrote.
+
+    Attributes:
+        events: Events in the merged, whole log.
+        revealed: How many of them this database held redacted (now whole).
+        shown_to_them: How many of this seat's events the other seat held redacted.
+        other: The seat whose file was merged.
+        dice: The audit of every roll of the whole log.
+    """
+
+    events: int
+    revealed: int
+    shown_to_them: int
+    other: str
+    dice: DiceReport
+
+
+def reveal(session: Session, theirs: Path, out: Path, ref: str | None = None) -> Revealed:
+    """Merge the other seat's export with this database's log into one whole, checked log.
+
+    Args:
+        session: This seat's database.
+        theirs: The other seat's plain export (``rallypoint export FILE``), signed by its seat.
+        out: Where to write the merged log (a signed export, for anyone).
+        ref: This database's campaign (default: the file's campaign id).
+
+    Raises:
+        DataFileError: Not a readable export; ``out`` cannot be written.
+        IntegrityError: Any check in the module docstring fails (nothing is written).
+        IllegalNowError: The logs are not at the same head, or this database holds no seat.
+    """
+    exported = read_export(theirs)
+    _check_importable(exported.campaign.id, exported.events, redacted=True)
+    check_header(exported)
+    with session._store() as store:
+        info = store.find(ref if ref is not None else exported.campaign.id)
+        header, mine = exported_log(store, info.id)
+        created = mine[0].payload
+        cards = seat_cards(created)
+        held = [s for s, c in cards.items() if store.seat_key(c.key) is not None]
+        if len(held) != 1:
+            raise IllegalNowError("the reveal merges two seats' databases, and this one holds "
+                                  f"{len(held)} seat keys of {info.name!r}",
+                                  fix="Run it in your own database (--db), with the other "
+                                      "seat's export")
+        me = held[0]
+        kept = store.seat_key(cards[me].key)
+        assert kept is not None  # held above
+        key = SeatKey(me, bytes.fromhex(kept.private))
+    other = _their_seat(exported, seat_keys(created), me)
+    merged = _merge(mine, exported.events)
+    _check_shown(mine, merged, me)
+    _check_shown(exported.events, merged, other)
+    check_import(header, merged)
+    rolls = stored_rolls(get_ruleset(header.ruleset))
+    turn = exported.turn or TurnHeader()
+    report = audit(merged, rolls, turn.revealed_secret)
+    failed = next((e for e in report.events if e.verdict is Verdict.FAILED), None)
+    if failed is not None:
+        raise IntegrityError(f"the dice of #{failed.seq} do not check once revealed: "
+                             f"{failed.reason}", where=f"seq {failed.seq}", fix=_DISTRUST)
+    write_atomically(out, export_text(header, merged, TurnHeader(
+        sender=me, revealed_secret=turn.revealed_secret),
+        sign=lambda hashed: [key.sign(hashed, None)]), "the revealed log")
+    return Revealed(len(merged), sum(map(is_redacted, mine)),
+                    sum(map(is_redacted, exported.events)), other, report)
+
+
+def _their_seat(exported: ExportedCampaign, keys: dict[str, str], me: str) -> str:
+    """The seat that signed the other file: not this one, and its withheld digest honest."""
+    signer = check_signed(exported, keys)
+    if signer is None:
+        raise IntegrityError("the other seat's file is not signed", where="signatures",
+                             fix="Ask them for `rallypoint export FILE` from their database")
+    if signer == me:
+        raise IntegrityError(f"the file is signed by your own seat ({me})",
+                             fix="Pass the file the other seat exported")
+    check_redacted(exported)
+    return signer
+
+
+def _merge(mine: Sequence[EventRecord], theirs: Sequence[EventRecord]) -> list[EventRecord]:
+    """Each event from whichever database holds it whole; both must hold the same chain."""
+    if len(mine) != len(theirs):
+        behind = "yours" if len(mine) < len(theirs) else "theirs"
+        raise IllegalNowError(
+            f"the two logs are not at the same head (yours #{len(mine)}, theirs "
+            f"#{len(theirs)}): {behind} is behind",
+            fix="Exchange the latest turn files first (import theirs, or send yours), then "
+                "export again and reveal")
+    merged = []
+    for own, their in zip(mine, theirs, strict=True):
+        if own.hash != their.hash:
+            raise IntegrityError(f"the logs differ at #{own.seq}: the two databases hold "
+                                 "different events there", where=f"seq {own.seq}",
+                                 fix="Settle which line counts (`import --as NAME` keeps a "
+                                     "fork), then reveal the same line")
+        whole = own if not is_redacted(own) else their
+        if is_redacted(whole):
+            raise IntegrityError(f"neither database holds #{own.seq} whole",
+                                 where=f"seq {own.seq}", fix=_DISTRUST)
+        merged.append(whole)
+    problem = verify_chain(merged)
+    if problem is not None:
+        raise IntegrityError(f"the revealed log is broken at seq {problem.seq}: "
+                             f"{problem.reason} (a withheld value was changed after it was "
+                             "committed)", where=f"seq {problem.seq}", fix=_DISTRUST)
+    return merged
+
+
+def _check_shown(seen: Sequence[EventRecord], merged: Sequence[EventRecord], seat: str) -> None:
+    """Every event ``seat`` held redacted is the honest redaction, for it, of the whole one."""
+    expected = redact_events(merged, Viewer.of_side(seat))
+    for shown, honest in zip(seen, expected, strict=True):
+        if is_redacted(shown) and shown.payload != honest.payload:
+            raise IntegrityError(
+                f"what {seat} was shown of #{shown.seq} is not the redaction of the revealed "
+                "event (a public part of it was false)", where=f"seq {shown.seq}",
+                fix=_DISTRUST)
