@@ -7,11 +7,25 @@ its rules (as ``import`` does), and then every roll against dice-v1 (docs/dice.m
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.markup import escape
 
 from rallypoint.cli.session import console, guarded, print_json
+
+if TYPE_CHECKING:
+    from rallypoint.session.pbem import Verified
+
+
+def _withheld_checks(checked: Verified) -> str:
+    """How a file's withheld events were checked: a signed file's digest is the sender's word;
+    an unsigned one's (the web's export for a side) shows damage, not forgery."""
+    if checked.signer is not None:
+        return "linked and signed"
+    if checked.redacted is not None:
+        return "linked, digest checked, unsigned"
+    return "linked; unsigned, no digest"
 
 
 def verify_file(path: Path, as_json: bool) -> None:
@@ -24,14 +38,14 @@ def verify_file(path: Path, as_json: bool) -> None:
     count, report = checked.events, checked.dice
     if as_json:
         print_json({"events": count, "chain": "ok", "withheld": checked.withheld,
-                    "signed_by": checked.signer,
+                    "redacted": checked.redacted, "signed_by": checked.signer,
                     "key": checked.fingerprint,
                     "dice": report.model_dump(mode="json"), "ok": report.ok})
     else:
         signed = (f", signed by {checked.signer} (key {checked.fingerprint})"
                   if checked.signer else "")
         folds = ("every event folds" if not checked.withheld else
-                 f"{checked.withheld} withheld from you (linked and signed; not folded)")
+                 f"{checked.withheld} withheld from you ({_withheld_checks(checked)}; not folded)")
         console.print(f"[green]ok[/]: {count} events, hash chain intact, head at #{count}, "
                       f"{folds}{signed}", highlight=False, soft_wrap=True)
         console.print(escape(report.summary()), highlight=False)

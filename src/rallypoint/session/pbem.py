@@ -349,6 +349,9 @@ class Verified:
     withheld: int = 0
     """Events redacted for the file's reader: checked by their links and the signed digest,
     not folded (their hashes are commitments until the reveal)."""
+    redacted: str | None = None
+    """The digest of the withheld payloads that the hashed header names, checked (``None``:
+    nothing withheld, or an unsigned file written before the digest)."""
 
 
 def verify_file(path: Path) -> Verified:
@@ -371,8 +374,8 @@ def verify_file(path: Path) -> Verified:
     created = exported.events[0].payload
     signer = check_signed(exported, seat_keys(created))
     if hidden:
-        if exported.signatures:  # an unsigned file's digest would prove nothing
-            check_redacted(exported)
+        if exported.signatures or (exported.turn or TurnHeader()).redacted:
+            check_redacted(exported)  # unsigned (the web's side export): damage, not forgery
     else:
         check_import(header, exported.events)
     turn = exported.turn or TurnHeader()
@@ -381,4 +384,5 @@ def verify_file(path: Path) -> Verified:
                    turn.revealed_secret, withheld=frozenset(hidden))
     cards = seat_cards(created)
     return Verified(len(exported.events), report, signer,
-                    fingerprint(cards[signer].key) if signer else None, len(hidden))
+                    fingerprint(cards[signer].key) if signer else None, len(hidden),
+                    turn.redacted if hidden else None)
