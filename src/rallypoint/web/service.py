@@ -41,29 +41,15 @@ from rallypoint.core.visibility import (
     visible_decisions,
 )
 from rallypoint.session import Campaign, CampaignInfo, Command, Executed, LogEntry, Session
-from rallypoint.session.pbem import export_turn
+from rallypoint.session.exports import export_for
 from rallypoint.session.preview import Preview, preview
 from rallypoint.session.seats import REFEREE_SEAT, SeatBook, change_mark, ensure_store
-from rallypoint.store.exchange import ExportedCampaign, TurnHeader, export_text, read_export
-from rallypoint.store.visibility import redacted_digest
 
 LOCAL = EVERYTHING
 """The viewer of a server without accounts: the one local player (or the table) sees all."""
 
 T = TypeVar("T")
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
-
-
-def _redacted_export(whole: ExportedCampaign, viewer: Viewer) -> str:
-    """The export ``whole`` as ``viewer`` may see it: a turn file for the viewer's side, its
-    events redacted by the ruleset's declaration and the digest of what was withheld in its
-    hashed header (:func:`rallypoint.store.visibility.redacted_digest`, as ``export --for``
-    signs it). Unsigned: a signature over the whole log no longer covers this header."""
-    shown = redact_events(whole.events, viewer, declaration_of(whole.campaign.ruleset))
-    kept = whole.turn or TurnHeader()
-    turn = TurnHeader(reader=viewer.side, revealed_secret=kept.revealed_secret,
-                      redacted=redacted_digest(shown))
-    return export_text(whole.campaign, shown, turn)
 
 
 def _upload_name(filename: str | None, default: str) -> str:
@@ -224,28 +210,12 @@ class Service:
         return mine.payload, _public_summary(mine, declared)
 
     def export_text(self, ref: str, viewer: Viewer = LOCAL) -> tuple[str, str]:
-        """(file name, JSON text) of the campaign's export file, its events redacted for
-        ``viewer`` (their hashes kept, so the chain still verifies).
-
-        A side's file is a turn file for that side, as ``export --for`` writes it: the digest of
-        every withheld payload (``turn.redacted``) and the reader are in the hashed header. It is
-        unsigned (the server holds no seat key), so it proves only what a hashed header can;
-        ``rallypoint verify FILE`` checks the digest and says it is unsigned.
-        """
+        """(file name, JSON text) of the campaign's export file as ``viewer`` may see it: for a
+        side, a turn file for that side, its withheld payloads' digest in the hashed header
+        (:func:`rallypoint.session.exports.export_for`)."""
         info = self.session.resolve(ref)
-        with tempfile.TemporaryDirectory() as folder:
-            path = Path(folder) / "export.json"
-            try:
-                # Carries the dice secret once revealed, so `verify FILE` checks every roll.
-                export_turn(self.session, info.id, path)
-            except RallypointError:
-                # A play-by-e-mail campaign whose seat this database does not hold.
-                self.session.export(info.id, path)
-            if not viewer.sees_all():
-                return _upload_name(info.name, "campaign") + ".json", _redacted_export(
-                    read_export(path), viewer)
-            text = path.read_text(encoding="utf-8")
-        return f"{_upload_name(info.name, 'campaign')}.json", text
+        return (f"{_upload_name(info.name, 'campaign')}.json",
+                export_for(self.session, info.id, viewer))
 
     # --- writing -------------------------------------------------------------------------------
 
