@@ -234,6 +234,7 @@ LEFT JOIN events AS e
 
 LATEST_SELECT: Final = CAMPAIGN_SELECT + """
 LEFT JOIN local_use AS u ON u.campaign_id = c.id
+WHERE %s::text IS NULL OR c.ruleset = %s
 ORDER BY u.use_order IS NULL, u.use_order DESC, c.created_order DESC
 LIMIT 1
 """
