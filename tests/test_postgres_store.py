@@ -272,3 +272,29 @@ def test_an_import_does_not_change_the_campaign_last_used_here(backend: Backend,
         store.append("c9", 5, note(0, 0))       # played here: now it is the one in use
         latest = store.latest()
         assert latest is not None and latest.id == "c9"
+
+
+def test_the_campaign_last_used_of_one_ruleset(backend: Backend) -> None:
+    # The session asks the store for the default campaign of the ruleset whose verbs run
+    # (`rallypoint squares board` without -c); PostgreSQL once took no ruleset and crashed.
+    from rallypoint.session import Session
+
+    with backend.open() as store:
+        started(store, "c1")
+        store.create_campaign("c2", "Ridge", "tcs", played_events()[0])
+        store.append("c1", 5, note(0, 0))
+        assert [store.latest(r).id for r in (None, "squares", "tcs")] == ["c1", "c1", "c2"]
+        assert store.latest("platoon") is None
+    session = Session(backend.location if backend.kind == "postgres" else Path(backend.location))
+    used = [session.last_used(r) for r in (None, "tcs")]
+    assert [u.id if u else None for u in used] == ["c1", "c2"]
+
+
+def test_verify_counts_every_stored_row_of_a_broken_log(backend: Backend) -> None:
+    with backend.open() as store:
+        started(store)
+    backend.raw("DELETE FROM events WHERE seq = 2", bypass_triggers=True)
+    with backend.open() as store:
+        report = store.verify("c1")
+        assert (report.events, report.ok) == (3, False)
+        assert report.problem is not None and report.problem.seq == 3
