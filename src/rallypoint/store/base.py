@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple, Self
 
 from rallypoint.core.errors import (
     IntegrityError,
@@ -57,6 +57,16 @@ class StoreBase(SecretsMixin):
     """What locks a campaign's row for the rest of a write (``" FOR UPDATE"``); empty where the
     write transaction already holds the whole database (SQLite's ``BEGIN IMMEDIATE``)."""
     readonly: bool
+
+    def close(self) -> None:
+        """Close the connection; safe to call twice."""
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     # --- what a backend supplies -----------------------------------------------------------------
 

@@ -89,12 +89,6 @@ class PostgresStore(StoreBase):
         """Close the connection; safe to call twice (an unfinished transaction is rolled back)."""
         self._conn.close()
 
-    def __enter__(self) -> PostgresStore:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
     @contextmanager
     def _tx(self, doing: str) -> Iterator[psycopg.Cursor[Any]]:
         import psycopg

@@ -66,12 +66,6 @@ class EventStore(StoreBase):
         """Close the connection; safe to call twice. SQLite discards any unfinished transaction."""
         self._conn.close()
 
-    def __enter__(self) -> EventStore:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
     @property
     def schema_version(self) -> int:
         """``PRAGMA user_version``: the number of applied migrations."""
