@@ -240,7 +240,7 @@ class Session:
         events from the snapshot on. ``whole=True`` reads and folds the whole log instead.
         """
         with self._store() as store:
-            return _load(store, ref, whole=whole)
+            return _loaded(store, ref, whole=whole)[0]
 
     def view(self, ref: str) -> dict[str, Any]:
         """The JSON view ``show --json`` prints: id, name, version, state view, pending."""
@@ -332,7 +332,7 @@ class Session:
             StaleVersionError: ``expected_version`` is not the current version.
         """
         with self._store(write=True) as store:
-            campaign = _load(store, ref, whole=True)
+            campaign = _loaded(store, ref, whole=True)[0]
             event = campaign.undo_event(campaign.version if expected_version is None
                                         else expected_version)
             undone = event.event
@@ -418,10 +418,6 @@ class Session:
         raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _load(store: EventStore, ref: str, *, whole: bool = True) -> Campaign:
-    return _loaded(store, ref, whole=whole)[0]
-
-
 def _loaded(store: EventStore, ref: str, *, whole: bool) -> tuple[Campaign, int]:
     """The campaign, and the version of the snapshot it was resumed from (0: folded whole).
 
@@ -458,9 +454,8 @@ def _decide(campaign: Campaign, command: Command, dice_: Dice,
             roller: RollerFor | None, secret: dice.Keys = None) -> NewEvent:
     """The event for ``command`` (see :func:`rallypoint.session.dice.decide`), blinded if it
     hides a secret from a seat (:func:`rallypoint.core.visibility.with_blind`)."""
-    return with_blind(campaign.events,
-                      dice.decide(campaign, command, dice_, roller, secret, seeded_roller),
-                      token_hex(16))
+    decided = dice.decide(campaign, command, dice_, roller, secret, seeded_roller)
+    return with_blind(campaign.events, decided, token_hex(16))
 
 
 def _executed(after: Campaign, record: Any, retried: bool) -> Executed:
