@@ -49,6 +49,8 @@ def export(
         line += f", signed by {done.sender}" + (f" for {done.reader}" if done.reader else "")
     if done.request is not None:
         line += f"; with your dice request (round {done.request.round})"
+    if done.answered is not None:
+        line += f"; with your dice answer (round {done.answered})"
     if done.withheld:
         line += f"; your secrets withheld in {_events(done.withheld)}"
     if done.revealed:
@@ -89,6 +91,8 @@ def import_(
     if done.request is not None:
         console.print(f"{done.request.seat} asks for your dice link (round "
                       f"{done.request.round}): `rallypoint dice answer`", highlight=False)
+    if done.resolved is not None:  # the file answered this seat's sealed dice round
+        report(done.resolved)
 
 
 def _events(count: int) -> str:
@@ -106,8 +110,9 @@ def fields(done: object, **first: object) -> dict[str, Any]:
     for field in dataclasses.fields(done):
         value = getattr(done, field.name)
         dump = getattr(value, "model_dump", None)  # a pydantic model (no import: --help is fast)
+        as_json = getattr(value, "to_json", None)  # an Executed (a resolved sealed round)
         out["campaign" if field.name == "info" else field.name] = (
-            dump(mode="json") if callable(dump) else value)
+            dump(mode="json") if callable(dump) else as_json() if callable(as_json) else value)
     return out
 
 
@@ -190,10 +195,19 @@ def dice_answer(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
 
     Send the result back with `rallypoint export --for SIDE`.
     """
+    from rallypoint.dice.sealed import PairAnswer
     from rallypoint.session.pbem import answer
 
     with guarded():
         done = answer(session(), campaign_ref(campaign))
+    if isinstance(done, PairAnswer):  # a sealed round: only the link goes back
+        if as_json:
+            print_json(done.model_dump(mode="json"))
+            return
+        console.print(f"your link for sealed dice round {done.round} is kept (their command "
+                      "stays sealed: nothing was decided here); send it back with `rallypoint "
+                      "export --for SIDE FILE`", highlight=False, soft_wrap=True)
+        return
     report(done, as_json)
 
 

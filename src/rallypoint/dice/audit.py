@@ -32,6 +32,7 @@ from rallypoint.dice.v1 import (
     ServerCommitment,
     check_reveal,
     pair_key,
+    proof_head,
 )
 from rallypoint.errors import IntegrityError, MalformedInputError
 
@@ -40,6 +41,8 @@ PROOF_KEY: Final = "dice_proof"
 DICE_KEY: Final = "dice"
 """The ``created`` payload key holding the commitment or the seats' anchors."""
 _CREATED, _UNDONE = "created", "undone"
+_REDACTED: Final = "$redacted"
+"""The payload key of an event redacted for the reader (``core.visibility``)."""
 
 
 class LoggedEvent(Protocol):
@@ -178,9 +181,8 @@ def audit(events: Sequence[LoggedEvent], rolls_of: RollsOf,
     walk = _Walk(events[0].payload, revealed_secret)
     results: list[EventDice] = []
     for event in events[1:]:
-        if event.seq in withheld:
-            walk.gap = True
-            results.append(EventDice(seq=event.seq, verdict=Verdict.WITHHELD, dice=0))
+        if event.seq in withheld or _REDACTED in event.payload:
+            results.append(_withheld(walk, event))
         elif event.type != _UNDONE:
             rolls = list(rolls_of(event))
             found = _check_event(walk, event, rolls)
@@ -188,6 +190,22 @@ def audit(events: Sequence[LoggedEvent], rolls_of: RollsOf,
                 results.append(found)
         walk.advance(event)
     return DiceReport(scheme=walk.scheme, events=tuple(results))
+
+
+def _withheld(walk: _Walk, event: LoggedEvent) -> EventDice:
+    """An event redacted for the reader: its faces wait for the reveal, but a proof whose head
+    is public (position, round, seat) still takes its round, in order."""
+    head = proof_head(event.payload.get(PROOF_KEY))
+    if head is None or head.mode is not DiceMode.PAIR or head.round is None:
+        walk.gap = True  # it may have used rounds the reader cannot see
+        return EventDice(seq=event.seq, verdict=Verdict.WITHHELD, dice=0)
+    problem = (_round_problem(walk, head.position, head.round)
+               if head.position == walk.position else
+               f"decided at position {head.position}, but the log puts it at {walk.position}")
+    if problem is not None:
+        return EventDice(seq=event.seq, verdict=Verdict.FAILED, dice=0, reason=problem)
+    _take_round(walk, head.position, head.round)
+    return EventDice(seq=event.seq, verdict=Verdict.WITHHELD, dice=0)
 
 
 def _check_event(walk: _Walk, event: LoggedEvent, rolls: list[Roll]) -> EventDice | None:
@@ -226,7 +244,8 @@ def _check_event(walk: _Walk, event: LoggedEvent, rolls: list[Roll]) -> EventDic
         return failed(exc.what)
     if key is None:
         return EventDice(seq=event.seq, verdict=Verdict.COMMITTED, dice=dice)
-    problem = proof.check_faces(key)
+    problem = proof.check_seal() if proof.sealed else None
+    problem = problem or proof.check_faces(key)
     if problem is not None:
         return failed(problem)
     return EventDice(seq=event.seq, verdict=Verdict.VERIFIED, dice=dice)
@@ -272,18 +291,31 @@ def _key(walk: _Walk, proof: DiceProof) -> bytes | None:
     if set(proof.links) != set(walk.chains.seats):
         raise IntegrityError(f"round {proof.round} has links from {sorted(proof.links)}, "
                              f"not from every seat {list(walk.chains.seats)}")
-    earlier = walk.rounds.get(proof.position)
-    skipped_unseen = walk.gap and proof.round > walk.last_round
-    if proof.round != earlier and proof.round != walk.last_round + 1 and not skipped_unseen:
-        raise IntegrityError(f"round {proof.round} is out of order (next is "
-                             f"{walk.last_round + 1}) — a round is used once, or again only "
-                             "when the same position is retried after an undo")
+    problem = _round_problem(walk, proof.position, proof.round)
+    if problem is not None:
+        raise IntegrityError(problem)
     links = {seat: walk.chains.accept(seat, proof.round, link)
              for seat, link in proof.links.items()}
-    walk.rounds[proof.position] = proof.round
-    walk.last_round = max(walk.last_round, proof.round)
-    walk.gap = False
+    _take_round(walk, proof.position, proof.round)
     return pair_key(links)
+
+
+def _round_problem(walk: _Walk, position: int, round_: int) -> str | None:
+    """What is wrong with the round an event used, if it is out of order (a round is used once,
+    or again only when the same position is retried after an undo)."""
+    earlier = walk.rounds.get(position)
+    skipped_unseen = walk.gap and round_ > walk.last_round
+    if round_ != earlier and round_ != walk.last_round + 1 and not skipped_unseen:
+        return (f"round {round_} is out of order (next is {walk.last_round + 1}) — a round is "
+                "used once, or again only when the same position is retried after an undo")
+    return None
+
+
+def _take_round(walk: _Walk, position: int, round_: int) -> None:
+    """Record the round an event at ``position`` used."""
+    walk.rounds[position] = round_
+    walk.last_round = max(walk.last_round, round_)
+    walk.gap = False
 
 
 def _legacy(seed: str, event: LoggedEvent, rolls: list[Roll]) -> EventDice:

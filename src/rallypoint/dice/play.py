@@ -87,6 +87,7 @@ def with_proof(event: NewEvent, roller: Roller) -> NewEvent:
     if proof is None:
         return event
     dumped = proof.model_dump(mode="json")
-    if dumped.get("seat") is None:
-        dumped.pop("seat", None)  # one-player proofs keep the shape they always had
+    for optional in ("seat", "commitment", "nonce"):
+        if dumped.get(optional) is None:
+            dumped.pop(optional, None)  # older proofs keep the shape they always had
     return event.model_copy(update={"payload": {**event.payload, PROOF_KEY: dumped}})

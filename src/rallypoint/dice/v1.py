@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final
 
@@ -173,18 +174,22 @@ class ProvenRoller(TapeRoller):
         round: Pair mode: the chain index of the links.
         links: Pair mode: seat → revealed link (hex).
         agreed: Typed mode: the seats that agreed to physical dice.
+        seat: Two-seat play: the seat whose command it is.
+        sealed: A sealed round (:mod:`rallypoint.dice.sealed`): its commitment and nonce (hex).
     """
 
     def __init__(self, inner: Roller, mode: DiceMode, position: int,
                  command: Mapping[str, Any], round: int | None = None,
                  links: Mapping[str, str] | None = None, agreed: Sequence[str] = (),
-                 seat: str | None = None) -> None:
+                 seat: str | None = None, sealed: tuple[str, str] | None = None) -> None:
         super().__init__(inner)
         self._proof: dict[str, Any] = {
             "mode": mode, "position": position, "command": command_json(command),
             "round": round, "links": dict(links or {}), "agreed": tuple(agreed)}
         if seat is not None:
             self._proof["seat"] = seat
+        if sealed is not None:
+            self._proof["commitment"], self._proof["nonce"] = sealed
 
     def proof(self) -> DiceProof | None:
         """The proof of every die rolled so far, or ``None`` if none was."""
@@ -237,6 +242,10 @@ class DiceProof(BaseModel):
         links: Pair mode: seat → revealed link (hex).
         agreed: Typed mode: the seats that agreed to physical dice.
         seat: Two-seat play: the seat whose command it was (absent in one-player campaigns).
+        commitment: A sealed round: the commitment its request carried
+            (:func:`rallypoint.dice.sealed.seal` of the digest and the nonce).
+        nonce: A sealed round: the requester's nonce (hex); the stream names
+            :func:`rallypoint.dice.sealed.sealed_digest` in place of the digest.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -250,22 +259,95 @@ class DiceProof(BaseModel):
     links: dict[str, str] = Field(default_factory=dict)
     agreed: tuple[str, ...] = ()
     seat: str | None = None
+    commitment: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    nonce: str | None = Field(default=None, pattern=r"^[0-9a-f]{32}$")
 
     @property
     def digest(self) -> str:
-        """The command digest the stream is keyed by."""
+        """The command digest (of an open round, also what the stream names)."""
         return command_digest(self.command)
+
+    @property
+    def sealed(self) -> bool:
+        """Whether the round was sealed (its request carried a commitment, not the command)."""
+        return self.commitment is not None or self.nonce is not None
+
+    @property
+    def stream_digest(self) -> str:
+        """What the stream names: the digest, or a sealed round's hash of digest and nonce."""
+        if self.nonce is None:
+            return self.digest
+        from rallypoint.dice.sealed import sealed_digest
+
+        return sealed_digest(self.digest, bytes.fromhex(self.nonce))
+
+    def check_seal(self) -> str | None:
+        """A sealed proof: ``None`` if command and nonce open the commitment, else the problem."""
+        from rallypoint.dice.sealed import seal
+
+        if self.commitment is None or self.nonce is None:
+            return "a sealed round's proof needs both its commitment and its nonce"
+        if seal(self.digest, bytes.fromhex(self.nonce)) != self.commitment:
+            return (f"round {self.round}'s command and nonce do not open the commitment its "
+                    "request carried (the command or the nonce was changed after the request)")
+        return None
 
     def check_faces(self, key: bytes) -> str | None:
         """Regenerate the tape from ``key``; ``None`` if it matches, else what differs."""
         sides = [s for s, _ in self.tape]
-        expected = regenerate(key, self.position, self.digest, sides)
+        expected = regenerate(key, self.position, self.stream_digest, sides)
         got = [f for _, f in self.tape]
         for index, (want, have) in enumerate(zip(expected, got, strict=True)):
             if want != have:
                 return (f"die {index + 1} (d{sides[index]}) is {have}, dice-v1 gives {want} "
                         f"at position {self.position}")
         return None
+
+
+@dataclass(frozen=True)
+class ProofHead:
+    """The public parts of a dice proof, readable when the rest is withheld from the reader
+    (a redacted event of a partial log keeps ``mode``, ``position``, ``round``, ``seat``,
+    ``scheme``; TCS withholds ``command``, ``tape``, ``links`` and ``nonce``).
+
+    Attributes:
+        mode: Where the key came from.
+        position: The logical position the command was decided at.
+        round: Pair mode: the round used.
+        seat: Two-seat play: whose command it was.
+        commitment: A sealed round's commitment, when it is shown.
+        whole: Nothing of the proof is withheld.
+    """
+
+    mode: DiceMode
+    position: int
+    round: int | None
+    seat: str | None
+    commitment: str | None
+    whole: bool
+
+
+def _withholds(value: Any) -> bool:
+    """Whether a JSON value holds a ``{"$withheld": side}`` marker anywhere."""
+    if isinstance(value, Mapping):
+        return "$withheld" in value or any(_withholds(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(_withholds(v) for v in value)
+    return False
+
+
+def proof_head(raw: Any) -> ProofHead | None:
+    """The public parts of a stored proof (``None``: not a proof, or its head is withheld)."""
+    if not isinstance(raw, Mapping):
+        return None
+    mode, position, round_ = raw.get("mode"), raw.get("position"), raw.get("round")
+    seat, commitment_ = raw.get("seat"), raw.get("commitment")
+    if mode not in tuple(DiceMode) or type(position) is not int:
+        return None
+    if round_ is not None and type(round_) is not int:
+        return None
+    return ProofHead(DiceMode(mode), position, round_, seat if isinstance(seat, str) else None,
+                     commitment_ if isinstance(commitment_, str) else None, not _withholds(raw))
 
 
 class PairRequest(BaseModel):

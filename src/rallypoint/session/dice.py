@@ -16,7 +16,7 @@ from rallypoint.dice import Roller, ScriptedRoller
 from rallypoint.dice.audit import DICE_KEY, LoggedEvent, logical_position
 from rallypoint.dice.play import roller_for, scheme_of, with_proof
 from rallypoint.dice.v1 import DiceMode, ProvenRoller
-from rallypoint.session import pair
+from rallypoint.session import pair, sealed
 from rallypoint.store import EventStore
 
 AwaitingDice = pair.AwaitingDice
@@ -65,7 +65,8 @@ def secret_of(store: EventStore, campaign: Campaign) -> Keys:
     if mode is DiceMode.PAIR:
         # The rounds are read from the whole log only if the command rolls (lazily).
         keys.pair = pair.PairSeat.read(store, campaign.campaign_id, created.get(DICE_KEY, {}),
-                                       cards)
+                                       cards, sealed=sealed.is_sealed(campaign.ruleset.name,
+                                                                      cards))
         return keys
     kept = store.dice_secret(campaign.campaign_id)
     if kept is not None:
@@ -90,6 +91,11 @@ def decide(campaign: Campaign, command: Command, dice: str | Sequence[int] | Non
     seed.
     """
     v1 = scheme_of(campaign.events[0].payload) is not None
+    if secret is not None and secret.pair is not None and secret.pair.sealed:
+        # A sealed round open here (answered, or this seat's request waiting) holds the log.
+        seats = secret.pair
+        sealed.hold(seats.store, seats.campaign_id, tuple(seats.seeds), secret.position,
+                    command.model_dump(mode="json"))
     if dice is not None:
         return _typed(campaign, command, dice, secret if v1 else None, v1)
     if roller is not None:
@@ -169,6 +175,13 @@ def check_undo(store: EventStore, campaign: Campaign, target: int) -> None:
         IllegalNowError: This store holds only the acting seat's key.
     """
     pair.check_undo(store, campaign, target)
+    from rallypoint.store.signing import seat_cards
+
+    cards = seat_cards(campaign.events[0].payload)
+    if sealed.is_sealed(campaign.ruleset.name, cards):  # an open sealed round holds undo too
+        mine = tuple(s for s, c in cards.items() if store.seat_key(c.key) is not None)
+        sealed.hold(store, campaign.campaign_id, mine,
+                    logical_position(store.events(campaign.campaign_id)), None)
 
 
 def verify_file(path: Any) -> tuple[int, Any]:

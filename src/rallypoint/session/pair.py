@@ -10,6 +10,7 @@ appends the event. A retry at the same position after an undo reuses that round'
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -19,16 +20,26 @@ from pydantic import ValidationError
 from rallypoint.core.campaign import Campaign
 from rallypoint.core.errors import IllegalNowError, IntegrityError
 from rallypoint.dice.audit import PROOF_KEY, LoggedEvent
+from rallypoint.dice.sealed import (
+    NONCE_BYTES,
+    AnyRequest,
+    SealedRequest,
+    parse_request,
+    sealed_roller,
+)
 from rallypoint.dice.v1 import (
     CHAIN_LENGTH,
     ChainTracker,
     DiceMode,
     DiceProof,
     PairRequest,
+    ProofHead,
     ProvenRoller,
     chain_link,
     command_digest,
+    command_json,
     pair_roller,
+    proof_head,
 )
 from rallypoint.store import EventStore
 
@@ -47,11 +58,13 @@ class AwaitingDice(IllegalNowError):
 
 
 def pair_proofs(log: Sequence[LoggedEvent]) -> list[tuple[int, DiceProof]]:
-    """``(seq, proof)`` of every event of ``log`` that rolled in a pair round."""
+    """``(seq, proof)`` of every event of ``log`` that rolled in a pair round and whose proof
+    is whole (a proof partly withheld from this reader is in :func:`pair_rounds` only)."""
     found = []
     for event in log:
         raw = event.payload.get(PROOF_KEY)
-        if isinstance(raw, Mapping) and raw.get("mode") == DiceMode.PAIR:
+        head = proof_head(raw)
+        if head is not None and head.mode is DiceMode.PAIR and head.whole:
             try:
                 found.append((event.seq, DiceProof.model_validate(raw)))
             except ValidationError:
@@ -59,14 +72,30 @@ def pair_proofs(log: Sequence[LoggedEvent]) -> list[tuple[int, DiceProof]]:
     return found
 
 
+def pair_rounds(log: Sequence[LoggedEvent]) -> list[tuple[int, ProofHead]]:
+    """``(seq, public head)`` of every pair round of ``log``, whole or partly withheld."""
+    found = []
+    for event in log:
+        head = proof_head(event.payload.get(PROOF_KEY))
+        if head is not None and head.mode is DiceMode.PAIR and head.round is not None:
+            found.append((event.seq, head))
+    return found
+
+
 def last_round(log: Sequence[LoggedEvent]) -> int:
-    """The highest round any event of ``log`` used (0: none yet)."""
-    return max((p.round or 0 for _, p in pair_proofs(log)), default=0)
+    """The highest round any event of ``log`` used (0: none yet), withheld proofs included."""
+    return max((h.round or 0 for _, h in pair_rounds(log)), default=0)
 
 
 @dataclass
 class PairSeat:
-    """This store's part in a pair-mode campaign, read once for one command."""
+    """This store's part in a pair-mode campaign, read once for one command.
+
+    ``sealed``: the campaign's ruleset hides secrets, so its rounds are sealed (a request
+    carries a commitment, not the command; docs/dice.md "Sealed pair rounds"); ``nonce`` is the
+    128 random bits a new sealed request of this command would commit with (drawn here, by the
+    session, never by rule code).
+    """
 
     store: EventStore
     campaign_id: str
@@ -74,30 +103,38 @@ class PairSeat:
     seeds: dict[str, bytes]
     """Seat → chain seed, for the seats whose keys this store holds."""
     length: int
-    _proofs: list[tuple[int, DiceProof]] | None = None
+    sealed: bool = False
+    nonce: bytes = b""
+    _log: Sequence[LoggedEvent] | None = None
 
     @classmethod
     def read(cls, store: EventStore, campaign_id: str, spec: Mapping[str, Any],
-             cards: dict[str, SeatCard]) -> PairSeat:
+             cards: dict[str, SeatCard], *, sealed: bool = False) -> PairSeat:
         """Read this store's seats (the rounds and requests are read when a die is needed)."""
         seeds = {}
         for seat, card in cards.items():
             kept = store.seat_key(card.key)
             if kept is not None:
                 seeds[seat] = bytes.fromhex(kept.chain_seed)
-        return cls(store, campaign_id, cards, seeds, int(spec.get("chain_length", CHAIN_LENGTH)))
+        return cls(store, campaign_id, cards, seeds, int(spec.get("chain_length", CHAIN_LENGTH)),
+                   sealed, secrets.token_bytes(NONCE_BYTES) if sealed else b"")
+
+    @property
+    def log(self) -> Sequence[LoggedEvent]:
+        """The whole log (read once, when the command first rolls)."""
+        if self._log is None:
+            self._log = self.store.events(self.campaign_id)
+        return self._log
 
     @property
     def proofs(self) -> list[tuple[int, DiceProof]]:
-        """Every pair round of the whole log (read once, when the command first rolls)."""
-        if self._proofs is None:
-            self._proofs = pair_proofs(self.store.events(self.campaign_id))
-        return self._proofs
+        """Every whole pair-round proof of the log."""
+        return pair_proofs(self.log)
 
     @property
-    def requests(self) -> dict[int, PairRequest]:
+    def requests(self) -> dict[int, AnyRequest]:
         """The kept requests, by round."""
-        return {r: PairRequest.model_validate_json(text)
+        return {r: parse_request(text)
                 for r, _, text in self.store.dice_requests(self.campaign_id)}
 
     def roller(self, position: int, command: dict[str, Any]) -> ProvenRoller:
@@ -112,12 +149,14 @@ class PairSeat:
         for _, proof in self.proofs:
             if proof.position == position and proof.digest == digest:
                 # A retry after an undo: the round's links are public, the dice the same.
-                return pair_roller(proof.links, proof.round or 0, position, command, proof.seat)
-        round_ = max((p.round or 0 for _, p in self.proofs), default=0) + 1
+                return _again(proof, command)
+        round_ = last_round(self.log) + 1
         if set(self.seeds) == set(self.cards):
             # Every seat's chain is here (one screen at the table): the round is immediate.
             links = {s: chain_link(seed, round_, self.length).hex()
                      for s, seed in self.seeds.items()}
+            if self.sealed:
+                return sealed_roller(links, round_, position, command, self.nonce)
             return pair_roller(links, round_, position, command)
         if not self.seeds:
             raise IllegalNowError("this database holds no seat key of this two-seat campaign, "
@@ -127,16 +166,20 @@ class PairSeat:
         waiting = self.requests.get(round_)
         if waiting is not None:
             return self._answer(waiting, me, round_, position, command, digest)
-        request = PairRequest(seat=me, position=position, round=round_,
-                              command={k: v for k, v in command.items()
-                                       if k != "expected_version"},
-                              link=chain_link(self.seeds[me], round_, self.length).hex())
+        link = chain_link(self.seeds[me], round_, self.length).hex()
+        request: AnyRequest
+        if self.sealed:
+            request = SealedRequest.make(me, position, round_, command, self.nonce, link)
+        else:
+            request = PairRequest(seat=me, position=position, round=round_,
+                                  command=command_json(command), link=link)
         self.store.put_dice_request(self.campaign_id, round_, me, request.model_dump_json())
         raise self._awaiting(request)
 
-    def _answer(self, waiting: PairRequest, me: str, round_: int, position: int,
+    def _answer(self, waiting: AnyRequest, me: str, round_: int, position: int,
                 command: dict[str, Any], digest: str) -> ProvenRoller:
-        """Resolve a kept request, if ``command`` is the one it asked for at ``position``."""
+        """Resolve a kept open request, if ``command`` is the one it asked for at ``position``
+        (a sealed one is resolved by :func:`rallypoint.session.sealed.resolve_answer`)."""
         same = waiting.position == position and waiting.digest == digest
         if waiting.seat == me:
             if same:
@@ -146,7 +189,7 @@ class PairSeat:
                 f"{self._other(me)}'s link; nothing else can be decided until it comes back",
                 fix=f"Send it with `rallypoint export --for {self._other(me)} FILE`, then "
                     "import their answer")
-        if not same:
+        if not same or isinstance(waiting, SealedRequest):
             raise IllegalNowError(
                 f"{waiting.seat}'s command is waiting for your dice (round {round_}); it must "
                 "be resolved before anything else", fix="Answer it: `rallypoint dice answer`")
@@ -157,19 +200,31 @@ class PairSeat:
     def _other(self, me: str) -> str:
         return next((s for s in sorted(self.cards) if s != me), me)
 
-    def _awaiting(self, request: PairRequest) -> AwaitingDice:
+    def _awaiting(self, request: AnyRequest) -> AwaitingDice:
         other = self._other(request.seat)
+        what = ("your sealed command (only its commitment goes out) and your link are"
+                if isinstance(request, SealedRequest) else "your command and your link are")
         return AwaitingDice(
-            f"dice round {request.round} needs {other}'s link: your command and your link are "
-            "kept, and nothing was written to the log",
+            f"dice round {request.round} needs {other}'s link: {what} kept, and nothing was "
+            "written to the log",
             fix=f"Send them with `rallypoint export --for {other} FILE`; when {other} has "
                 "answered (`rallypoint dice answer`), import the file they send back")
 
 
-def check_request(request: PairRequest, sender: str, records: Sequence[LoggedEvent],
-                  cards: Mapping[str, SeatCard], chain_length: int, position: int) -> None:
-    """A received request: the sender's own, for the file's position and next round, and its
-    link on the sender's chain.
+def _again(proof: DiceProof, command: dict[str, Any]) -> ProvenRoller:
+    """The roller of a retry at a proof's position after an undo: the same round, links (and
+    a sealed round's nonce), so the same dice."""
+    if proof.nonce is not None:
+        return sealed_roller(proof.links, proof.round or 0, proof.position, command,
+                             bytes.fromhex(proof.nonce), proof.seat)
+    return pair_roller(proof.links, proof.round or 0, proof.position, command, proof.seat)
+
+
+def check_request(request: AnyRequest, sender: str, records: Sequence[LoggedEvent],
+                  cards: Mapping[str, SeatCard], chain_length: int, position: int,
+                  sealed: bool = False) -> None:
+    """A received request: the sender's own, for the file's position and next round, sealed
+    exactly when the campaign's rounds are, and (open) its link on the sender's chain.
 
     Raises:
         IntegrityError: Any of these fails.
@@ -184,12 +239,28 @@ def check_request(request: PairRequest, sender: str, records: Sequence[LoggedEve
             f"the dice request is for position {request.position}, round {request.round}; the "
             f"file's log is at position {position}, next round {expected_round}",
             where="turn.request", fix="Do not trust this file; ask for a fresh export")
+    leaks = isinstance(request, SealedRequest) and (request.command, request.nonce,
+                                                    request.link) != (None, None, None)
+    if isinstance(request, SealedRequest) != sealed or leaks:
+        what = ("must be sealed (a commitment only): this campaign's commands are secret"
+                if sealed else "is sealed, but this campaign's rounds are open")
+        raise IntegrityError(f"the turn file's dice request {what}", where="turn.request",
+                             fix="Do not trust this file; ask for a fresh export")
+    if isinstance(request, PairRequest):
+        chain_tracker(records, cards, chain_length, sender).accept(sender, request.round,
+                                                                   request.link)
+
+
+def chain_tracker(records: Sequence[LoggedEvent], cards: Mapping[str, SeatCard],
+                  chain_length: int, seat: str) -> ChainTracker:
+    """A tracker of the campaign's chains that has seen every link of ``seat`` the log shows
+    (proofs withheld from this reader show none; a later link still hashes down to them)."""
     anchors = {s: c.anchor for s, c in cards.items() if c.anchor is not None}
     tracker = ChainTracker(anchors, chain_length)
     for _, proof in pair_proofs(records):
-        if sender in proof.links and proof.round is not None:
-            tracker.accept(sender, proof.round, proof.links[sender])
-    tracker.accept(sender, request.round, request.link)
+        if seat in proof.links and proof.round is not None:
+            tracker.accept(seat, proof.round, proof.links[seat])
+    return tracker
 
 
 def check_undo(store: EventStore, campaign: Campaign, target: int) -> None:
@@ -218,7 +289,6 @@ def acting_seat(log: Sequence[LoggedEvent], seq: int) -> str | None:
     """The seat whose command the event at ``seq`` resolved, if its dice proof names one."""
     for event in log:
         if event.seq == seq:
-            raw = event.payload.get(PROOF_KEY)
-            seat = raw.get("seat") if isinstance(raw, Mapping) else None
-            return str(seat) if seat is not None else None
+            head = proof_head(event.payload.get(PROOF_KEY))
+            return None if head is None else head.seat
     return None

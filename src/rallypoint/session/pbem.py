@@ -23,15 +23,15 @@ from rallypoint.core.events import EventRecord, NewEvent
 from rallypoint.core.ruleset import get_ruleset
 from rallypoint.core.visibility import declaration_of
 from rallypoint.dice.audit import DICE_KEY, DiceReport, audit, logical_position
+from rallypoint.dice.sealed import AnyRequest, PairAnswer, SealedRequest, parse_request
 from rallypoint.dice.v1 import (
     CHAIN_LENGTH,
     PairAnchors,
-    PairRequest,
     ServerCommitment,
     chain_anchor,
     check_reveal,
 )
-from rallypoint.session import pair
+from rallypoint.session import pair, sealed
 from rallypoint.session import pbem_checks as checks
 from rallypoint.session.api import Session
 from rallypoint.session.results import Executed
@@ -138,10 +138,12 @@ class Exported:
     events: int
     sender: str | None
     reader: str | None
-    request: PairRequest | None
+    request: AnyRequest | None
     revealed: bool
     withheld: int = 0
     """Events redacted for the reader (their secret parts withheld, their hashes kept)."""
+    answered: int | None = None
+    """The round of the reader's sealed dice request this file answers, if any."""
 
 
 def export_turn(session: Session, ref: str, path: Path, *,
@@ -183,23 +185,24 @@ def export_turn(session: Session, ref: str, path: Path, *,
         assert kept_key is not None  # held above
         key = SeatKey(sender, bytes.fromhex(kept_key.private))
         request = _outgoing(store, info.id, sender, records)
+        answered = sealed.outgoing_answer(store, info.id, sender, records)
         shown = visible_records(records, for_seat)  # the per-viewer filter: one call
     turn = TurnHeader(sender=sender, reader=for_seat, revealed_secret=revealed,
-                      request=None if request is None else request.model_dump(mode="json"),
-                      redacted=redacted_digest(shown))
+                      request=None if request is None else checks.wire(request),
+                      redacted=redacted_digest(shown), answer=answered)
     write_atomically(path, export_text(header, shown, turn,
                                        sign=lambda hashed: [key.sign(hashed, for_seat)]))
     return Exported(len(shown), sender, for_seat, request, revealed is not None,
-                    len(withheld(shown)))
+                    len(withheld(shown)), None if answered is None else int(answered["round"]))
 
 
 def _outgoing(store: EventStore, campaign_id: str, sender: str,
-              records: Sequence[EventRecord]) -> PairRequest | None:
+              records: Sequence[EventRecord]) -> AnyRequest | None:
     """The sender's dice request still waiting at the log's position, if any."""
     position, next_round = logical_position(records), pair.last_round(records) + 1
     for round_, seat, text in store.dice_requests(campaign_id):
         if round_ == next_round and seat == sender:
-            request = PairRequest.model_validate_json(text)
+            request = parse_request(text)
             if request.position == position:
                 return request
     return None
@@ -213,7 +216,7 @@ class Imported:
     new_events: int
     sender: str | None
     fingerprint: str | None
-    request: PairRequest | None
+    request: AnyRequest | None
     """The sender's dice request, now waiting for ``rallypoint dice answer``."""
     forked: bool
     note: str | None = None
@@ -224,6 +227,8 @@ class Imported:
     owed: int = 0
     """Events this database appended after the file's, for its own hidden bookkeeping (TCS: the
     accrual of this seat's pending sheets for the turns the other seat advanced)."""
+    resolved: Executed | None = None
+    """This seat's sealed command, decided with the link the file's answer brought."""
 
 
 def import_turn(session: Session, path: Path, *, name: str | None = None,
@@ -258,11 +263,13 @@ def import_turn(session: Session, path: Path, *, name: str | None = None,
         if cards:
             checks.check_reader(exported, cards, mine, signer)
         known = {(r, s) for r, s, _ in store.dice_requests(header.id)}
-        new = checks.new_events(path, stored, records, exported, as_name, known)
+        answered = checks.fresh_answer(exported, store, header.id)
+        new = checks.new_events(path, stored, records, exported, as_name, known, answered)
         check_import(header, records)  # a partial log folds through the ruleset's public parts
         checks.check_dice(exported, cards, signer, mine, stored, records, store, header.id,
                           hidden)
         request = checks.checked_request(exported, cards, signer)  # before anything is written
+        answer_ = checks.checked_answer(exported, cards, signer, mine, store, stored, records)
         if as_name is not None:
             info = checks.store_fork(store, exported, as_name)
         else:
@@ -274,18 +281,21 @@ def import_turn(session: Session, path: Path, *, name: str | None = None,
         turn = exported.turn
         if turn is not None and turn.revealed_secret is not None:
             store.put_revealed_secret(info.id, turn.revealed_secret)
-        owed = _settle(store, info) if hidden and request is None and mine else 0
+        owed = (_settle(store, info) if hidden and request is None and answer_ is None
+                and mine else 0)
         if owed:
             info = store.campaign(info.id)
+    resolved = None if answer_ is None else sealed.resolve_answer(session, info.id, answer_)
     return Imported(info, new, signer, fingerprint(cards[signer].key) if signer else None,
-                    request, as_name is not None, note, len(hidden), owed)
+                    request, as_name is not None, note, len(hidden), owed, resolved)
 
 
 def _settle(store: EventStore, info: CampaignInfo) -> int:
     """Bring this seat's hidden bookkeeping up to date after the other seat's events (a partial
     log: e.g. TCS accrues this seat's pending sheets for the turns the file advanced).
 
-    Not while a dice request waits: the answer must be made at the request's position.
+    Not while a dice request waits, nor when the file answers this seat's sealed round: the
+    round must be decided at the request's position.
     """
     from rallypoint.session.owed import owed_events, store_owed
     from rallypoint.store.foldcheck import fold_stored
@@ -317,24 +327,34 @@ def reveal(session: Session, ref: str) -> str:
         return secret
 
 
-def answer(session: Session, ref: str) -> Executed:
-    """Answer the other seat's waiting dice request: reveal this seat's link, decide their
-    command with both links, and append the event (``rallypoint dice answer``).
+def answer(session: Session, ref: str) -> Executed | PairAnswer:
+    """Answer the other seat's waiting dice request (``rallypoint dice answer``).
+
+    An open request: reveal this seat's link, decide their command with both links, and append
+    the event. A sealed one (docs/dice.md): reveal only this seat's link of the round, kept and
+    sent in this seat's next turn file; nothing is decided or appended here.
 
     Raises:
         IllegalNowError: No request waits for this seat.
     """
-    with session._store() as store:
+    with session._store(write=True) as store:
         info = store.find(ref)
         records = store.events(info.id)
         mine = _held(store, records[0].payload)
         next_round = pair.last_round(records) + 1
-        waiting = [PairRequest.model_validate_json(t) for r, s, t in
+        waiting = [parse_request(t) for r, s, t in
                    store.dice_requests(info.id) if r == next_round and s not in mine]
-    if not waiting:
+        first = waiting[0] if waiting else None
+        if isinstance(first, SealedRequest):
+            me = mine[0]
+            kept = store.seat_key(seat_cards(records[0].payload)[me].key)
+            assert kept is not None  # held above
+            return sealed.answer(store, info.id, first, me, bytes.fromhex(kept.chain_seed),
+                                 records)
+    if first is None:
         raise IllegalNowError(f"no dice request waits for you in {info.name!r}",
                               fix="Import the turn file your opponent sent first")
-    command = {**waiting[0].command, "expected_version": len(records)}
+    command = {**first.command, "expected_version": len(records)}
     return session.execute(info.id, command)
 
 

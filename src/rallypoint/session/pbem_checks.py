@@ -7,14 +7,16 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from rallypoint.core.campaign import stored_rolls
 from rallypoint.core.errors import IntegrityError
 from rallypoint.core.events import GENESIS_HASH, EventRecord, NewEvent
 from rallypoint.core.ruleset import get_ruleset
 from rallypoint.dice.audit import DICE_KEY, Verdict, audit, logical_position
+from rallypoint.dice.sealed import AnyRequest, PairAnswer, SealedRequest, parse_request
 from rallypoint.dice.v1 import CHAIN_LENGTH, DiceProof, PairRequest
-from rallypoint.session import pair
+from rallypoint.session import pair, sealed
 from rallypoint.store import CampaignInfo, EventStore
 from rallypoint.store.exchange import (
     ExportedCampaign,
@@ -67,9 +69,10 @@ def check_reader(exported: ExportedCampaign, cards: dict[str, SeatCard], mine: l
 
 def new_events(path: Path, stored: Sequence[EventRecord], records: Sequence[EventRecord],
                 exported: ExportedCampaign, as_name: str | None,
-                known: set[tuple[int, str]]) -> int:
+                known: set[tuple[int, str]], answered: bool = False) -> int:
     """How many events the file adds; a fork or a replay of a two-seat file is refused (a
-    file at your head is new only if it brings a dice request you have not seen)."""
+    file at your head is new only if it brings a dice request you have not seen, or the
+    answer to your sealed request: ``answered``)."""
     if not stored or as_name is not None:
         return len(records)
     for mine, theirs in zip(stored, records, strict=False):
@@ -79,7 +82,8 @@ def new_events(path: Path, stored: Sequence[EventRecord], records: Sequence[Even
                 "sender's differ", where=f"seq {mine.seq}",
                 fix=f"Keep theirs as a new campaign: `rallypoint import {path} --as NAME`")
     request = exported.turn.request if exported.turn else None
-    fresh = request is not None and (request.get("round"), request.get("seat")) not in known
+    fresh = answered or (request is not None
+                         and (request.get("round"), request.get("seat")) not in known)
     if exported.signatures and (len(records) < len(stored) or (
             len(records) == len(stored) and not fresh)):
         head = records[-1].seq
@@ -107,8 +111,8 @@ def check_dice(exported: ExportedCampaign, cards: dict[str, SeatCard], signer: s
                              where=f"seq {failed.seq}", fix=_DISTRUST)
     if not cards or signer is None:
         return
-    asked = {r: PairRequest.model_validate_json(t) for r, s, t in store.dice_requests(campaign_id)
-             if s in mine}
+    sealed.check_resolves(store, campaign_id, mine, stored, records)
+    asked = {r: parse_request(t) for r, s, t in store.dice_requests(campaign_id) if s in mine}
     for record in records[len(stored):]:
         if record.type == "undone":
             target = record.payload.get("target")
@@ -124,21 +128,48 @@ def check_dice(exported: ExportedCampaign, cards: dict[str, SeatCard], signer: s
                     "command you asked for", where=f"seq {seq}", fix=_DISTRUST)
 
 
-def _asked(asked: dict[int, PairRequest], proof: DiceProof) -> bool:
-    """Whether ``proof`` resolves the request this seat made for its round."""
+def _asked(asked: dict[int, AnyRequest], proof: DiceProof) -> bool:
+    """Whether ``proof`` resolves the request this seat made for its round (a sealed one is
+    resolved only here, never in the other seat's file)."""
     request = asked.get(proof.round or 0)
-    return request is not None and (request.position, request.digest) == (
+    return isinstance(request, PairRequest) and (request.position, request.digest) == (
         proof.position, proof.digest)
 
 
+def wire(request: AnyRequest) -> dict[str, Any]:
+    """A request as the turn header carries it (a sealed one: no command, nonce or link)."""
+    if isinstance(request, SealedRequest):
+        return request.public()
+    return request.model_dump(mode="json")
+
+
+def fresh_answer(exported: ExportedCampaign, store: EventStore, campaign_id: str) -> bool:
+    """Whether the file's answer is for a round this log has not resolved yet."""
+    turn = exported.turn
+    return turn is not None and sealed.fresh_answer(turn.answer, store, campaign_id)
+
+
+def checked_answer(exported: ExportedCampaign, cards: dict[str, SeatCard], signer: str | None,
+                   mine: list[str], store: EventStore, stored: Sequence[EventRecord],
+                   records: Sequence[EventRecord]) -> PairAnswer | None:
+    """The file's answer to this seat's sealed request, checked before anything is written
+    (:func:`rallypoint.session.sealed.checked_answer`)."""
+    turn = exported.turn
+    if turn is None or turn.answer is None:
+        return None
+    return sealed.checked_answer(turn.answer, signer, store, exported.campaign.id, mine,
+                                 stored or records, cards,
+                                 sealed.is_sealed(exported.campaign.ruleset, cards))
+
+
 def checked_request(exported: ExportedCampaign, cards: dict[str, SeatCard],
-                     signer: str | None) -> PairRequest | None:
+                     signer: str | None) -> AnyRequest | None:
     """The sender's dice request, checked against its chain, the log's position and round."""
     turn = exported.turn
     if turn is None or turn.request is None:
         return None
     try:
-        request = PairRequest.model_validate(turn.request)
+        request = parse_request(turn.request)
     except ValueError:
         raise IntegrityError("the turn file's dice request is malformed", where="turn.request",
                              fix=_DISTRUST) from None
@@ -148,7 +179,8 @@ def checked_request(exported: ExportedCampaign, cards: dict[str, SeatCard],
     spec = exported.events[0].payload.get(DICE_KEY) or {}
     pair.check_request(request, signer, exported.events, cards,
                        int(spec.get("chain_length", CHAIN_LENGTH)),
-                       logical_position(exported.events))
+                       logical_position(exported.events),
+                       sealed.is_sealed(exported.campaign.ruleset, cards))
     return request
 
 
@@ -156,10 +188,11 @@ def tidy_requests(store: EventStore, campaign_id: str, records: Sequence[EventRe
                    mine: list[str]) -> str | None:
     """Forget this seat's unanswered requests that the log has moved past (the other seat
     played on, or undid, instead of answering): that command must be made again."""
+    sealed.tidy(store, campaign_id, records)
     position, answered = logical_position(records), pair.last_round(records)
     note = None
     for round_, seat, text in store.dice_requests(campaign_id):
-        request = PairRequest.model_validate_json(text)
+        request = parse_request(text)
         if seat in mine and round_ > answered and request.position != position:
             store.drop_dice_request(campaign_id, round_)
             note = (f"your dice request (round {round_}) was not answered before the log "
@@ -167,13 +200,12 @@ def tidy_requests(store: EventStore, campaign_id: str, records: Sequence[EventRe
     return note
 
 
-def keep_request(store: EventStore, campaign_id: str, request: PairRequest,
-                  mine: list[str]) -> tuple[PairRequest | None, str | None]:
+def keep_request(store: EventStore, campaign_id: str, request: AnyRequest,
+                  mine: list[str]) -> tuple[AnyRequest | None, str | None]:
     """Keep the sender's request for ``dice answer``. When it crossed this seat's own request
     for the same round in the mail, the seat whose name sorts first goes first: both databases
     decide the same way, so neither answers the other and the logs cannot fork."""
-    kept = {r: (s, PairRequest.model_validate_json(t))
-            for r, s, t in store.dice_requests(campaign_id)}
+    kept = {r: (s, parse_request(t)) for r, s, t in store.dice_requests(campaign_id)}
     if request.round in kept:
         seat, own = kept[request.round]
         if seat == request.seat:

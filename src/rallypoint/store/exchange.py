@@ -67,6 +67,9 @@ class TurnHeader(BaseModel):
             (:class:`rallypoint.dice.v1.PairRequest` as JSON).
         redacted: The hash of the payloads the per-viewer filter redacted for the reader
             (:func:`rallypoint.store.visibility.redacted_digest`); ``None``: nothing withheld.
+        answer: The sender's answer to the reader's sealed dice request
+            (:class:`rallypoint.dice.sealed.PairAnswer` as JSON); hashed only when present, so
+            files written before it existed keep their header hash.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -76,6 +79,14 @@ class TurnHeader(BaseModel):
     revealed_secret: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
     request: dict[str, Any] | None = None
     redacted: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    answer: dict[str, Any] | None = None
+
+    def hashed(self) -> dict[str, Any]:
+        """The fields the header hash covers (``answer`` only when there is one)."""
+        dumped = self.model_dump()
+        if dumped["answer"] is None:
+            del dumped["answer"]
+        return dumped
 
 
 class ExportedCampaign(BaseModel):
@@ -110,7 +121,7 @@ def header_hash(campaign: ExportedCampaignHeader, head: ExportedHead,
     body: dict[str, Any] = {"format": FORMAT, "format_version": format_version,
                             "campaign": campaign.model_dump(), "head": head.model_dump()}
     if format_version >= 3:
-        body["turn"] = (turn or TurnHeader()).model_dump()
+        body["turn"] = (turn or TurnHeader()).hashed()
     return hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
 
 
@@ -177,7 +188,7 @@ def export_text(campaign: ExportedCampaignHeader, records: Sequence[EventRecord]
         "format_version": FORMAT_VERSION,
         "campaign": campaign.model_dump(),
         "head": head.model_dump(),
-        "turn": (turn or TurnHeader()).model_dump(),
+        "turn": (turn or TurnHeader()).hashed(),
         "header_hash": hashed,
         "signatures": [] if sign is None else [s.model_dump() for s in sign(hashed)],
         "events": [record.model_dump() for record in records],

@@ -214,6 +214,20 @@ CREATE TABLE dice_requests (
 );
 """
 
+_SEALED = """
+-- Sealed pair rounds (docs/dice.md): this seat's answer to the other seat's sealed dice request
+-- (its own link of the round, and the commitment it answers), kept until the other seat's next
+-- turn file resolves the round; it goes out in each of this seat's turn files until then.
+CREATE TABLE dice_answers (
+    campaign_id TEXT NOT NULL,
+    round INTEGER NOT NULL,
+    seat TEXT NOT NULL,
+    answer TEXT NOT NULL,
+    made_at TEXT NOT NULL,
+    PRIMARY KEY (campaign_id, round)
+);
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("0001_initial", _INITIAL),
     ("0002_campaign_heads", _HEADS),
@@ -221,6 +235,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("0004_secrets", _SECRETS),
     ("0005_seats", _SEATS),
     ("0006_pbem", _PBEM),
+    ("0007_sealed_dice", _SEALED),
 ]
 """Every migration as ``(name, sql)``, in the order they are applied."""
 

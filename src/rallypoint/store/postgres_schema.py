@@ -197,6 +197,20 @@ CREATE TABLE dice_requests (
 );
 """
 
+_SEALED: Final = """
+-- Sealed pair rounds (docs/dice.md): this seat's answer to the other seat's sealed dice request
+-- (its own link of the round, and the commitment it answers), kept until the other seat's next
+-- turn file resolves the round; it goes out in each of this seat's turn files until then.
+CREATE TABLE dice_answers (
+    campaign_id TEXT NOT NULL,
+    round INTEGER NOT NULL,
+    seat TEXT NOT NULL,
+    answer TEXT NOT NULL,
+    made_at TEXT NOT NULL,
+    PRIMARY KEY (campaign_id, round)
+);
+"""
+
 _SNAPSHOTS: Final = """
 -- A cache beside the log, never a source of truth (rallypoint.session.snapshots checks each row
 -- against the log before using it): the folded state of a campaign at one version.
@@ -216,6 +230,7 @@ MIGRATIONS: Final[list[tuple[str, str]]] = [
     ("0005_seats", _SEATS),
     ("0005_state_snapshots", _SNAPSHOTS),
     ("0006_pbem", _PBEM),
+    ("0007_sealed_dice", _SEALED),
 ]
 """Every migration as ``(name, sql)``, in the order they are applied; never edit a shipped one."""
 
@@ -261,6 +276,7 @@ VALUES (%s, %s, %s, %s, %s, %s, %s)
 """
 
 TABLES_KEYED_BY_CAMPAIGN: Final = ("local_use", "dice_secrets", "seats", "seat_actions",
-                                     "undo_consents", "dice_requests", "state_snapshots",
+                                     "undo_consents", "dice_requests", "dice_answers",
+                                     "state_snapshots",
                                      "events")
 """Every table with a ``campaign_id`` column but the deletion bookkeeping, events last."""

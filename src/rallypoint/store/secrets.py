@@ -125,3 +125,28 @@ class SecretsMixin:
         with self._write() as conn:
             conn.execute(self._sql("DELETE FROM dice_requests WHERE campaign_id = ? AND "
                                    "round = ?"), (campaign_id, round_))
+
+    def put_dice_answer(self, campaign_id: str, round_: int, seat: str, answer: str) -> None:
+        """Keep this seat's answer to a sealed dice request (JSON); a round answered again is
+        ignored (a chain gives one link per round, so the answer cannot change)."""
+        with self._write() as conn:
+            found = conn.execute(self._sql("SELECT 1 FROM dice_answers WHERE campaign_id = ? "
+                                           "AND round = ?"), (campaign_id, round_)).fetchone()
+            if found is None:
+                conn.execute(self._sql("INSERT INTO dice_answers (campaign_id, round, seat, "
+                                       "answer, made_at) VALUES (?, ?, ?, ?, ?)"),
+                             (campaign_id, round_, seat, answer, now_text()))
+
+    def dice_answers(self, campaign_id: str) -> list[tuple[int, str, str]]:
+        """Every sealed-round answer kept for a campaign as ``(round, seat, answer JSON)``."""
+        with self._read() as conn:
+            rows = conn.execute(self._sql("SELECT round, seat, answer FROM dice_answers "
+                                          "WHERE campaign_id = ? ORDER BY round"),
+                                (campaign_id,)).fetchall()
+        return [(int(r[0]), str(r[1]), str(r[2])) for r in rows]
+
+    def drop_dice_answer(self, campaign_id: str, round_: int) -> None:
+        """Forget an answer once its round is resolved in the log (or the log moved past it)."""
+        with self._write() as conn:
+            conn.execute(self._sql("DELETE FROM dice_answers WHERE campaign_id = ? AND "
+                                   "round = ?"), (campaign_id, round_))
