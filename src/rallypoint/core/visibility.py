@@ -210,12 +210,6 @@ def declaration_of(ruleset: str) -> Declaration:
     return declared
 
 
-def hides_secrets(declaration: object) -> bool:
-    """Whether a declaration says its ruleset hides secrets from seats (``hides_secrets =
-    True``): its two-seat dice rounds are then sealed, the command never sent (docs/dice.md)."""
-    return getattr(declaration, "hides_secrets", False) is True
-
-
 # --- events and exports ----------------------------------------------------------------------
 
 

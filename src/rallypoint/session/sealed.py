@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rallypoint.core.errors import IllegalNowError, IntegrityError
-from rallypoint.core.visibility import declaration_of, hides_secrets
+from rallypoint.core.visibility import declaration_of
 from rallypoint.dice.audit import DICE_KEY, PROOF_KEY, LoggedEvent, logical_position
 from rallypoint.dice.sealed import PairAnswer, SealedRequest, parse_request, sealed_roller
 from rallypoint.dice.v1 import CHAIN_LENGTH, command_digest, command_json, proof_head
@@ -35,6 +35,12 @@ if TYPE_CHECKING:
     from rallypoint.store.signing import SeatCard
 
 _DISTRUST = "Do not trust this file; ask the sender to export it again"
+
+
+def hides_secrets(declaration: object) -> bool:
+    """Whether a ruleset's secrets declaration says it hides secrets from seats
+    (``hides_secrets = True``, as TCS's does)."""
+    return getattr(declaration, "hides_secrets", False) is True
 
 
 def is_sealed(ruleset: str, cards: Mapping[str, object]) -> bool:
