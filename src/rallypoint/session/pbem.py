@@ -192,7 +192,8 @@ def export_turn(session: Session, ref: str, path: Path, *,
                       redacted=redacted_digest(shown), answer=answered)
     write_atomically(path, export_text(header, shown, turn,
                                        sign=lambda hashed: [key.sign(hashed, for_seat)]))
-    return Exported(len(shown), sender, for_seat, request, revealed is not None,
+    sent = None if request is None else parse_request(checks.wire(request))  # as it went out
+    return Exported(len(shown), sender, for_seat, sent, revealed is not None,
                     len(withheld(shown)), None if answered is None else int(answered["round"]))
 
 
