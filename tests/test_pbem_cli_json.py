@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from rallypoint.cli.main import app
@@ -123,3 +124,32 @@ def test_refusals_under_json_stay_one_line_on_stderr(tmp_path: Path) -> None:
     assert "seat" in refused_json(db, "seat", "new", "no such side!")
     assert "no campaign" in refused_json(db, "dice", "reveal", "-c", "nosuch")
     assert rp(db, "list").count("farm") == 1  # nothing else was written
+
+
+def test_a_sealed_round_prints_the_answer_and_the_event_it_resolves(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rallypoint.core.visibility import declaration_of
+    from test_dice_sealed_pbem import start
+
+    monkeypatch.setattr(type(declaration_of("tcs")), "hides_secrets", True, raising=False)
+    start(tmp_path)  # Finland's implementation check waits for a sealed round
+    finland, soviet = tmp_path / "f.sqlite3", tmp_path / "s.sqlite3"
+    out = rp_json(finland, "export", "-c", "both", str(tmp_path / "t1.json"))
+    request = out["request"]
+    assert (request["command"], request["nonce"], request["link"]) == (None, None, None)  # sealed
+    assert (request["seat"], request["round"], out["answered"]) == ("finland", 1, None)
+    assert rp_json(soviet, "import", str(tmp_path / "t1.json"))["request"] == request
+
+    made = rp_json(soviet, "dice", "answer", "-c", "both")
+    assert (made["seat"], made["round"]) == ("soviet", 1)
+    assert made["commitment"] == request["commitment"] and len(made["link"]) == HEX64
+    back = rp_json(soviet, "export", "-c", "both", str(tmp_path / "t2.json"))
+    assert back["answered"] == 1 and back["request"] is None
+
+    done = rp_json(finland, "import", str(tmp_path / "t2.json"))
+    resolved = done["resolved"]
+    assert done["new_events"] == 0 and resolved["type"] == "implementation_checked"
+    proof = resolved["payload"]["dice_proof"]
+    assert (proof["round"], proof["seat"], proof["commitment"]) == (1, "finland",
+                                                                   request["commitment"])
+    assert proof["links"]["soviet"] == made["link"]
