@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 from rallypoint.rulesets.tcs.data import RulesData, load_data
 from rallypoint.rulesets.tcs.events import (
     Attacked,
+    CounterAfter,
     Distributed,
     ImplementationChecked,
     LeaveOutcome,
@@ -69,11 +70,12 @@ def initial_state(scenario: Mapping[str, Any], rules_data: Mapping[str, Any]) ->
                     night=spec.turn_track.is_night(start), counters=counters, morale=morale)
 
 
-def _with_counters(state: TcsState, event: TcsEvent) -> TcsState:
-    if not event.counters:
+def with_counters(state: TcsState, changed: Mapping[str, CounterAfter]) -> TcsState:
+    """The state with each counter of ``changed`` in its new condition (the table, public)."""
+    if not changed:
         return state
     counters = dict(state.counters)
-    for ident, c in event.counters.items():
+    for ident, c in changed.items():
         counters[ident] = CounterState(ident, c.steps, c.pile, c.hex)
     return replace(state, counters=counters)
 
@@ -87,7 +89,8 @@ def _leave(state: TcsState, left: LeaveOutcome | LeftCenter) -> TcsState:
     return replace(state, sheets={**state.sheets, sheet.id: new})
 
 
-def _morale(state: TcsState, results: tuple[MoraleRoll, ...]) -> TcsState:
+def with_morale(state: TcsState, results: tuple[MoraleRoll, ...]) -> TcsState:
+    """The state with each battalion morale recovery roll's result (public, like the table)."""
     if not results:
         return state
     morale = dict(state.morale)
@@ -98,7 +101,7 @@ def _morale(state: TcsState, results: tuple[MoraleRoll, ...]) -> TcsState:
 
 def apply(state: TcsState, event: TcsEvent) -> TcsState:
     """Fold one event into a new state; the input state is never changed, no rule is consulted."""
-    state = _with_counters(state, event)
+    state = with_counters(state, event.counters)
     if isinstance(event, Loss):
         if event.exception_count is None:
             return state
@@ -128,7 +131,7 @@ def apply(state: TcsState, event: TcsEvent) -> TcsState:
             if r.company == event.company and not r.resolved:
                 recoveries[n] = replace(r, resolved=True)
                 break
-        return _morale(replace(state, recoveries=tuple(recoveries)), event.morale)
+        return with_morale(replace(state, recoveries=tuple(recoveries)), event.morale)
     if isinstance(event, MoraleSet):
         return replace(state, morale={**state.morale, event.formation: event.value})
     if isinstance(event, Reassigned):
@@ -155,7 +158,7 @@ def _implementation(state: TcsState, event: ImplementationChecked) -> TcsState:
         for r in event.recoveries)
     state = replace(state, sheets={**state.sheets, sheet.id: sheet},
                     recoveries=(*state.recoveries, *new))
-    return _morale(state, event.morale)
+    return with_morale(state, event.morale)
 
 
 def state_json(state: TcsState) -> dict[str, Any]:

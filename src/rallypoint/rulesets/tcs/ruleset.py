@@ -70,6 +70,18 @@ class TcsRuleset:
         """Fold an event (pure)."""
         return fold.apply(state, event)
 
+    def apply_redacted(self, state: TcsState, event_type: str,
+                       payload: Mapping[str, Any]) -> TcsState:
+        """Fold the public parts of an event redacted for this database's seat (pure).
+
+        A database that holds the opponent's events redacted (play by e-mail with hidden Op
+        Sheets) folds them through this: see :func:`rallypoint.rulesets.tcs.partial
+        .apply_redacted`.
+        """
+        from rallypoint.rulesets.tcs.partial import apply_redacted
+
+        return apply_redacted(state, event_type, payload)
+
     def pending(self, state: TcsState) -> list[Decision]:
         """Distributions waiting for the player, one per company with recovered steps."""
         decisions = []

@@ -31,9 +31,14 @@ _SHEET_PARTS = ("sheet", "members", "companies", "centers", "other_sheet", "size
 # attacked companies that were recovering (and their sheets), so both are the owner's secret.
 _REASSIGNED_PARTS = ("sheet", "companies", "other_sheet", "reason")
 _ATTACKED_PARTS = ("companies", "sheets", "note")
+# Battalion morale is public state (the table view shows it to both sides), so the morale
+# recovery rolls of a check or a distribution stay public: the opponent's database folds them.
 _CHECK_PARTS = ("sheet", "weighted_turns", "row", "column", "needed", "roll", "implemented",
-                "recoveries", "unassigned", "stays_assigned", "morale", "dice_proof")
-_DISTRIBUTED_PARTS = ("sheet", "steps", "unspent", "morale", "dice_proof")
+                "recoveries", "unassigned", "stays_assigned")
+_DISTRIBUTED_PARTS = ("sheet", "steps", "unspent")
+# Of a dice proof only what reveals the command and its dice is withheld: its scheme, mode,
+# position, round and seat stay public, so both databases agree on position and round numbering.
+_PROOF_PARTS = ("command", "tape", "links", "nonce")
 _LEFT_PARTS = ("sheet", "sheet_cancelled", "companies")
 
 
@@ -91,8 +96,20 @@ def _counter_side(scenario: Mapping[str, Any], state: Mapping[str, Any], counter
     return REFEREE_ONLY
 
 
+def _proof_secrets(payload: Mapping[str, Any], owner: str) -> tuple[Secret, ...]:
+    """The parts of an event's dice proof that reveal its command and dice (if it has one)."""
+    proof = payload.get("dice_proof")
+    if not isinstance(proof, Mapping):
+        return ()
+    return tuple(Secret(("dice_proof", k), owner) for k in _PROOF_PARTS if k in proof)
+
+
 class TcsSecrets:
     """The TCS declaration (see :class:`rallypoint.core.visibility.Declaration`)."""
+
+    hides_secrets = True
+    """A two-side TCS campaign hides Op Sheets: its pair-mode dice rounds are sealed (the request
+    carries a commitment, not the command). A declaration without it hides nothing."""
 
     def sides(self, scenario: Mapping[str, Any]) -> tuple[str, ...]:
         """One seat per side of the scenario."""
@@ -113,7 +130,8 @@ class TcsSecrets:
                 for n, a in enumerate(payload.get("accruals") or ())), sealed=True), owners
         if event_type == "implementation_checked":
             owner = owners.get(sheet, REFEREE_ONLY)
-            return EventSecrets(tuple(Secret((k,), owner) for k in _CHECK_PARTS)), owners
+            return EventSecrets((*(Secret((k,), owner) for k in _CHECK_PARTS),
+                                 *_proof_secrets(payload, owner))), owners
         if event_type == "reassigned":
             owner = owners.get(sheet, REFEREE_ONLY)
             return EventSecrets(tuple(Secret((k,), owner) for k in _REASSIGNED_PARTS)), owners
@@ -122,7 +140,8 @@ class TcsSecrets:
             return EventSecrets(tuple(Secret((k,), owner) for k in _ATTACKED_PARTS)), owners
         if event_type == "distributed":
             owner = _side(_sides_of(scenario), payload.get("company"))
-            return EventSecrets(tuple(Secret((k,), owner) for k in _DISTRIBUTED_PARTS)), owners
+            return EventSecrets((*(Secret((k,), owner) for k in _DISTRIBUTED_PARTS),
+                                 *_proof_secrets(payload, owner))), owners
         if event_type == "left_center":
             owner = owners.get(sheet, REFEREE_ONLY)
             return EventSecrets(tuple(Secret((k,), owner) for k in _LEFT_PARTS)), owners
