@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from rallypoint.core.campaign import Campaign, created_from_scenario, start
-from rallypoint.core.events import EventRecord
+from rallypoint.core.events import EventRecord, NewEvent
 from rallypoint.core.ruleset import Command
 from rallypoint.core.visibility import (
     Viewer,
@@ -200,16 +200,21 @@ def owner_of(c: Campaign, command: Command) -> str | None:
 
 
 def record(c: Campaign, command: Command, faces: Sequence[int], *,
-           blind: str = "b1" * 16) -> Campaign:
+           state: TcsState | None = None, blind: str = "b1" * 16) -> Campaign:
     """Decide ``command`` as a seated front end would and record it: pair-mode style dice proof
     (scripted faces; mode, position, round, seat, command, tape and links filled in) and a
-    blind on events that hide anything."""
+    blind on events that hide anything.
+
+    ``state``: decide on this state instead of the campaign's (a seat's own database, which
+    holds only part of what the shared chain ``c`` folds to).
+    """
     c.check_version(command)
     seat = owner_of(c, command) or SIDES[0]
     roller = ProvenRoller(ScriptedRoller(faces), DiceMode.PAIR, logical_position(c.events),
                           command.model_dump(mode="json"), round=c.version,
                           links={s: f"{n:02x}" * 32 for n, s in enumerate(SIDES)}, seat=seat)
-    event = with_proof(c.decide(command, roller), roller)
+    decided = TCS.decide(c.state if state is None else state, command, roller)
+    event = with_proof(NewEvent.of(decided), roller)
     return c.record(with_blind(c.events, event, blind))
 
 

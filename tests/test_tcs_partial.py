@@ -45,15 +45,26 @@ from tcs_partial_kit import SIDES, TCS, fresh, partial_fold, record, seen
 
 
 def mismatches(records: Sequence[EventRecord], apply: Any = None) -> list[str]:
-    """Every (prefix, side) where the side's view of the partial fold differs from the whole."""
+    """Every (prefix, side) where the side's view of the partial fold differs from the whole.
+
+    The partial fold is the kit's own (``partial_fold``) and, with the real ``apply_redacted``,
+    also the core's (``Campaign.from_events`` reads a redacted event as ``Withheld``).
+    """
     found = []
     for k in range(1, len(records) + 1):
         prefix = records[:k]
-        whole = Campaign.from_events(prefix).state
+        whole = Campaign.from_events(prefix)
+        assert TCS.owed(whole.state, whole.version) is None  # every turn accrued every sheet
         for side in SIDES:
-            partial = partial_fold(redact_events(prefix, Viewer.of_side(side)), apply)
-            if seen(whole, side) != seen(partial, side):
+            shown = redact_events(prefix, Viewer.of_side(side))
+            partial = partial_fold(shown, apply)
+            if seen(whole.state, side) != seen(partial, side):
                 found.append(f"seq {k}, {side}")
+            elif apply is None:
+                # ``created`` whole: from_events reads it without the core's redacted-event
+                # path, and this test campaign has a legacy plain seed (withheld for a side).
+                core = Campaign.from_events([prefix[0], *shown[1:]]).state
+                assert seen(core, side) == seen(partial, side)
     return found
 
 

@@ -83,6 +83,17 @@ class AdvanceTurn(Command):
         default=False, description="leave this hour's due FO roll unmade (logged as skipped)")
 
 
+class Accrue(Command):
+    """Accrue the weighted turns this database's pending sheets are owed.
+
+    Play by e-mail: a turn advanced in the opponent's database accrues only the sheets known
+    there. The session makes this command (:func:`rallypoint.rulesets.tcs.turns.owed`) before
+    the seat's next own event; refused when nothing is owed.
+    """
+
+    kind: Literal["accrue"] = "accrue"
+
+
 class Reassign(Command):
     """Recovering formations go onto, or come off, another (defensive) Op Sheet.
 
@@ -164,6 +175,6 @@ class RollFos(Command):
 
 TcsCommand = Annotated[
     RecordLoss | MoveCounter | LeaveCenter | WriteSheet | AdvanceTurn | CheckImplementation
-    | Distribute | SetMorale | RollFos | Reassign | Attack,
+    | Distribute | SetMorale | RollFos | Reassign | Attack | Accrue,
     Field(discriminator="kind"),
 ]

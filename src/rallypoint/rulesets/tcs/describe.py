@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from rallypoint.rulesets.tcs.events import (
+    Accrued,
     Attacked,
     Distributed,
     FoRolled,
@@ -68,6 +69,12 @@ def _turn(e: TurnAdvanced) -> str:
     return line
 
 
+def _accrued(e: Accrued) -> str:
+    acc = "; ".join(f"{a.sheet} +{a.added} ({a.reason}) = {a.total} (turn {a.turn})"
+                    for a in e.accruals)
+    return f"owed weighted turns, to turn {e.turn}: {acc or 'none'}"
+
+
 def _other(e: Reassigned | Attacked) -> str:
     if isinstance(e, Reassigned):
         where = "now also on another Op Sheet" if e.other_sheet else "off the other Op Sheet"
@@ -99,6 +106,8 @@ def describe(e: TcsEvent) -> str:
                 f"(prep {e.command_prep} + size {e.size})" + (f"; {seam}" if seam else ""))
     if isinstance(e, TurnAdvanced):
         return _turn(e)
+    if isinstance(e, Accrued):
+        return _accrued(e)
     if isinstance(e, (Reassigned, Attacked)):
         return _other(e)
     if isinstance(e, ImplementationChecked):

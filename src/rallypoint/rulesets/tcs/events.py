@@ -9,6 +9,10 @@ them down: it never re-checks a rule or re-reads a table. Schema versions:
   ``sheet_written``, ``moved`` and ``distributed`` (the seam count the player attested);
   ``fo_skipped`` on ``turn_advanced``. Every new field has a default meaning "not given", so the
   v2 → v3 upcast only sets the version.
+
+  Later in v3: the new event ``accrued`` (owed accruals, play by e-mail). A new event type needs
+  no new version: no old payload changes meaning, and every old log reads and folds as before
+  (it holds none); a rallypoint without it refuses the event by its type instead of misreading it.
 """
 
 from __future__ import annotations
@@ -143,6 +147,25 @@ class Accrual(_Value):
     total: int
 
 
+class OwedAccrual(Accrual):
+    """An accrual owed for one past ``turn``: what ``decide_turn`` would have given the sheet."""
+
+    turn: int
+
+
+class Accrued(_Changes):
+    """Owed accruals: turns advanced where this sheet's owner was not (another database)
+    accrued only the sheets known there; this brings the owner's pending sheets to ``turn``.
+
+    ``accruals``: one per sheet per missed turn, in order (by sheet, then turn), each computed
+    with that turn's night flag and attack status, as fired upon only when attacked.
+    """
+
+    type: Literal["accrued"] = "accrued"
+    turn: int
+    accruals: tuple[OwedAccrual, ...]
+
+
 class TurnAdvanced(_Changes):
     """The next turn: its number, clock, night, and each pending sheet's accrual."""
 
@@ -250,7 +273,7 @@ class FoRolled(_Changes):
 
 
 TcsEvent = Loss | LeftCenter | Moved | SheetWritten | TurnAdvanced | MoraleSet \
-    | ImplementationChecked | Distributed | FoRolled | Reassigned | Attacked
+    | ImplementationChecked | Distributed | FoRolled | Reassigned | Attacked | Accrued
 """Every TCS event."""
 
 

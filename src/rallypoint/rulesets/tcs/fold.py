@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
 from rallypoint.rulesets.tcs.data import RulesData, load_data
 from rallypoint.rulesets.tcs.events import (
+    Accrual,
+    Accrued,
     Attacked,
     CounterAfter,
     Distributed,
@@ -66,8 +68,9 @@ def initial_state(scenario: Mapping[str, Any], rules_data: Mapping[str, Any]) ->
             entry.hex if on_map else None)
     morale = {f.id: f.morale for f in spec.formations if f.morale is not None}
     start = spec.turn_track.start
-    return TcsState(oob=oob, rules=load_data(rules_data), turn=1, clock=start,
-                    night=spec.turn_track.is_night(start), counters=counters, morale=morale)
+    night = spec.turn_track.is_night(start)
+    return TcsState(oob=oob, rules=load_data(rules_data), turn=1, clock=start, night=night,
+                    counters=counters, morale=morale, night_runs=((1, night),))
 
 
 def with_counters(state: TcsState, changed: Mapping[str, CounterAfter]) -> TcsState:
@@ -115,14 +118,16 @@ def apply(state: TcsState, event: TcsEvent) -> TcsState:
         sheet = SheetState(
             id=event.sheet, members=event.members, companies=event.companies,
             centers=dict(event.centers), other_sheet=event.other_sheet, size=event.size,
-            row=event.row, vehicle=event.vehicle, written_turn=event.turn)
+            row=event.row, vehicle=event.vehicle, written_turn=event.turn,
+            accrued_turn=event.turn)
         return replace(state, sheets={**state.sheets, sheet.id: sheet})
     if isinstance(event, TurnAdvanced):
-        sheets = dict(state.sheets)
-        for a in event.accruals:
-            sheets[a.sheet] = _evolve(sheets[a.sheet], weighted_turns=a.total)
+        runs = state.night_runs if event.night == state.night else (
+            *state.night_runs, (event.turn, event.night))
         return _evolve(state, turn=event.turn, clock=event.clock, night=event.night,
-                       sheets=sheets)
+                       sheets=_accrued(state, event.accruals, event.turn), night_runs=runs)
+    if isinstance(event, Accrued):
+        return _evolve(state, sheets=_accrued(state, event.accruals, event.turn))
     if isinstance(event, ImplementationChecked):
         return _implementation(state, event)
     if isinstance(event, Distributed):
@@ -145,6 +150,14 @@ def apply(state: TcsState, event: TcsEvent) -> TcsState:
                                         **dict.fromkeys(event.companies, event.turn)})
     # FoRolled: the FOs' conditions are in ``counters``; remember the hour was rolled.
     return replace(state, fo_rolled_turn=event.turn)
+
+
+def _accrued(state: TcsState, accruals: Sequence[Accrual], turn: int) -> dict[str, SheetState]:
+    """The sheets after ``accruals``: each at its new total, accrued through ``turn``."""
+    sheets = dict(state.sheets)
+    for a in accruals:
+        sheets[a.sheet] = _evolve(sheets[a.sheet], weighted_turns=a.total, accrued_turn=turn)
+    return sheets
 
 
 def _implementation(state: TcsState, event: ImplementationChecked) -> TcsState:

@@ -15,6 +15,7 @@ from rallypoint.dice import Roller, fraction_text, roll
 from rallypoint.rulesets.tcs import recovery as rec
 from rallypoint.rulesets.tcs.center import decide_leave, leave_outcome, leaving_together
 from rallypoint.rulesets.tcs.commands import (
+    Accrue,
     AdvanceTurn,
     Attack,
     CheckImplementation,
@@ -48,7 +49,13 @@ from rallypoint.rulesets.tcs.hexes import Hex, hexes_apart
 from rallypoint.rulesets.tcs.ids import canonical
 from rallypoint.rulesets.tcs.scenario import Pile
 from rallypoint.rulesets.tcs.state import CounterState, SheetState, SheetStatus, TcsState
-from rallypoint.rulesets.tcs.turns import decide_attack, decide_reassign, decide_turn
+from rallypoint.rulesets.tcs.turns import (
+    decide_accrue,
+    decide_attack,
+    decide_reassign,
+    decide_turn,
+    refuse_if_owed,
+)
 
 CENTER_CONDITIONS = (
     "out of reach of enemy direct fire weapons; at least partly protective terrain and a "
@@ -85,7 +92,7 @@ def decide(state: TcsState, command: Command, roller: Roller) -> TcsEvent:
     handlers: dict[type[Command], Any] = {
         RecordLoss: _decide_loss, MoveCounter: _decide_move, LeaveCenter: decide_leave,
         WriteSheet: _decide_sheet, AdvanceTurn: decide_turn, SetMorale: _decide_morale,
-        Reassign: decide_reassign, Attack: decide_attack,
+        Reassign: decide_reassign, Attack: decide_attack, Accrue: decide_accrue,
     }
     handler = handlers.get(type(command))
     if handler is not None:
@@ -283,6 +290,7 @@ def _decide_check(state: TcsState, cmd: CheckImplementation,
     if sheet.status is not SheetStatus.PENDING:
         raise IllegalNowError(f"{cmd.sheet!r} is not a pending Recovery Op Sheet",
                               fix="Check a sheet listed as pending by `rallypoint show`.")
+    refuse_if_owed(state, f"check {sheet.id}")
     if sheet.last_check_turn == state.turn:
         raise IllegalNowError(f"{sheet.id} was already checked this turn",
                               fix="Advance the turn (`rallypoint tcs turn`) and check again.")

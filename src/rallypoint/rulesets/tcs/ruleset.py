@@ -82,6 +82,19 @@ class TcsRuleset:
 
         return apply_redacted(state, event_type, payload)
 
+    def owed(self, state: TcsState, version: int) -> Command | None:
+        """The ``accrue`` command for turns this database's pending sheets missed, or ``None``.
+
+        Play by e-mail: a turn advanced in the opponent's database accrued only its own sheets.
+        On a whole log this is always ``None`` (see :func:`rallypoint.rulesets.tcs.turns.owed`).
+        """
+        if not any(s.status is SheetStatus.PENDING and s.accrued_turn < state.turn
+                   for s in state.sheets.values()):
+            return None  # the usual answer, without importing the rules (see test_instant)
+        from rallypoint.rulesets.tcs.turns import owed
+
+        return owed(state, version)
+
     def pending(self, state: TcsState) -> list[Decision]:
         """Distributions waiting for the player, one per company with recovered steps."""
         decisions = []

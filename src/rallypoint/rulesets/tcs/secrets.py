@@ -123,8 +123,9 @@ class TcsSecrets:
             owner = _owner_of_members(scenario, payload.get("members"))
             owners = MappingProxyType({**owners, sheet: owner})
             return EventSecrets(tuple(Secret((k,), owner) for k in _SHEET_PARTS)), owners
-        if event_type == "turn_advanced":
-            # Sealed: a turn shows nobody whether the other side has a sheet accruing.
+        if event_type in ("turn_advanced", "accrued"):
+            # Sealed: a turn (or owed accruals) shows nobody whether the other side has a sheet
+            # accruing.
             return EventSecrets(tuple(
                 Secret(("accruals", n), owners.get(str(a.get("sheet")), REFEREE_ONLY))
                 for n, a in enumerate(payload.get("accruals") or ())), sealed=True), owners
@@ -170,6 +171,12 @@ class TcsSecrets:
                   "this hour") if skipped else ""
             return f"turn {payload.get('turn')} ({clock}{night})" + (
                 f": {own}" if own else "") + fo
+        if event_type == "accrued":
+            own = "; ".join(f"sheet {a.get('sheet')} +{a.get('added')} for turn {a.get('turn')} "
+                            f"({a.get('total')} weighted turns)"
+                            for a in payload.get("accruals") or ())
+            return f"owed weighted turns, to turn {payload.get('turn')}" + (
+                f": {own}" if own else " (withheld)")
         if event_type == "implementation_checked":
             return "an implementation check (withheld)"
         if event_type == "distributed":

@@ -179,6 +179,10 @@ class SheetState:
     status: SheetStatus = SheetStatus.PENDING
     last_check_turn: int | None = None
     left: tuple[str, ...] = ()
+    accrued_turn: int = 0
+    """The last turn it accrued through (its written turn until it first accrues). A turn
+    advanced in the opponent's database accrues only the sheets that database knows, so a
+    sheet can fall behind the turn: :func:`rallypoint.rulesets.tcs.turns.owed` brings it up."""
 
 
 @dataclass(frozen=True)
@@ -210,6 +214,20 @@ class TcsState:
     fo_rolled_turn: int | None = None
     attacked: dict[str, int] = field(default_factory=dict)
     """Company → the turn it was last attacked while recovering (treated as No Orders)."""
+    night_runs: tuple[tuple[int, bool], ...] = ()
+    """``(first turn, night)`` of each run of turns with one night flag, oldest first (the
+    flags the turns were played with, for owed accruals); empty: every turn had ``night``."""
+
+    def night_of(self, turn: int) -> bool:
+        """Whether ``turn`` (at most the current one) was a night turn, as it was played.
+
+        Kept as runs rather than one flag per turn so a long campaign's fold stays linear: the
+        flag changes twice a game day.
+        """
+        for first, night in reversed(self.night_runs):
+            if first <= turn:
+                return night
+        return self.night
 
     def attacked_now(self) -> tuple[str, ...]:
         """Companies attacked this turn: treated as No Orders, their sheets fired upon."""

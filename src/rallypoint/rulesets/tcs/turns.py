@@ -8,11 +8,19 @@ rolled 'on every whole hour' — a turn may not silently pass an hour whose roll
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 from rallypoint.core.errors import IllegalNowError, UnknownIdError
-from rallypoint.rulesets.tcs.commands import AdvanceTurn, Attack, Reassign
-from rallypoint.rulesets.tcs.events import Accrual, Attacked, Reassigned, TurnAdvanced
+from rallypoint.rulesets.tcs.commands import Accrue, AdvanceTurn, Attack, Reassign
+from rallypoint.rulesets.tcs.events import (
+    Accrual,
+    Accrued,
+    Attacked,
+    OwedAccrual,
+    Reassigned,
+    TurnAdvanced,
+)
 from rallypoint.rulesets.tcs.outlook import fo_due
 from rallypoint.rulesets.tcs.state import SheetState, SheetStatus, TcsState
 
@@ -25,6 +33,7 @@ def decide_turn(state: TcsState, cmd: AdvanceTurn) -> TurnAdvanced:
     Raises:
         IllegalNowError: The dead FOs' roll of this whole hour is due and ``skip_fo`` is off.
     """
+    refuse_if_owed(state, "advance the turn")
     pending = {k: s for k, s in state.sheets.items() if s.status is SheetStatus.PENDING}
     for fired in cmd.fired:
         if fired not in pending:
@@ -67,6 +76,64 @@ def _accrual(state: TcsState, sheet: SheetState, night: bool, fired: bool,
         added, reason = added * wt.vehicle_multiplier, f"{reason}, vehicle sheet x3"
     return Accrual(sheet=sheet.id, added=added, reason=reason,
                    total=sheet.weighted_turns + added)
+
+
+def owed_turns(state: TcsState) -> dict[str, range]:
+    """Each pending sheet that is behind the turn → the turns it has not accrued for.
+
+    A turn advanced in the opponent's database (play by e-mail) accrues only the sheets that
+    database holds, its own; this database's sheets then missed that turn. On a whole log every
+    turn accrues every pending sheet, so nothing is ever owed there.
+    """
+    return {s.id: range(s.accrued_turn + 1, state.turn + 1) for s in state.sheets.values()
+            if s.status is SheetStatus.PENDING and s.accrued_turn < state.turn}
+
+
+def owed(state: TcsState, version: int) -> Accrue | None:
+    """The command that accrues what this database's pending sheets are owed, or ``None``."""
+    return Accrue(expected_version=version) if owed_turns(state) else None
+
+
+def refuse_if_owed(state: TcsState, doing: str) -> None:
+    """Refuse to read weighted turns that are behind (a gap no later accrual would fill).
+
+    Raises:
+        IllegalNowError: A pending sheet is owed accruals.
+    """
+    missed = owed_turns(state)
+    if missed:
+        raise IllegalNowError(
+            f"cannot {doing}: sheet(s) {', '.join(missed)} have not accrued for turn(s) "
+            f"advanced in the other database", fix="Accrue what is owed first (the session "
+            "does it before your next command; `owed` gives the command).")
+
+
+def decide_accrue(state: TcsState, cmd: Accrue) -> Accrued:
+    """Owed accruals: each missed turn as ``decide_turn`` would have accrued it for the sheet.
+
+    Seed: a Recovery Op Sheet 'accumulates weighted turns at the same rate as any other Op
+    Sheet' on every turn, whichever database advanced it. Each missed turn takes its own night
+    flag, the attack recorded on the turn before it (as ``decide_turn`` reads it), the sheet's
+    other-sheet assignment and vehicle rule; nobody could name the sheet as fired in the other
+    database, so 'fired' applies only through an attack.
+
+    Raises:
+        IllegalNowError: Nothing is owed.
+    """
+    missed = owed_turns(state)
+    if not missed:
+        raise IllegalNowError(f"no pending sheet is owed weighted turns at turn {state.turn}",
+                              fix="Nothing to accrue: every pending sheet is up to date.")
+    accruals: list[OwedAccrual] = []
+    for sheet_id, turns in missed.items():
+        sheet = state.sheets[sheet_id]
+        for turn in turns:
+            attacked = any(state.attacked.get(c) == turn - 1 for c in sheet.companies)
+            a = _accrual(state, sheet, state.night_of(turn), False, attacked)
+            accruals.append(OwedAccrual(sheet=a.sheet, added=a.added, reason=a.reason,
+                                        total=a.total, turn=turn))
+            sheet = replace(sheet, weighted_turns=a.total)
+    return Accrued(turn=state.turn, accruals=tuple(accruals))
 
 
 def _recovering(state: TcsState, members: tuple[str, ...]) -> dict[str, SheetState]:
