@@ -291,3 +291,60 @@ def test_a_forged_nonce_fails_the_audit(tmp_path: Path) -> None:
         "command or the nonce was changed after the request)"]
     with pytest.raises(IntegrityError, match="do not open the commitment"):
         import_turn(game.soviet, forged)
+
+
+def test_a_sealed_round_with_the_answerer_on_postgresql(tmp_path: Path) -> None:
+    # The Soviets keep their campaign on a PostgreSQL server: the answer (dice_answers,
+    # migration 0007) is kept, sent, and forgotten once the round is resolved, as on SQLite.
+    from pg_kit import fresh_database
+
+    for url in fresh_database():
+        finland, soviet = Session(tmp_path / "f.sqlite3"), Session(url)
+        cards = [new_seat(finland, "finland"), new_seat(soviet, "soviet")]
+        info = create_seated(finland, SCENARIO, cards, name="both")
+        (tmp_path / "mail").mkdir()
+        game = Game(finland, soviet, tmp_path / "mail", info.id)
+        execute(finland, info.id, SHEETS[0])
+        for _ in range(3):
+            execute(finland, info.id, TURN)
+        with pytest.raises(AwaitingDice):
+            execute(finland, info.id, CHECK)
+        assert import_turn(finland, asked(game)).resolved is not None
+        with soviet._store() as store:
+            assert len(store.dice_answers(info.id)) == 1
+        final, _ = game.send(finland, soviet)
+        with soviet._store() as store:
+            assert store.dice_answers(info.id) == []
+        assert game.finland.log(info.id) == game.soviet.log(info.id)
+        assert verify_file(final).dice.ok
+
+
+def test_sealed_requests_that_cross_in_the_mail_resolve_one_way(tmp_path: Path) -> None:
+    game = start(tmp_path)
+    # Both sides get a sheet ready to check at the same position: Finland's unsent request is
+    # taken back first (the store's row only), the Soviets write theirs, three more turns pass.
+    with game.finland._store(write=True) as store:
+        store.drop_dice_request(game.campaign, 1)
+    game.send(game.finland, game.soviet)
+    execute(game.soviet, game.campaign, SHEETS[1])
+    game.send(game.soviet, game.finland)
+    for _ in range(3):
+        execute(game.finland, game.campaign, TURN)
+    game.send(game.finland, game.soviet)
+    with pytest.raises(AwaitingDice):
+        execute(game.finland, game.campaign, CHECK)
+    with pytest.raises(AwaitingDice):
+        execute(game.soviet, game.campaign, {"kind": "check", "sheet": "S-lair"})
+    # Both requests cross in the mail: "finland" sorts first, so the Soviets yield.
+    from_finland, from_soviet = game.export(game.finland), game.export(game.soviet)
+    crossed = import_turn(game.finland, from_soviet)
+    assert crossed.request is None and "yours (round 1) goes first" in (crossed.note or "")
+    yielded = import_turn(game.soviet, from_finland)
+    assert isinstance(yielded.request, SealedRequest) and "theirs goes first" in (
+        yielded.note or "")
+    assert isinstance(answer(game.soviet, game.campaign), PairAnswer)
+    _, done = game.send(game.soviet, game.finland)
+    assert done.resolved is not None and "F-hideout" in done.resolved.summary
+    game.send(game.finland, game.soviet)
+    with pytest.raises(AwaitingDice, match="round 2"):  # the Soviets ask again
+        execute(game.soviet, game.campaign, {"kind": "check", "sheet": "S-lair"})
