@@ -85,7 +85,12 @@ def import_(
             f"{done.new_events} new)")
     if done.sender is not None:
         what += f", signed by {done.sender} (key {done.fingerprint})"
+    if done.withheld:
+        what += f"; {done.sender or 'the sender'}'s secrets withheld in {_events(done.withheld)}"
     console.print(what, highlight=False, soft_wrap=True)
+    if done.owed:
+        console.print(f"your hidden bookkeeping caught up: {_events(done.owed)} appended "
+                      "(`rallypoint log` shows them)", highlight=False, soft_wrap=True)
     if done.note is not None:
         console.print(f"[yellow]note[/]: {escape(done.note)}", highlight=False, soft_wrap=True)
     if done.request is not None:

@@ -262,7 +262,7 @@ def import_turn(session: Session, path: Path, *, name: str | None = None,
         signer = check_signed(exported, seat_keys(trusted))
         mine = _held(store, trusted)
         if cards:
-            checks.check_reader(exported, cards, mine, signer)
+            checks.check_reader(exported, cards, mine, signer, as_copy=as_name is not None)
         known = {(r, s) for r, s, _ in store.dice_requests(header.id)}
         answered = checks.fresh_answer(exported, store, header.id)
         new = checks.new_events(path, stored, records, exported, as_name, known, answered)

@@ -51,8 +51,10 @@ def exists(store: EventStore, campaign_id: str) -> bool:
 
 
 def check_reader(exported: ExportedCampaign, cards: dict[str, SeatCard], mine: list[str],
-                  signer: str | None) -> None:
-    """The file is for a seat this database holds, and not this seat's own file come back."""
+                  signer: str | None, as_copy: bool = False) -> None:
+    """The file is for a seat this database holds, and not this seat's own file come back
+    (``as_copy``: kept as a new campaign, e.g. the whole log ``rallypoint reveal`` wrote, so
+    one's own file is no replay)."""
     if not mine:
         raise IntegrityError(f"this database holds no seat key of this campaign (seats "
                              f"{', '.join(sorted(cards))})",
@@ -62,7 +64,7 @@ def check_reader(exported: ExportedCampaign, cards: dict[str, SeatCard], mine: l
     if reader is not None and reader not in mine:
         raise IntegrityError(f"the turn file is addressed to seat {reader!r}, and this database "
                              f"holds {', '.join(mine)}", fix="Import the file meant for your seat")
-    if signer in mine and len(mine) == 1:
+    if signer in mine and len(mine) == 1 and not as_copy:
         raise IntegrityError(f"this is your own turn file (signed by {signer}, you): replayed "
                              "back to you", fix="Import the file your opponent sent")
 
