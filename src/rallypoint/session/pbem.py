@@ -141,9 +141,12 @@ class Exported:
     request: AnyRequest | None
     revealed: bool
     withheld: int = 0
-    """Events redacted for the reader (their secret parts withheld, their hashes kept)."""
+    """Events of this seat redacted for the reader (its secret parts withheld, hashes kept)."""
     answered: int | None = None
     """The round of the reader's sealed dice request this file answers, if any."""
+    partial: int = 0
+    """Events this database holds redacted (the other seat's, in play with hidden parts), sent
+    as they are held: the reader holds them whole, a reveal merges them."""
 
 
 def export_turn(session: Session, ref: str, path: Path, *,
@@ -193,8 +196,10 @@ def export_turn(session: Session, ref: str, path: Path, *,
     write_atomically(path, export_text(header, shown, turn,
                                        sign=lambda hashed: [key.sign(hashed, for_seat)]))
     sent = None if request is None else parse_request(checks.wire(request))  # as it went out
+    held = set(withheld(records))
     return Exported(len(shown), sender, for_seat, sent, revealed is not None,
-                    len(withheld(shown)), None if answered is None else int(answered["round"]))
+                    len(set(withheld(shown)) - held),
+                    None if answered is None else int(answered["round"]), len(held))
 
 
 def _outgoing(store: EventStore, campaign_id: str, sender: str,
@@ -223,8 +228,9 @@ class Imported:
     note: str | None = None
     """What became of this seat's own waiting dice request, if anything did."""
     withheld: int = 0
-    """Events of the file redacted for this seat (the sender's secrets): stored so, and folded
-    by their public parts; their hashes are checked at the reveal (``rallypoint reveal``)."""
+    """New events of the file redacted for this seat (the sender's secrets): stored so, and
+    folded by their public parts; their hashes are checked at the reveal (``rallypoint
+    reveal``)."""
     owed: int = 0
     """Events this database appended after the file's, for its own hidden bookkeeping (TCS: the
     accrual of this seat's pending sheets for the turns the other seat advanced)."""
@@ -288,7 +294,8 @@ def import_turn(session: Session, path: Path, *, name: str | None = None,
             info = store.campaign(info.id)
     resolved = None if answer_ is None else sealed.resolve_answer(session, info.id, answer_)
     return Imported(info, new, signer, fingerprint(cards[signer].key) if signer else None,
-                    request, as_name is not None, note, len(hidden), owed, resolved)
+                    request, as_name is not None, note,
+                    len([s for s in hidden if s > len(records) - new]), owed, resolved)
 
 
 def _settle(store: EventStore, info: CampaignInfo) -> int:
