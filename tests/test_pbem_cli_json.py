@@ -56,7 +56,7 @@ def test_seats_export_import_answer_and_verify_print_their_results(tmp_path: Pat
     out = rp_json(a, "export", "--for", "allied", str(tmp_path / "t1.json"))
     assert out == {"file": str(tmp_path / "t1.json"), "events": 1, "sender": "french",
                    "reader": "allied", "request": None, "revealed": False, "withheld": 0,
-                   "answered": None}
+                   "answered": None, "partial": 0}
     got = rp_json(b, "import", str(tmp_path / "t1.json"))
     assert got["file"] == str(tmp_path / "t1.json")
     assert got["campaign"]["id"] == started["campaign"]["id"]
