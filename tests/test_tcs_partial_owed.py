@@ -156,8 +156,8 @@ def test_an_owed_event_is_the_owners_secret_and_sealed(split: Split) -> None:
         summaries = [DECLARATION.public_summary(r.type, r.payload) for r in shown]
         assert all(s.startswith("owed weighted turns, to turn ") for s in summaries)
     line = TCS.describe(next(e for e in split.log.typed if isinstance(e, Accrued)))
-    assert line == ("owed weighted turns, to turn 4: S +3 (unassigned) = 3 (turn 2); S +3 "
-                    "(unassigned) = 6 (turn 3); S +2 (night turn) = 8 (turn 4)")
+    assert line == ("owed weighted turns, to turn 4 (turns the other side advanced): S turn 2 "
+                    "+3 (unassigned), turn 3 +3 (unassigned), turn 4 +2 (night turn) = 8")
 
 
 def test_nothing_is_owed_on_a_whole_log() -> None:

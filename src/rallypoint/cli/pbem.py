@@ -54,8 +54,8 @@ def export(
     if done.withheld:
         line += f"; your secrets withheld in {_events(done.withheld)}"
     if done.partial and done.reader is None:
-        line += (f"; {_events(done.partial)} of the other seat's as your database holds them "
-                 "(redacted: `rallypoint reveal` merges them)")
+        line += (f"; the other seat's {_events(done.partial)} as your database holds them "
+                 "(redacted; `rallypoint reveal` merges them)")
     if done.revealed:
         line += "; with the revealed dice secret"
     console.print(line, highlight=False, soft_wrap=True)

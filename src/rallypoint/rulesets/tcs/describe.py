@@ -70,9 +70,17 @@ def _turn(e: TurnAdvanced) -> str:
 
 
 def _accrued(e: Accrued) -> str:
-    acc = "; ".join(f"{a.sheet} +{a.added} ({a.reason}) = {a.total} (turn {a.turn})"
-                    for a in e.accruals)
-    return f"owed weighted turns, to turn {e.turn}: {acc or 'none'}"
+    """One group per sheet, its turns in order: the reason once when every turn shares it."""
+    groups = []
+    for sheet in dict.fromkeys(a.sheet for a in e.accruals):
+        mine = [a for a in e.accruals if a.sheet == sheet]
+        same = len({a.reason for a in mine}) == 1
+        turns = ", ".join(f"turn {a.turn} +{a.added}" + ("" if same else f" ({a.reason})")
+                          for a in mine)
+        groups.append(f"{sheet} {turns}" + (f" ({mine[0].reason})" if same else "")
+                      + f" = {mine[-1].total}")
+    return (f"owed weighted turns, to turn {e.turn} (turns the other side advanced): "
+            f"{'; '.join(groups) or 'none'}")
 
 
 def _other(e: Reassigned | Attacked) -> str:
