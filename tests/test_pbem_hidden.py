@@ -256,3 +256,36 @@ def test_a_players_own_web_server_shows_their_partial_log(game: Game) -> None:
             assert "S-lair" in page.text or "log" in url
             for secret in SECRET_OF["finland"]:
                 assert secret not in page.text, url
+
+
+def test_a_sheet_name_both_sides_used_is_refused_at_the_reveal(tmp_path: Path) -> None:
+    dbs = {side: Session(tmp_path / f"{side[0]}.sqlite3") for side in OTHER}
+    cards = [new_seat(dbs[side], side) for side in OTHER]
+    info = create_seated(dbs["finland"], SCENARIO, cards, name="clash")
+    (tmp_path / "mail").mkdir()
+    game = Game(dbs, tmp_path / "mail", info.id)
+    game.send("finland")
+    execute(dbs["finland"], info.id, {**SHEETS[0], "sheet": "rest"})
+    game.send("finland")
+    # Neither database can see the other's sheet names, so the same name is accepted twice …
+    execute(dbs["soviet"], info.id, {**SHEETS[1], "sheet": "rest"})
+    game.send("soviet")
+    theirs = game.export("finland", for_other=False)
+    error = _refused(lambda: reveal(dbs["soviet"], theirs, tmp_path / "whole.json"))
+    assert "'rest' is written twice" in error.what  # … and the whole log refuses it
+    assert "give each side a sheet_prefix" in error.what and "nothing was written" in error.fix
+
+
+def test_a_scenarios_sheet_prefix_keeps_the_sides_names_apart(tmp_path: Path) -> None:
+    text = SCENARIO.read_text(encoding="utf-8").replace(
+        'nationality = "finnish"', 'nationality = "finnish"\nsheet_prefix = "F-"')
+    scenario = tmp_path / "prefixed.toml"
+    scenario.write_text(text, encoding="utf-8")
+    session = Session(tmp_path / "one.sqlite3")
+    info = session.create(scenario, name="prefixed")
+    with pytest.raises(RallypointError, match="Finland's Recovery Op Sheets are named F-") as got:
+        execute(session, info.id, {**SHEETS[0], "sheet": "hideout"})
+    assert got.value.fix == "Name it F-hideout (the scenario's sheet_prefix)."
+    assert session.resolve(info.id).version == 1  # nothing written
+    execute(session, info.id, SHEETS[0])  # F-hideout
+    execute(session, info.id, SHEETS[1])  # the Soviets declare no prefix

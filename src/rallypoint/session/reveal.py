@@ -104,7 +104,8 @@ def reveal(session: Session, theirs: Path, out: Path, ref: str | None = None) ->
     merged = _merge(mine, exported.events)
     _check_shown(mine, merged, me)
     _check_shown(exported.events, merged, other)
-    check_import(header, merged)
+    check_import(header, merged, fix="The two databases' logs do not replay as one campaign "
+                 "(its cause is named above); nothing was written")
     rolls = stored_rolls(get_ruleset(header.ruleset))
     turn = exported.turn or TurnHeader()
     report = audit(merged, rolls, turn.revealed_secret)

@@ -26,7 +26,8 @@ CLOCK_SKEW: Final = timedelta(minutes=10)
 _FIX: Final = "ask for a fresh export; the file was edited or damaged (nothing was imported)"
 
 
-def check_import(header: ExportedCampaignHeader, records: Sequence[EventRecord]) -> None:
+def check_import(header: ExportedCampaignHeader, records: Sequence[EventRecord],
+                 fix: str = _FIX) -> None:
     """Refuse an export whose header, clocks or content do not hold together.
 
     Raises:
@@ -44,7 +45,7 @@ def check_import(header: ExportedCampaignHeader, records: Sequence[EventRecord])
     if header.created_at != records[0].recorded_at:
         raise IntegrityError("the header's created_at is not the created event's time",
                              where="campaign.created_at", fix=_FIX)
-    fold_all(records)
+    fold_all(records, fix)
 
 
 def _check_created(header: ExportedCampaignHeader, first: EventRecord) -> None:

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
+from rallypoint.core.errors import IntegrityError
 from rallypoint.rulesets.tcs.data import RulesData, load_data
 from rallypoint.rulesets.tcs.events import (
     Accrual,
@@ -115,6 +116,12 @@ def apply(state: TcsState, event: TcsEvent) -> TcsState:
     if isinstance(event, LeftCenter):
         return _leave(state, event)
     if isinstance(event, SheetWritten):
+        if event.sheet in state.sheets:
+            # The rules never write a name twice; a merged log of two databases that could not
+            # see each other's names can (docs/two-player.md): refuse it, not overwrite a sheet.
+            raise IntegrityError(f"Recovery Op Sheet {event.sheet!r} is written twice (two "
+                                 "sides used one name: give each side a sheet_prefix)",
+                                 fix="Give each side a sheet_prefix in the scenario")
         sheet = SheetState(
             id=event.sheet, members=event.members, companies=event.companies,
             centers=dict(event.centers), other_sheet=event.other_sheet, size=event.size,

@@ -211,6 +211,17 @@ def _sheet_companies(state: TcsState, cmd: WriteSheet) -> tuple[str, ...]:
     return tuple(companies)
 
 
+def _check_prefix(state: TcsState, name: str, companies: tuple[str, ...]) -> None:
+    """A side's sheets carry its ``sheet_prefix`` (scenario): by mail with hidden sheets the
+    rules cannot see the other side's names, so only distinct prefixes keep names apart."""
+    sides = {state.oob.side_of(c) for c in companies}
+    for spec in state.oob.scenario.sides:
+        if spec.id in sides and spec.sheet_prefix and not name.startswith(spec.sheet_prefix):
+            raise IllegalNowError(
+                f"{spec.name or spec.id}'s Recovery Op Sheets are named {spec.sheet_prefix}…",
+                fix=f"Name it {spec.sheet_prefix}{name} (the scenario's sheet_prefix).")
+
+
 def _center_for(state: TcsState, company: str, centers: dict[str, str]) -> str | None:
     if company in centers:
         return centers[company]
@@ -225,6 +236,7 @@ def _decide_sheet(state: TcsState, cmd: WriteSheet) -> SheetWritten:
         raise IllegalNowError(f"there is already a sheet {cmd.sheet!r}",
                               fix="Give the new sheet another name.")
     companies = _sheet_companies(state, cmd)
+    _check_prefix(state, cmd.sheet, companies)
     covered = set(cmd.members) | set(companies)
     for key, value in cmd.centers.items():
         if key not in covered:

@@ -116,6 +116,11 @@ class SideSpec(FrozenModel):
     name: str = ""
     nationality: str
     fo_pile: bool = Field(default=False, description="this side's FOs use the Soviet FO rule")
+    sheet_prefix: str = Field(
+        default="", max_length=20,
+        description="every Recovery Op Sheet of this side is named with this prefix (by mail "
+                    "with hidden sheets, neither side sees the other's names, so only distinct "
+                    "prefixes keep two sheets from sharing one)")
 
 
 class TurnTrack(FrozenModel):
