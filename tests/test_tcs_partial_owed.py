@@ -29,7 +29,7 @@ from rallypoint.rulesets.tcs.commands import Accrue, AdvanceTurn, CheckImplement
 from rallypoint.rulesets.tcs.events import Accrued, ImplementationChecked, TurnAdvanced
 from rallypoint.rulesets.tcs.state import TcsState
 from tcs_partial_kit import DECLARATION, SIDES, TCS, fresh, owner_of, partial_fold, record, seen
-from test_tcs_partial import draw_command
+from test_tcs_partial import draw_command, mismatches
 
 GOLDEN = Path(__file__).parent / "golden" / "logs" / "tcs.json"
 
@@ -119,6 +119,7 @@ def test_the_split_game_folds_to_the_whole_game(split: Split) -> None:
     for side in SIDES:
         assert seen(database_of(split.log, side), side) == seen(reference.state, side)
         assert TCS.owed(database_of(split.log, side), split.log.version) is None
+    assert mismatches(split.log.events, whole_log=False) == []
 
 
 def test_a_check_after_owed_sees_the_whole_games_total(split: Split) -> None:
@@ -234,3 +235,5 @@ def test_random_split_games_fold_to_the_whole_game(data: st.DataObject) -> None:
     assert TCS.state_json(played.log.state) == TCS.state_json(reference.state)
     for side in SIDES:
         assert seen(database_of(played.log, side), side) == seen(reference.state, side)
+    # The oracle holds on the split game's merged log too, at every prefix.
+    assert mismatches(played.log.events, whole_log=False) == []
