@@ -2,8 +2,9 @@
 two-side TCS campaign, Finland's implementation check requested under a commitment, the Soviet
 answer carrying only its link, Finland deciding its kept command; and every way to cheat it.
 
-The files here are open exports (signed backups, nothing redacted): a database cannot import a
-redacted file yet, and the round itself does not depend on redaction.
+Most files here are open exports (signed backups, nothing redacted), so a tamper can be made and
+re-signed on the whole log; the last test plays sealed rounds both ways with files filtered for
+their reader, then the reveal.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import hashlib
 import hmac
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,6 @@ import pytest
 
 from rallypoint.core.errors import IllegalNowError, IntegrityError
 from rallypoint.core.events import GENESIS_HASH, event_hash
-from rallypoint.core.visibility import declaration_of
 from rallypoint.dice.sealed import PairAnswer, SealedRequest, parse_request, sealed_roller
 from rallypoint.dice.v1 import DiceProof, chain_link, command_digest
 from rallypoint.session import Session
@@ -35,6 +35,7 @@ from rallypoint.session.pbem import (
     new_seat,
     verify_file,
 )
+from rallypoint.session.sealed import is_sealed
 from rallypoint.store.exchange import ExportedCampaignHeader, ExportedHead, TurnHeader, header_hash
 from rallypoint.store.signing import SeatKey, seat_cards
 from seats_kit import SCENARIO, SHEETS, execute
@@ -43,11 +44,10 @@ CHECK = {"kind": "check", "sheet": "F-hideout"}
 TURN = {"kind": "turn", "skip_fo": True}
 
 
-@pytest.fixture(autouse=True)
-def tcs_hides_secrets(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """TCS declares ``hides_secrets`` (set here too, in case this runs before it does)."""
-    monkeypatch.setattr(type(declaration_of("tcs")), "hides_secrets", True, raising=False)
-    yield
+def test_tcs_with_two_seats_is_sealed_and_squares_is_not() -> None:
+    two = {"a": object(), "b": object()}
+    assert is_sealed("tcs", two) and not is_sealed("tcs", {"a": object()})
+    assert not is_sealed("squares", two) and not is_sealed("platoon", two)
 
 
 @dataclass
@@ -348,3 +348,52 @@ def test_sealed_requests_that_cross_in_the_mail_resolve_one_way(tmp_path: Path) 
     game.send(game.finland, game.soviet)
     with pytest.raises(AwaitingDice, match="round 2"):  # the Soviets ask again
         execute(game.soviet, game.campaign, {"kind": "check", "sheet": "S-lair"})
+
+
+def test_sealed_rounds_by_filtered_mail_both_ways_then_the_reveal(tmp_path: Path) -> None:
+    # Turn files filtered for their reader: neither side ever sees the other's sheet, command,
+    # nonce or faces; rounds number alike in both partial logs; the reveal verifies every roll.
+    from rallypoint.dice.audit import Verdict
+    from rallypoint.session.reveal import reveal
+    from seats_kit import SECRET_OF
+
+    game = start(tmp_path)
+    mail = tmp_path / "mail.json"
+
+    def send(sender: Session, reader: Session, seat: str) -> Imported:
+        export_turn(sender, game.campaign, mail, for_seat=seat)
+        theirs = "soviet" if seat == "finland" else "finland"
+        turn = json.dumps(json.loads(mail.read_text(encoding="utf-8"))["turn"])
+        assert not any(s in turn for s in SECRET_OF[theirs])  # requests, answers: no secret
+        return import_turn(reader, mail)
+
+    assert isinstance(send(game.finland, game.soviet, "soviet").request, SealedRequest)
+    # Before the check is decided nothing of Finland's sheet is in the file (an implemented
+    # sheet's counters reach the table later, as across a real table).
+    assert not any(s in mail.read_text(encoding="utf-8") for s in SECRET_OF["finland"])
+    answer(game.soviet, game.campaign)
+    assert send(game.soviet, game.finland, "finland").resolved is not None
+    got = send(game.finland, game.soviet, "soviet")
+    seen = game.soviet.load(game.campaign, whole=True).events[-1].payload["dice_proof"]
+    assert (seen["round"], seen["seat"]) == (1, "finland")
+    assert seen["tape"] == seen["nonce"] == {"$withheld": "finland"}
+    assert got.new_events == 1
+
+    execute(game.soviet, game.campaign, SHEETS[1])
+    for _ in range(3):
+        execute(game.soviet, game.campaign, TURN)
+    with pytest.raises(AwaitingDice, match="round 2"):  # round 1 counted from a withheld proof
+        execute(game.soviet, game.campaign, {"kind": "check", "sheet": "S-lair"})
+    assert send(game.soviet, game.finland, "finland").request is not None
+    answer(game.finland, game.campaign)
+    done = send(game.finland, game.soviet, "soviet").resolved
+    assert done is not None and "S-lair" in done.summary
+    if send(game.soviet, game.finland, "finland").owed:  # F-hideout, if it missed, accrues
+        send(game.finland, game.soviet, "soviet")  # the reveal needs one head
+
+    whole = tmp_path / "soviet-whole.json"
+    export_turn(game.soviet, game.campaign, whole)
+    revealed = reveal(game.finland, whole, tmp_path / "merged.json")
+    sealed_seqs = {e.seq for e in revealed.dice.events if e.verdict is Verdict.VERIFIED}
+    assert revealed.dice.ok and len(sealed_seqs) == 2
+    assert verify_file(tmp_path / "merged.json").dice.ok
