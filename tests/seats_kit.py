@@ -8,6 +8,7 @@ assert they never reach the other side.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,14 @@ from rallypoint.session import Session
 SCENARIO = Path(__file__).parent / "data" / "tcs_two_sides.toml"
 SECRET_OF = {"finland": ("F-hideout", "22.15"), "soviet": ("S-lair", "31.10")}
 """Strings only that side (and the referee) may ever see: sheet names and centers."""
+
+_CLOCK = re.compile(r"\d{2}:\d{2}:\d{2}\.\d+")
+
+
+def scrub(text: str) -> str:
+    """``text`` without its clock times with fractions (``16:05:22.153…`` in a ``recorded_at``),
+    whose digits can spell a center such as ``22.15`` by chance: a leak check must not flake."""
+    return _CLOCK.sub("", text)
 
 SHEETS = [
     {"kind": "write_sheet", "sheet": "F-hideout", "members": ["ErP112"],

@@ -355,7 +355,7 @@ def test_sealed_rounds_by_filtered_mail_both_ways_then_the_reveal(tmp_path: Path
     # nonce or faces; rounds number alike in both partial logs; the reveal verifies every roll.
     from rallypoint.dice.audit import Verdict
     from rallypoint.session.reveal import reveal
-    from seats_kit import SECRET_OF
+    from seats_kit import SECRET_OF, scrub
 
     game = start(tmp_path)
     mail = tmp_path / "mail.json"
@@ -363,14 +363,14 @@ def test_sealed_rounds_by_filtered_mail_both_ways_then_the_reveal(tmp_path: Path
     def send(sender: Session, reader: Session, seat: str) -> Imported:
         export_turn(sender, game.campaign, mail, for_seat=seat)
         theirs = "soviet" if seat == "finland" else "finland"
-        turn = json.dumps(json.loads(mail.read_text(encoding="utf-8"))["turn"])
+        turn = scrub(json.dumps(json.loads(mail.read_text(encoding="utf-8"))["turn"]))
         assert not any(s in turn for s in SECRET_OF[theirs])  # requests, answers: no secret
         return import_turn(reader, mail)
 
     assert isinstance(send(game.finland, game.soviet, "soviet").request, SealedRequest)
     # Before the check is decided nothing of Finland's sheet is in the file (an implemented
     # sheet's counters reach the table later, as across a real table).
-    assert not any(s in mail.read_text(encoding="utf-8") for s in SECRET_OF["finland"])
+    assert not any(s in scrub(mail.read_text(encoding="utf-8")) for s in SECRET_OF["finland"])
     answer(game.soviet, game.campaign)
     assert send(game.soviet, game.finland, "finland").resolved is not None
     got = send(game.finland, game.soviet, "soviet")

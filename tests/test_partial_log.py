@@ -86,3 +86,13 @@ def test_a_redacted_undone_keeps_its_target() -> None:
     again = Campaign.from_events([*log, hidden])
     assert again.undone == {3}
     assert again.state == Campaign.from_events(log[:2]).state
+
+
+def test_a_created_event_with_a_withheld_legacy_seed_reads() -> None:
+    log = list(playthrough().events[:3])
+    created = log[0]
+    hidden = created.model_copy(update={"payload": {
+        **created.payload, "seed": {"$withheld": "@referee"},
+        "$redacted": [{"path": ["seed"], "owner": "@referee"}]}})
+    again = Campaign.from_events([hidden, *log[1:]])
+    assert again.created.seed is None and again.state == Campaign.from_events(log).state

@@ -290,3 +290,27 @@ def test_a_scenarios_sheet_prefix_keeps_the_sides_names_apart(tmp_path: Path) ->
     assert session.resolve(info.id).version == 1  # nothing written
     execute(session, info.id, SHEETS[0])  # F-hideout
     execute(session, info.id, SHEETS[1])  # the Soviets declare no prefix
+
+
+def test_a_preview_counts_what_this_seat_owes(tmp_path: Path) -> None:
+    from rallypoint.session.preview import preview
+
+    dbs = {side: Session(tmp_path / f"{side[0]}.sqlite3") for side in OTHER}
+    cards = [new_seat(dbs[side], side) for side in OTHER]
+    info = create_seated(dbs["finland"], SCENARIO, cards, name="preview")
+    (tmp_path / "mail").mkdir()
+    game = Game(dbs, tmp_path / "mail", info.id)
+    game.send("finland")
+    execute(dbs["finland"], info.id, SHEETS[0])
+    game.send("finland")
+    execute(dbs["soviet"], info.id, SHEETS[1])
+    game.send("soviet")
+    for _ in range(3):
+        execute(dbs["finland"], info.id, TURN)
+    with pytest.raises(AwaitingDice):
+        execute(dbs["finland"], info.id, CHECK["finland"])
+    done = game.send("finland")
+    assert done.request is not None and done.owed == 0  # settled only after the answer
+    shown = preview(dbs["soviet"].load(info.id, whole=True), CHECK["soviet"])
+    assert shown.legal and shown.rolls  # decided after the owed accruals, in memory
+    assert dbs["soviet"].resolve(info.id).version == 6  # and nothing stored

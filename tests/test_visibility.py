@@ -36,7 +36,7 @@ from rallypoint.core.visibility import (
 )
 from rallypoint.session import Session
 from rallypoint.session.results import campaign_view
-from seats_kit import SECRET_OF, execute, two_sided
+from seats_kit import SECRET_OF, execute, scrub, two_sided
 
 FINLAND, SOVIET = Viewer.of_side("finland"), Viewer.of_side("soviet")
 TCS = declaration_of("tcs")
@@ -53,7 +53,7 @@ def _records(session: Session, ref: str) -> list[EventRecord]:
 
 
 def _text(records: list[EventRecord]) -> str:
-    return json.dumps([r.model_dump() for r in records], ensure_ascii=False)
+    return scrub(json.dumps([r.model_dump() for r in records], ensure_ascii=False))
 
 
 def test_each_side_sees_its_own_secrets_and_none_of_the_other(played: tuple[Session, str]) -> None:

@@ -93,6 +93,10 @@ def read_event(ruleset: Ruleset[Any], record: EventRecord) -> EventModel:
     return ruleset.read_event(record.type, payload)
 
 
+_NO_RULESET: Any = None
+"""``read_event`` reads a core event (``created``) without asking any ruleset."""
+
+
 def _public_core(event_type: str, payload: Mapping[str, Any]) -> dict[str, Any]:
     """A redacted core payload without its withheld values (``created``: a legacy plain seed;
     ``undone``: its summary), so that it reads as its core event."""
@@ -230,7 +234,7 @@ class Campaign:
                 "the log does not start with a 'created' event",
                 fix="Import the campaign again from an export file.",
             )
-        first = CORE_EVENTS.read(CREATED, events[0].payload)
+        first = read_event(_NO_RULESET, events[0])  # a redacted one (legacy seed) reads too
         assert isinstance(first, Created)
         ruleset = get_ruleset(first.ruleset)
         with _bulk():

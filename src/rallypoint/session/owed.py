@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from secrets import token_hex
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from rallypoint.core.campaign import Campaign
 from rallypoint.core.events import NewEvent
 from rallypoint.core.visibility import with_blind
 from rallypoint.dice import ScriptedRoller
-from rallypoint.store import EventStore
+
+if TYPE_CHECKING:
+    from rallypoint.store import EventStore
 
 MAX_OWED: Final = 8
 """A ruleset's ``owed`` settles in one command (TCS: one ``accrued``); this is a bound on a

@@ -18,6 +18,7 @@ from rallypoint.core.campaign import Campaign
 from rallypoint.core.errors import RallypointError
 from rallypoint.core.ruleset import Command
 from rallypoint.dice import ChanceNode, Modifier
+from rallypoint.session.owed import owed_events
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,9 @@ def preview(campaign: Campaign, command: Command | Mapping[str, Any]) -> Preview
         campaign: The campaign as loaded (e.g. ``Session.load``).
         command: A command model or its JSON form.
     """
+    # What this seat owes first (a partial log's bookkeeping), as ``execute`` would store it.
+    owed = owed_events(campaign)
+    campaign = owed[-1] if owed else campaign
     try:
         parsed = (command if isinstance(command, Command)
                   else campaign.ruleset.parse_command(
