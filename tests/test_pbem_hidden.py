@@ -279,7 +279,8 @@ def test_a_sheet_name_both_sides_used_is_refused_at_the_reveal(tmp_path: Path) -
 
 def test_a_scenarios_sheet_prefix_keeps_the_sides_names_apart(tmp_path: Path) -> None:
     text = SCENARIO.read_text(encoding="utf-8").replace(
-        'nationality = "finnish"', 'nationality = "finnish"\nsheet_prefix = "F-"')
+        'nationality = "finnish"', 'nationality = "finnish"\nsheet_prefix = "F-"').replace(
+        'nationality = "soviet"', 'nationality = "soviet"\nsheet_prefix = "S-"')
     scenario = tmp_path / "prefixed.toml"
     scenario.write_text(text, encoding="utf-8")
     session = Session(tmp_path / "one.sqlite3")
@@ -289,7 +290,10 @@ def test_a_scenarios_sheet_prefix_keeps_the_sides_names_apart(tmp_path: Path) ->
     assert got.value.fix == "Name it F-hideout (the scenario's sheet_prefix)."
     assert session.resolve(info.id).version == 1  # nothing written
     execute(session, info.id, SHEETS[0])  # F-hideout
-    execute(session, info.id, SHEETS[1])  # the Soviets declare no prefix
+    execute(session, info.id, SHEETS[1])  # S-lair
+    # Finland asking for the Soviets' name hears about its own prefix, not that S-lair exists.
+    with pytest.raises(RallypointError, match="named F-"):
+        execute(session, info.id, {**SHEETS[0], "sheet": "S-lair"})
 
 
 def test_a_preview_counts_what_this_seat_owes(tmp_path: Path) -> None:

@@ -211,10 +211,13 @@ def _sheet_companies(state: TcsState, cmd: WriteSheet) -> tuple[str, ...]:
     return tuple(companies)
 
 
-def _check_prefix(state: TcsState, name: str, companies: tuple[str, ...]) -> None:
+def _check_prefix(state: TcsState, name: str, members: tuple[str, ...]) -> None:
     """A side's sheets carry its ``sheet_prefix`` (scenario): by mail with hidden sheets the
-    rules cannot see the other side's names, so only distinct prefixes keep names apart."""
-    sides = {state.oob.side_of(c) for c in companies}
+    rules cannot see the other side's names, so only distinct prefixes keep names apart.
+    (Unknown members are refused later, by ``_sheet_companies``.)"""
+    oob = state.oob
+    sides = {oob.side_of(c) for m in members if m in oob.formations or m in oob.companies
+             for c in oob.companies_under(m)}
     for spec in state.oob.scenario.sides:
         if spec.id in sides and spec.sheet_prefix and not name.startswith(spec.sheet_prefix):
             raise IllegalNowError(
@@ -232,11 +235,13 @@ def _center_for(state: TcsState, company: str, centers: dict[str, str]) -> str |
 
 
 def _decide_sheet(state: TcsState, cmd: WriteSheet) -> SheetWritten:
+    # The prefix first: with distinct prefixes a side never learns that the other side has a
+    # sheet of some name (the refusal below would tell it, on a shared server).
+    _check_prefix(state, cmd.sheet, cmd.members)
     if cmd.sheet in state.sheets:
         raise IllegalNowError(f"there is already a sheet {cmd.sheet!r}",
                               fix="Give the new sheet another name.")
     companies = _sheet_companies(state, cmd)
-    _check_prefix(state, cmd.sheet, companies)
     covered = set(cmd.members) | set(companies)
     for key, value in cmd.centers.items():
         if key not in covered:
