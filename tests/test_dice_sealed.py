@@ -248,3 +248,18 @@ def test_check_request_wants_sealed_requests_exactly_in_sealed_campaigns() -> No
                                    (kept, True, "must be sealed")):
         with pytest.raises(IntegrityError, match=match):
             check_request(request, "axis", log, cards, N, 1, sealed=sealed)
+
+
+def test_a_withheld_event_without_a_proof_lets_no_round_be_skipped() -> None:
+    # A redacted event with no dice proof rolled nothing: the next round must follow on.
+    log = _log(_proof(position=1), _proof(position=3, round_=3))
+    log.insert(2, _Event(3, "sheet_written", {"$redacted": [{"path": ["sheet"], "owner": "x"}],
+                                              "sheet": {"$withheld": "x"}}))
+    log[3].seq = 4
+    log[3].payload["dice_proof"]["position"] = 3
+    verdicts = [(e.verdict, e.reason) for e in audit(log, _rolls).events]
+    assert verdicts[1][0] is Verdict.WITHHELD
+    assert verdicts[2][0] is Verdict.FAILED and "out of order" in verdicts[2][1]
+    # A proof withheld whole may have used rounds: then a later round is not out of order.
+    log[2].payload["dice_proof"] = {"$withheld": "x"}
+    assert audit(log, _rolls).events[2].verdict is Verdict.VERIFIED

@@ -195,9 +195,15 @@ def audit(events: Sequence[LoggedEvent], rolls_of: RollsOf,
 def _withheld(walk: _Walk, event: LoggedEvent) -> EventDice:
     """An event redacted for the reader: its faces wait for the reveal, but a proof whose head
     is public (position, round, seat) still takes its round, in order."""
-    head = proof_head(event.payload.get(PROOF_KEY))
+    raw = event.payload.get(PROOF_KEY)
+    head = proof_head(raw)
     if head is None or head.mode is not DiceMode.PAIR or head.round is None:
-        walk.gap = True  # it may have used rounds the reader cannot see
+        # A proof withheld whole may have used rounds the reader cannot see; no proof at all
+        # (a redaction keeps a withheld key's marker) rolled nothing.
+        paths = event.payload.get(_REDACTED)
+        named = isinstance(paths, list) and any(
+            isinstance(p, dict) and (p.get("path") or [None])[0] == PROOF_KEY for p in paths)
+        walk.gap = walk.gap or raw is not None or named
         return EventDice(seq=event.seq, verdict=Verdict.WITHHELD, dice=0)
     problem = (_round_problem(walk, head.position, head.round)
                if head.position == walk.position else
