@@ -100,6 +100,8 @@ def import_(
         console.print(f"{done.request.seat} asks for your dice link (round "
                       f"{done.request.round}): `rallypoint dice answer`", highlight=False)
     if done.resolved is not None:  # the file answered this seat's sealed dice round
+        console.print(f"{done.sender} answered your sealed dice round; your kept command is "
+                      "decided with both links:", highlight=False, soft_wrap=True)
         report(done.resolved)
 
 
