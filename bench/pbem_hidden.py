@@ -362,8 +362,9 @@ def render(command: str, hidden: dict[str, Any], opened: dict[str, Any],
          ratio(h["import"], o["import"]), "into a copy of the reader's database each run (the "
          "copy not timed); every check of the whole file, then the owed settle"),
         ("… of which the owed settle", ms(h["settle"]), "–", "–",
-         f"`pbem._settle` inside the import: {h['owed']} `accrued` event appended (the reader's "
-         "sheet, for the turn the sender advanced)"),
+         f"`pbem._settle` inside the import ({h['settle'] / h['import']:.0%} of it): "
+         f"{h['owed']} `accrued` event appended (the reader's sheet, for the turn the sender "
+         "advanced); it reads and folds the stored log again"),
         ("`verify FILE` of that turn file", ms(h["verify turn file"]),
          ms(o["verify turn file"]), ratio(h["verify turn file"], o["verify turn file"]),
          "hidden: the reader's view (the sender's events by link and signed digest, not "
