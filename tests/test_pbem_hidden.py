@@ -85,20 +85,32 @@ class Game:
             return json.dumps([r.payload for r in store.events(self.campaign)])
 
 
-def play(tmp_path: Path) -> Game:
+def start(tmp_path: Path, name: str) -> Game:
+    """Both seats' databases and a campaign Finland starts from both cards; the Soviets have
+    received it."""
     dbs = {side: Session(tmp_path / f"{side[0]}.sqlite3") for side in OTHER}
     cards = [new_seat(dbs[side], side) for side in OTHER]
-    info = create_seated(dbs["finland"], SCENARIO, cards, name="both")
+    info = create_seated(dbs["finland"], SCENARIO, cards, name=name)
     mail = tmp_path / "mail"
     mail.mkdir()
     game = Game(dbs, mail, info.id)
-    game.send("finland")  # the Soviets receive the campaign
-    execute(dbs["finland"], info.id, SHEETS[0])
     game.send("finland")
-    execute(dbs["soviet"], info.id, SHEETS[1])
+    return game
+
+
+def opening(game: Game) -> Game:
+    """Each side writes its sheet (and sends it); Finland then advances three turns."""
+    execute(game.dbs["finland"], game.campaign, SHEETS[0])
+    game.send("finland")
+    execute(game.dbs["soviet"], game.campaign, SHEETS[1])
     game.send("soviet")
     for _ in range(3):
-        execute(dbs["finland"], info.id, TURN)
+        execute(game.dbs["finland"], game.campaign, TURN)
+    return game
+
+
+def play(tmp_path: Path) -> Game:
+    game = opening(start(tmp_path, "both"))
     owed = game.send("finland")
     assert (owed.new_events, owed.withheld, owed.owed) == (3, 3, OWED)  # sealed turns; accrual
     game.sealed_check("soviet")  # its file carries the accruals and the request
@@ -259,12 +271,8 @@ def test_a_players_own_web_server_shows_their_partial_log(game: Game) -> None:
 
 
 def test_a_sheet_name_both_sides_used_is_refused_at_the_reveal(tmp_path: Path) -> None:
-    dbs = {side: Session(tmp_path / f"{side[0]}.sqlite3") for side in OTHER}
-    cards = [new_seat(dbs[side], side) for side in OTHER]
-    info = create_seated(dbs["finland"], SCENARIO, cards, name="clash")
-    (tmp_path / "mail").mkdir()
-    game = Game(dbs, tmp_path / "mail", info.id)
-    game.send("finland")
+    game = start(tmp_path, "clash")
+    dbs, info = game.dbs, game.dbs["finland"].resolve(game.campaign)
     execute(dbs["finland"], info.id, {**SHEETS[0], "sheet": "rest"})
     game.send("finland")
     # Neither database can see the other's sheet names, so the same name is accepted twice …
@@ -299,18 +307,8 @@ def test_a_scenarios_sheet_prefix_keeps_the_sides_names_apart(tmp_path: Path) ->
 def test_a_preview_counts_what_this_seat_owes(tmp_path: Path) -> None:
     from rallypoint.session.preview import preview
 
-    dbs = {side: Session(tmp_path / f"{side[0]}.sqlite3") for side in OTHER}
-    cards = [new_seat(dbs[side], side) for side in OTHER]
-    info = create_seated(dbs["finland"], SCENARIO, cards, name="preview")
-    (tmp_path / "mail").mkdir()
-    game = Game(dbs, tmp_path / "mail", info.id)
-    game.send("finland")
-    execute(dbs["finland"], info.id, SHEETS[0])
-    game.send("finland")
-    execute(dbs["soviet"], info.id, SHEETS[1])
-    game.send("soviet")
-    for _ in range(3):
-        execute(dbs["finland"], info.id, TURN)
+    game = opening(start(tmp_path, "preview"))
+    dbs, info = game.dbs, game.dbs["finland"].resolve(game.campaign)
     with pytest.raises(AwaitingDice):
         execute(dbs["finland"], info.id, CHECK["finland"])
     done = game.send("finland")
