@@ -3,7 +3,8 @@
 Typer prints click's usage errors as a multi-line box; every other refusal in rallypoint is one
 line ``error (code): what (at where). fix``, exit 2. Typer looks ``rich_format_error`` up on its
 ``rich_utils`` module when an error happens, so replacing that one function changes only error
-output: ``--help`` stays rich.
+output: ``--help`` stays rich (its paragraphs re-wrapped to the terminal:
+:func:`joined_paragraphs`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,21 @@ def print_usage_error(error: Any) -> None:
                           highlight=False, soft_wrap=True)
 
 
+def joined_paragraphs(paragraphs: list[str], markup_mode: Any = None) -> str:
+    """A command's help paragraphs with each one's source line breaks joined, so rich wraps them
+    to the terminal (typer keeps the docstring's breaks, which at 80 columns leaves a stub line
+    after every source line). A paragraph with an indented line (an example, a table) or one
+    marked ``\\b`` is kept as written."""
+    out = []
+    for paragraph in paragraphs:
+        lines = paragraph.splitlines()
+        if paragraph.startswith("\b") or any(line.startswith((" ", "\t")) for line in lines):
+            out.append(paragraph)
+        else:
+            out.append(" ".join(line.strip() for line in lines))
+    return "\n\n".join(out)
+
+
 def install() -> None:
     """Route typer's usage-error output through :func:`print_usage_error`.
 
@@ -50,6 +66,7 @@ def install() -> None:
     module = sys.modules.get("typer.rich_utils")
     if module is not None:
         module.rich_format_error = print_usage_error  # type: ignore[attr-defined]
+        module._fix_linebreaks = joined_paragraphs  # type: ignore[attr-defined]
     elif _RichUtilsHook not in sys.meta_path:
         sys.meta_path.insert(0, _RichUtilsHook)
 
@@ -83,3 +100,4 @@ class _PatchingLoader:
     def exec_module(self, module: Any) -> None:
         self.inner.exec_module(module)
         module.rich_format_error = print_usage_error
+        module._fix_linebreaks = joined_paragraphs
