@@ -83,18 +83,19 @@ def read_event(ruleset: Ruleset[Any], record: EventRecord) -> EventModel:
     :class:`rallypoint.core.events.Withheld`) reads as :class:`Withheld`; a redacted core event
     reads with its withheld values left out (an ``undone``'s target is always public).
     """
+    if record.type in (CREATED, UNDONE):
+        return read_core(record)
+    if REDACTED_KEY in record.payload:
+        return Withheld.model_construct(type=record.type, shown=record.payload)
+    return ruleset.read_event(record.type, record.payload)
+
+
+def read_core(record: EventRecord) -> Created | Undone:
+    """A ``created`` or ``undone`` record as its core event, with any withheld value left out."""
     payload = record.payload
     if REDACTED_KEY in payload:
-        if record.type in (CREATED, UNDONE):
-            return CORE_EVENTS.read(record.type, _public_core(record.type, payload))
-        return Withheld.model_construct(type=record.type, shown=payload)
-    if record.type in (CREATED, UNDONE):
-        return CORE_EVENTS.read(record.type, payload)
-    return ruleset.read_event(record.type, payload)
-
-
-_NO_RULESET: Any = None
-"""``read_event`` reads a core event (``created``) without asking any ruleset."""
+        payload = _public_core(record.type, payload)
+    return CORE_EVENTS.read(record.type, payload)
 
 
 def _public_core(event_type: str, payload: Mapping[str, Any]) -> dict[str, Any]:
@@ -234,7 +235,7 @@ class Campaign:
                 "the log does not start with a 'created' event",
                 fix="Import the campaign again from an export file.",
             )
-        first = read_event(_NO_RULESET, events[0])  # a redacted one (legacy seed) reads too
+        first = read_core(events[0])  # a redacted one (a withheld legacy seed) reads too
         assert isinstance(first, Created)
         ruleset = get_ruleset(first.ruleset)
         with _bulk():

@@ -305,10 +305,13 @@ def _settle(store: EventStore, info: CampaignInfo) -> int:
     Not while a dice request waits, nor when the file answers this seat's sealed round: the
     round must be decided at the request's position.
     """
+    from rallypoint.session import snapshots
     from rallypoint.session.owed import owed_events, store_owed
     from rallypoint.store.foldcheck import fold_stored
 
-    campaign = fold_stored(store.events(info.id))
+    # From the state snapshot on when one matches (the import checked the whole file already).
+    resumed = snapshots.resume(store, info)
+    campaign = resumed[0] if resumed is not None else fold_stored(store.events(info.id))
     owed = owed_events(campaign)
     store_owed(store, campaign, owed)
     return len(owed)
