@@ -316,3 +316,21 @@ def test_a_preview_counts_what_this_seat_owes(tmp_path: Path) -> None:
     shown = preview(dbs["soviet"].load(info.id, whole=True), CHECK["soviet"])
     assert shown.legal and shown.rolls  # decided after the owed accruals, in memory
     assert dbs["soviet"].resolve(info.id).version == 6  # and nothing stored
+
+
+def test_a_partial_log_resumes_from_its_state_snapshot(game: Game, tmp_path: Path) -> None:
+    from rallypoint.session import snapshots
+
+    copy = _copy_game(game, tmp_path)
+    soviet = copy.dbs["soviet"]
+    with soviet._store(write=True) as store:
+        snapshots.save(store, soviet.load(copy.campaign, whole=True))
+    execute(copy.dbs["finland"], copy.campaign, TURN)
+    copy.send("finland")  # a redacted turn after the snapshot
+    with soviet._store() as store:
+        info = store.find(copy.campaign)
+        assert any("$redacted" in r.payload for r in store.events(info.id)[-2:])
+        resumed = snapshots.resume(store, info)
+    assert resumed is not None  # the tail's Withheld events fold from the snapshot too
+    whole = soviet.load(copy.campaign, whole=True)
+    assert resumed[0].state == whole.state and resumed[0].version == whole.version

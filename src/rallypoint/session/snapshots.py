@@ -30,7 +30,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
-from rallypoint.core.campaign import Campaign, read_event
+from rallypoint.core.campaign import Campaign, apply_event, read_event
 from rallypoint.core.errors import RallypointError
 from rallypoint.core.events import GENESIS_HASH, ChainProblem, EventRecord, Undone
 from rallypoint.core.ruleset import Ruleset, get_ruleset
@@ -197,6 +197,6 @@ def _fold_tail(campaign_id: str, ruleset: Ruleset[Any], records: list[EventRecor
         return None
     for record, event in zip(held, typed, strict=True):
         if record.seq > base and not isinstance(event, Undone) and record.seq not in targets:
-            state = ruleset.apply(state, event)
+            state = apply_event(ruleset, state, event)  # a Withheld one too (a partial log)
     return Campaign(campaign_id, ruleset, tuple(held), state, frozenset(undone) | targets,
                     tuple(typed))
