@@ -364,7 +364,7 @@ def render(command: str, hidden: dict[str, Any], opened: dict[str, Any],
         ("… of which the owed settle", ms(h["settle"]), "–", "–",
          f"`pbem._settle` inside the import ({h['settle'] / h['import']:.0%} of it): "
          f"{h['owed']} `accrued` event appended (the reader's sheet, for the turn the sender "
-         "advanced); it reads and folds the stored log again"),
+         "advanced); it folds the stored log from its state snapshot on"),
         ("`verify FILE` of that turn file", ms(h["verify turn file"]),
          ms(o["verify turn file"]), ratio(h["verify turn file"], o["verify turn file"]),
          "hidden: the reader's view (the sender's events by link and signed digest, not "
