@@ -86,3 +86,9 @@ class IntegrityError(StoreError):
     """The event log fails verification: a broken hash chain or a gap in sequence numbers."""
 
     code = "integrity"
+
+
+class MissingExtraError(RallypointError):
+    """A command needs an optional part of rallypoint that this install left out (an extra)."""
+
+    code = "missing-extra"

@@ -241,7 +241,11 @@ def serve(
         "--secure-cookies", help="Mark cookies Secure (the server is behind HTTPS).")] = False,
 ) -> None:
     """Serve the campaigns in the browser (pages and a JSON API at /api)."""
+    from rallypoint.extras import Extra, require
     from rallypoint.session import default_db_path
+
+    with guarded():
+        require(Extra.WEB)
     from rallypoint.web.server import serve as run_server
 
     run_server(db or SETTINGS.db or default_db_path(), host=host, port=port,
@@ -298,8 +302,10 @@ def build(path: Sequence[str] = ()) -> typer.Typer:
                 sub = copy.copy(sub)
                 sub.registered_commands = wanted
             # A ruleset's verbs note which ruleset runs, so another's campaign is refused.
-            built.add_typer(sub, name=name,
-                            callback=_entering(name) if name in plugins() else None)
+            if name in plugins():
+                built.add_typer(sub, name=name, callback=_entering(name))
+            else:  # keeps the sub-app's own callback (simulate's check for the lab extra)
+                built.add_typer(sub, name=name)
     return built
 
 

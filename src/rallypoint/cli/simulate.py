@@ -14,6 +14,16 @@ app = typer.Typer(help="Monte Carlo: whole TCS rests, platoon campaign years and
                   no_args_is_help=True)
 
 
+@app.callback()
+def _needs_the_lab() -> None:
+    # Before any command imports numpy: a player's install without the lab gets one line.
+    from rallypoint.cli.session import guarded
+    from rallypoint.extras import Extra, require
+
+    with guarded():
+        require(Extra.LAB)
+
+
 def _join_rulesets() -> None:
     """Each installed ruleset's simulate commands become ``rallypoint simulate`` commands."""
     from rallypoint.core.ruleset import plugins

@@ -25,7 +25,10 @@ def open_store(location: Location, *, readonly: bool = False) -> EventStore:
     callers are typed against ``EventStore`` alone.
     """
     if is_postgres_url(location):
+        from rallypoint.extras import Extra, require
         from rallypoint.store.postgres import PostgresStore
+
+        require(Extra.POSTGRES)
 
         return cast(EventStore, PostgresStore(str(location), readonly=readonly))
     return EventStore(location, readonly=readonly)

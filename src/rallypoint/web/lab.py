@@ -35,7 +35,11 @@ def rest_plot(campaign: Campaign) -> str:
     Raises:
         IllegalNowError: The campaign's scenario is not a shipped one (the lab simulates from a
             scenario file), or the ruleset has no rest simulation.
+        MissingExtraError: The server was installed without the lab extra.
     """
+    from rallypoint.extras import Extra, require
+
+    require(Extra.LAB)  # a server installed with [web] only shows this line, not a traceback
     from rallypoint.lab import plots, tcs_sim
     from rallypoint.lab.backend import Backend
 
