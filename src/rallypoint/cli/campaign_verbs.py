@@ -59,6 +59,27 @@ def delete(
                   soft_wrap=True)
 
 
+def backup(
+    file: Annotated[Path, typer.Argument(
+        help="The new backup file (never replaces one). Restore: use it as --db, or copy it "
+             "back in place.")],
+) -> None:
+    """Copy the whole database (every campaign, dice secret and seat key) to a new file.
+
+    Safe while a server is using the database. Unlike `export`, a backup keeps the secrets, so
+    its campaigns roll on when restored: store it as carefully as the database itself. For a
+    PostgreSQL database use pg_dump (docs/hosting.md).
+    """
+    from rallypoint.session.backup import backup as back_up
+
+    with guarded():
+        made = back_up(session(), file)
+    events = f"{made.events} event" + ("" if made.events == 1 else "s")
+    campaigns = f"{made.campaigns} campaign" + ("" if made.campaigns == 1 else "s")
+    console.print(f"backed up {campaigns} ({events}, {made.size:,} bytes) to "
+                  f"{escape(str(made.path))}", highlight=False, soft_wrap=True)
+
+
 def _backup_root() -> Path:
     """Backups go beside a SQLite file; for a PostgreSQL URL, beside the default database."""
     from rallypoint.session import default_db_path
@@ -78,4 +99,5 @@ def backup_path(db: Path, name: str, campaign_id: str) -> Path:
 def register(app: typer.Typer) -> None:
     """Add these verbs to the top-level app."""
     app.command()(rename)
+    app.command()(backup)
     app.command()(delete)
