@@ -70,7 +70,7 @@ def run_demo() -> None:
                           "3/ErP two at 2 (two Very Dead), and the battalion is back to normal.")
             console.print(f"Next: [bold]uv run rallypoint new {scenario.stem}[/] to play it "
                           "yourself (`rallypoint scenarios` lists the others).",
-                          highlight=False, soft_wrap=True)
+                          highlight=False)
             run_squares_scene()
             run_platoon_week()
         finally:

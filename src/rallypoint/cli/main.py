@@ -204,16 +204,24 @@ usage.install()
 
 @core_app.command()
 def scenarios(as_json: JsonOpt = False) -> None:
-    """List the scenario files shipped with each ruleset."""
-    from rallypoint.core.ruleset import registered
+    """List the shipped scenarios: the name `rallypoint new` takes, the ruleset and the title."""
+    from rich.table import Table
+    from rich.text import Text
 
-    found = [(name, str(path)) for name, ruleset in registered().items()
-             for path in ruleset.example_scenarios()]
+    from rallypoint.cli.scenario_titles import shipped_scenarios
+
+    found = shipped_scenarios()
     if as_json:
-        print_json([{"ruleset": name, "path": path} for name, path in found])
+        print_json([{"name": s.name, "ruleset": s.ruleset, "title": s.title, "path": str(s.path)}
+                    for s in found])
         return
-    for name, path in found:
-        console.print(f"{name}: {path}", highlight=False, soft_wrap=True)
+    table = Table("name", "ruleset", "title", box=None, padding=(0, 2, 0, 0))
+    for s in found:
+        # Text, not markup: a title is the scenario author's words, brackets and all.
+        table.add_row(Text(s.name, overflow="fold"), s.ruleset, Text(s.title))
+    console.print(table)
+    console.print("Start one with `rallypoint new NAME` (or the start of NAME).",
+                  highlight=False)
 
 
 @core_app.command()

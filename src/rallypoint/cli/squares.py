@@ -32,7 +32,6 @@ VisibleOpt = Annotated[bool | None, typer.Option(
     "--enemy-visible/--no-enemy-visible",
     help="Your ruling on whether an enemy is visible to the unit (default: line of sight on the "
          "grid).")]
-SIDE_STYLES = ("bold blue", "bold red", "bold green", "bold magenta", "bold cyan")
 
 
 def _run(campaign: str | None, build: Any, dice: str | None = None) -> None:
@@ -307,65 +306,57 @@ def _print_table(state: SquaresState, plans: list[RallyPlan]) -> None:
 
 
 def render_board(state: SquaresState) -> None:
-    """The grid as a Rich table, then terrain, removed units and this turn's activations."""
-    from rich import box
-    from rich.console import Console
+    """The grid as a Rich table fitted to the terminal's width (80 columns when piped), the key
+    to its marks, then terrain, removed units and this turn's activations."""
     from rich.markup import escape
-    from rich.measure import Measurement
-    from rich.table import Table
-    from rich.text import Text
 
-    from rallypoint.rulesets.squares.grid import Square, column_letter
+    from rallypoint.cli.squares_board import SIDE_STYLES, board_layout, board_table
 
-    board, grid = state.board, state.board.scenario.grid
+    board = state.board
+    layout = board_layout(state)
+    console.print(board_table(layout, console.width))
     styles = {s.id: SIDE_STYLES[n % len(SIDE_STYLES)] for n, s in enumerate(board.scenario.sides)}
-    marks = board.side_marks
-    table = Table("", *(column_letter(c) for c in range(1, grid.columns + 1)), box=box.SQUARE,
-                  show_lines=True, padding=(0, 1))
-    for row in range(grid.rows, 0, -1):
-        cells = []
-        for col in range(1, grid.columns + 1):
-            sq = str(Square(col, row))
-            text = Text()
-            entry = board.terrain.get(Square(col, row))
-            if entry is not None:
-                text.append(entry.kind.replace("_", " ") + "\n", style="dim italic")
-            for u in state.units.values():
-                if u.square == sq and u.in_play:
-                    flags = ("D" if u.disordered else "") + ("S" if state.shaken(u.id) else "") \
-                        + ("!" if u.id in state.under_fire else "")
-                    side = board.side_of(u.id)
-                    text.append(f"{marks[side]}:{u.id} {u.sp}/{state.stamina(u.id)}"
-                                f"{' ' + flags if flags else ''}\n", style=styles[side])
-            for ld in state.leaders.values():
-                if ld.square == sq:
-                    mark = "+" if ld.attached else ""
-                    side = board.side_of(ld.id)
-                    text.append(f"*{marks[side]}:{ld.id}{mark}\n",
-                                style="italic " + styles[side])
-            text.rstrip()
-            cells.append(text)
-        table.add_row(str(row), *cells)
-    # A board wider than the terminal is still drawn whole: squeezing the cells would cut ids.
-    # (Console.print caps its width at the console's, hence a console of the board's width.)
-    wanted = Measurement.get(console, console.options.update(width=10_000), table).maximum
-    wide = Console(width=max(console.width, wanted), force_terminal=console.is_terminal,
-                   no_color=console.no_color)
-    wide.print(table, crop=False)
-    sides = ", ".join(f"[{styles[s.id]}]{escape(marks[s.id])}: {escape(s.id)}[/]"
+    sides = ", ".join(f"[{styles[s.id]}]{escape(board.side_marks[s.id])}: {escape(s.id)}[/]"
                       for s in board.scenario.sides)
-    console.print(f"D disordered, S shaken, ! under fire this turn, *leader (+ attached); "
-                  f"{sides}", highlight=False)
+    console.print(f"{sides} · *leader (+ attached)", highlight=False)
+    console.print("D disordered, S shaken, ! under fire this turn", highlight=False)
+    if layout.cut:
+        _print_wrapped("cut short: ", ", ".join(f"{short} is {whole}"
+                                                for short, whole in layout.cut.items()))
+    _print_wrapped("terrain: ", "; ".join(_terrain_lines(state)))
+    _print_status(state)
+
+
+def _terrain_lines(state: SquaresState) -> list[str]:
+    """Each terrain kind on the board with its squares and what it does there."""
     kinds = state.rules.terrain.kinds
-    terrain = []
-    for t in board.scenario.terrain:
+    found = []
+    for t in state.board.scenario.terrain:
         traits = [f"{t.side}'s fortification" if t.side else "fortification"] \
             if kinds[t.kind].fortification else []
         traits += ["blocks sight"] if kinds[t.kind].blocks_sight else []
-        terrain.append(f"{t.kind} {' '.join(t.squares)}"
-                       + (f" ({', '.join(traits)})" if traits else ""))
-    if terrain:
-        console.print(escape("terrain: " + "; ".join(terrain)), highlight=False)
+        found.append(f"{t.kind} {' '.join(t.squares)}"
+                     + (f" ({', '.join(traits)})" if traits else ""))
+    return found
+
+
+def _print_wrapped(head: str, text: str) -> None:
+    """``head`` + ``text`` wrapped to the console at spaces (no trailing blanks), or nothing."""
+    import textwrap
+
+    from rich.markup import escape
+
+    if text:
+        console.print(escape(textwrap.fill(head + text, width=console.width,
+                                           break_long_words=False, break_on_hyphens=False,
+                                           subsequent_indent="  ")),
+                      highlight=False, soft_wrap=True)
+
+
+def _print_status(state: SquaresState) -> None:
+    """Units out of play, the turn, this turn's activations and the sight rulings given."""
+    from rich.markup import escape
+
     gone = [f"{u.id} ({u.status.value})" for u in state.units.values() if not u.in_play]
     if gone:
         console.print(escape("out of play: " + ", ".join(gone)), highlight=False)

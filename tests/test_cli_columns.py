@@ -1,0 +1,113 @@
+"""The command line at 80 columns, piped, as a player on a small terminal sees it: the squares
+board and the shipped-scenario list fit, each read back exactly (the expected text was read at
+80 columns and checked by eye), through the installed console script."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+RALLYPOINT = str(Path(sys.executable).parent / "rallypoint")
+
+
+def run(db: Path, *args: str, columns: int = 80) -> str:
+    env = {**os.environ, "RALLYPOINT_DB": str(db), "COLUMNS": str(columns), "NO_COLOR": "1"}
+    env.pop("FORCE_COLOR", None)
+    done = subprocess.run([RALLYPOINT, *args], env=env, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    return done.stdout
+
+
+BOARD_80 = """\
+┌─┬─┬────────────┬────────────┬─────────────┬──────────┬──────┬────────────┬─┐
+│ │A│B           │C           │D            │E         │F     │G           │H│
+├─┼─┼────────────┼────────────┼─────────────┼──────────┼──────┼────────────┼─┤
+│6│ │            │*F:quiot    │F:55e 4/6    │*F:derlon │      │*F:bourgeois│ │
+├─┼─┼────────────┼────────────┼─────────────┼──────────┼──────┼────────────┼─┤
+│5│ │            │F:54e 6/6   │             │          │town  │            │ │
+│ │ │            │            │             │          │F:28e │            │ │
+│ │ │            │            │             │          │6/6   │            │ │
+├─┼─┼────────────┼────────────┼─────────────┼──────────┼──────┼────────────┼─┤
+│4│ │woods       │woods       │woods        │woods     │      │F:105e 4/5  │ │
+├─┼─┼────────────┼────────────┼─────────────┼──────────┼──────┼────────────┼─┤
+│3│ │            │A:95th 3/4  │             │hill      │A:44th│            │ │
+│ │ │            │            │             │          │2/5 D │            │ │
+├─┼─┼────────────┼────────────┼─────────────┼──────────┼──────┼────────────┼─┤
+│2│ │A:32nd 1/6 S│walled farm │A:79th 5/6 D │A:42nd 3/5│A:92nd│            │ │
+│ │ │            │A:28th 3/6 D│             │          │5/5   │            │ │
+├─┼─┼────────────┼────────────┼─────────────┼──────────┼──────┼────────────┼─┤
+│1│ │*A:kempt    │            │*A:wellington│*A:pack   │      │            │ │
+└─┴─┴────────────┴────────────┴─────────────┴──────────┴──────┴────────────┴─┘
+A: allied, F: french · *leader (+ attached)
+D disordered, S shaken, ! under fire this turn
+terrain: walled_farm C2 (allied's fortification, blocks sight); woods B4 C4 D4
+  E4 (blocks sight); hill E3 (blocks sight); town F5 (blocks sight)
+turn 1
+"""
+
+
+@pytest.fixture
+def ridge(tmp_path: Path) -> Path:
+    db = tmp_path / "ridge.sqlite3"
+    run(db, "new", "farm", "--name", "ridge")
+    run(db, "squares", "lose", "95th")
+    return db
+
+
+def test_the_squares_board_fits_80_columns_exactly_as_read(ridge: Path) -> None:
+    assert run(ridge, "squares", "board") == BOARD_80
+
+
+@pytest.mark.parametrize("columns", [60, 72, 100, 140])
+def test_the_board_fits_any_width_and_keeps_every_id_findable(ridge: Path, columns: int) -> None:
+    out = run(ridge, "squares", "board", columns=columns)
+    assert max(len(line) for line in out.splitlines()) <= columns
+    flat = " ".join(out.split())
+    for ident in ("A:95th", "F:105e", "*A:wellington", "*F:bourgeois", "*A:kempt", "F:28e"):
+        assert ident in flat, f"{ident} is on the board or, cut short, in the key under it"
+
+
+def test_a_narrow_board_cuts_ids_only_with_a_key_that_gives_them_whole(ridge: Path) -> None:
+    out = run(ridge, "squares", "board", columns=50)
+    assert max(len(line) for line in out.splitlines()) <= 50
+    assert "│*A:we…│" in out.replace(" ", "")
+    assert "*A:we… is *A:wellington" in " ".join(out.split())
+
+
+def test_at_a_wide_terminal_the_board_keeps_its_roomy_cells(ridge: Path) -> None:
+    out = run(ridge, "squares", "board", columns=120)
+    assert "│ 1 │   │ *A:kempt     │              │ *A:wellington │ *A:pack    │" in out
+
+
+SCENARIOS_80 = """\
+name                  ruleset  title
+italy_1944            platoon  3rd Platoon, B Company: US Sherman platoon,
+                               Italy 1944
+farm_below_the_ridge  squares  The farm below the ridge
+example1_tolvajarvi   tcs      Tolvajärvi: the ErP 112th pulled back for rest
+example2_lechanowka   tcs      Lechanowka: the 4th Tank Brigade takes a break
+Start one with `rallypoint new NAME` (or the start of NAME).
+"""
+
+
+def test_scenarios_lists_short_names_and_titles_at_80_columns(tmp_path: Path) -> None:
+    out = run(tmp_path / "s.sqlite3", "scenarios")
+    assert "\n".join(line.rstrip() for line in out.splitlines()) + "\n" == SCENARIOS_80
+    assert "/" not in out, "no paths"
+
+
+def test_every_listed_scenario_name_starts_a_campaign(tmp_path: Path) -> None:
+    import json
+
+    db = tmp_path / "s.sqlite3"
+    listed = json.loads(run(db, "scenarios", "--json"))
+    assert {s["ruleset"] for s in listed} == {"tcs", "platoon", "squares"}
+    for s in listed:
+        assert Path(s["path"]).stem == s["name"]
+        out = run(db, "new", s["name"], "--name", f"c-{s['name']}")
+        assert out.startswith(f"created campaign c-{s['name']} ({s['ruleset']}, id ")
