@@ -419,6 +419,23 @@ def test_the_morale_cap_holds_after_a_battle() -> None:
     assert c.state.morale == 80
 
 
+def test_one_battle_nets_its_morale_changes_then_bounds_them() -> None:
+    # 14.5 read as one battle, one change: at morale 5 a tank lost (-10) and an objective taken
+    # (+10) cancel. Bounded step by step (the switch), the loss stops at 0 and the objective
+    # then lifts morale to 10. A campaign stored before the switch nets.
+    lost = [tank("1", result="knocked_out", ordnance_days=2), tank("2"), tank("3")]
+    netted = campaign(action_days=(1,), parameters={"morale.start": 5})
+    netted = run(netted, report(netted, lost, objective=True))
+    assert netted.state.morale == 5
+    stepped = campaign(action_days=(1,), parameters={"morale.start": 5,
+                                                     "morale.bound_each_step": 1})
+    stepped = run(stepped, report(stepped, lost, objective=True))
+    assert stepped.state.morale == 10
+    raw = resolve_data({})
+    del raw["sections"]["morale"]["bound_each_step"]
+    assert load_data(raw).reading("morale", "bound_each_step") is False
+
+
 def test_threshold_shift_stand_in_is_exact() -> None:
     assert [threshold_shift(m, RULES) for m in (0, 20, 50, 55, 60, 90)] == [
         Fraction(-5), Fraction(-3), Fraction(0), Fraction(1, 2), Fraction(1), Fraction(4)]

@@ -271,7 +271,8 @@ def _entering(ruleset: str) -> Callable[[], None]:
 SUB_APPS: dict[str, str] = {"odds": "rallypoint.cli.odds:app",
                             "simulate": "rallypoint.cli.simulate:app",
                             "seat": "rallypoint.cli.pbem:seat_app",
-                            "dice": "rallypoint.cli.pbem:dice_app"}
+                            "dice": "rallypoint.cli.pbem:dice_app",
+                            "rules": "rallypoint.cli.rules:app"}
 """The sub-apps that are not a ruleset's (each ruleset's comes from its plugin)."""
 
 

@@ -202,6 +202,8 @@ class RulesetPlugin:
         lab: The module of its lab simulation (whole-campaign Monte Carlo).
         secrets: Its :class:`rallypoint.core.visibility.Declaration`: what is secret to whom,
             and which side each command belongs to (none: nothing secret, any seat acts).
+        readings: Its ``readings(rules_data)`` function: the clauses its seed leaves open, the
+            reading taken of each and its switch (:mod:`rallypoint.core.readings`).
     """
 
     name: str
@@ -212,6 +214,7 @@ class RulesetPlugin:
     simulate_cli: str | None = None
     lab: str | None = None
     secrets: str | None = None
+    readings: str | None = None
 
     def load(self, part: str) -> Any:
         """Import one part (``"rules"``, ``"cli"``, ``"render"``, ...) and return it.

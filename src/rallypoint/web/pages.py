@@ -389,6 +389,20 @@ def log(request: Request, cid: str) -> HTMLResponse:
                                        entries=service.log(cid, viewer))
 
 
+@router.get("/c/{cid}/readings", response_class=HTMLResponse)
+def readings(request: Request, cid: str) -> HTMLResponse:
+    """The clauses the campaign's seed leaves open: each reading, why, its switch and the
+    setting this campaign was created with (the same list as `rallypoint rules readings`)."""
+    from rallypoint.core.readings import readings_of
+
+    service = deps.service(request)
+    campaign_viewer(request, cid)
+    c = service.load(cid)
+    return deps.renderer(request).html(
+        request, "readings.html", c=c, name=service.info(cid).name,
+        readings=readings_of(c.ruleset.name, c.created.rules_data))
+
+
 @router.get("/c/{cid}/download/{name}.json")
 def download(request: Request, cid: str, name: str) -> Response:
     """A file the ruleset's page offers (the platoon's battle roster)."""

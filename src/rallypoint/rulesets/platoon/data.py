@@ -36,9 +36,11 @@ REQUIRED: dict[str, tuple[str, ...]] = {
                 "enemy_withdrawn"),
 }
 ADDED_READINGS = (("fatigue", "rest_rounds_up"), ("year", "once_after_calendar"),
-                  ("year", "renew_calendar"), ("year", "naples_commanders"))
-"""Readings added after campaigns existed: 1 (on) by default, off when a campaign's stored data
-lacks them (see :meth:`PlatoonData.reading`)."""
+                  ("year", "renew_calendar"), ("year", "naples_commanders"),
+                  ("morale", "bound_each_step"))
+"""Switches added after campaigns existed: off (0) when a campaign's stored data lacks them,
+whatever their shipped value (see :meth:`PlatoonData.reading`); docs/rules/platoon.md
+"Readings" lists each."""
 ATTRIBUTES = ("age", "skill", "nerve", "initiative", "steadiness")
 
 

@@ -36,7 +36,7 @@ def fight(state: PlatoonState, report: BattleReport, dice: pd.Recorder,
     rules = state.rules
     by_crew = {t.crew: t for t in report.tanks}
     results = {m.man: m.result for m in report.men}
-    morale = state.morale
+    morale: list[int] = []  # the battle's morale changes in the seed's order (14.5)
     # Fatigue for every man who fought, and steadiness for each one who survives (14.2), in one
     # pass: a battle touches every man, so the men are rebuilt once rather than one by one.
     per_battle = rules.n("steadiness", "per_battle")
@@ -56,7 +56,7 @@ def fight(state: PlatoonState, report: BattleReport, dice: pd.Recorder,
         crew = state.crews[crew_id]
         state = state.with_crew(replace(state.crews[crew_id], cohesion=_clamp(t.cohesion)))
         if crew.tank is not None and t.result in (TankResult.KNOCKED_OUT, TankResult.WRITTEN_OFF):
-            morale -= rules.n("morale", "tank_lost")
+            morale.append(-rules.n("morale", "tank_lost"))
             tank = state.tanks[crew.tank]
             if t.result is TankResult.KNOCKED_OUT:
                 assert t.ordnance_days is not None
@@ -73,15 +73,33 @@ def fight(state: PlatoonState, report: BattleReport, dice: pd.Recorder,
             if result is not ManResult.UNHURT:
                 state = _wound(state, state.men[man_id], result, dice)
             if result is ManResult.KILLED:
-                morale -= rules.n("morale", "man_killed")
+                morale.append(-rules.n("morale", "man_killed"))
     if report.objective:
-        morale += rules.n("morale", "objective")
+        morale.append(rules.n("morale", "objective"))
     if report.enemy_withdrawn:
-        morale += rules.n("morale", "enemy_withdrawn")
-    state = replace(state, morale=_clamp(morale, rules.n("morale", "cap")),
+        morale.append(rules.n("morale", "enemy_withdrawn"))
+    state = replace(state, morale=_morale_after(state, morale),
                     fought=state.fought + 1)
     fought = {m for c in by_crew for m in state.crews[c].seats.values() if m}
     return morning(evening(state, hooks, rest=False, fought=fought), dice)
+
+
+def _morale_after(state: PlatoonState, changes: list[int]) -> int:
+    """14.5: morale after one battle's changes (tanks lost, men killed, objective, enemy
+    withdrawn, in that order), bounded to 0..``morale.cap``.
+
+    The reading (docs/rules/platoon.md, "Readings"): the changes are netted, then bounded once,
+    so a tank lost and an objective taken cancel even near a bound. Parameter
+    ``morale.bound_each_step`` = 1 bounds after each change instead; a campaign created before
+    the parameter nets.
+    """
+    cap = state.rules.n("morale", "cap")
+    if not state.rules.reading("morale", "bound_each_step"):
+        return _clamp(state.morale + sum(changes), cap)
+    morale = state.morale
+    for change in changes:
+        morale = _clamp(morale + change, cap)
+    return _clamp(morale, cap)
 
 
 def _wound(state: PlatoonState, man: Man, result: ManResult, dice: pd.Recorder) -> PlatoonState:

@@ -16,5 +16,6 @@ PLUGIN = RulesetPlugin(
     simulate_cli="rallypoint.cli.lab_platoon:simulate",
     lab="rallypoint.lab.platoon_sim",
     secrets="rallypoint.rulesets.platoon.secrets:SECRETS",
+    readings="rallypoint.rulesets.platoon.readings:readings",
 )
 """The platoon ruleset's registration."""

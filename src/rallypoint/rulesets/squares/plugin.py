@@ -16,5 +16,6 @@ PLUGIN = RulesetPlugin(
     simulate_cli="rallypoint.cli.lab_squares:simulate",
     lab="rallypoint.lab.squares_sim",
     secrets="rallypoint.rulesets.squares.secrets:SECRETS",
+    readings="rallypoint.rulesets.squares.readings:readings",
 )
 """The squares ruleset's registration."""

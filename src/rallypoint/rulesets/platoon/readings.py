@@ -1,0 +1,80 @@
+"""The clauses of "Between battles" (seed 002) that the text leaves open, and the reading taken.
+
+Each reading names its switch: a parameter of ``data.toml`` (with its clause there), set in a
+scenario's ``[parameters]``. docs/rules/platoon.md lists the same readings under "Readings".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rallypoint.core.readings import Reading
+from rallypoint.rulesets.platoon.data import default_data
+
+_READINGS: tuple[tuple[str, str, str, str, str], ...] = (
+    ("14.1 \"A platoon on its third day running starts the day already shaken; rested men "
+     "start fresh.\"",
+     "The part of his fatigue a day out of action gives back rounds up, so rest brings every "
+     "man to 0.",
+     "\"Rested men start fresh\": rounding down would leave a man at 1 to 3 tired for ever.",
+     "fatigue.rest_rounds_up", "0: rounds down"),
+    ("14.5 \"Each tank lost lowers it a good deal … an objective taken or held raises it a "
+     "good deal\" (one battle that does both, near 0 or the cap)",
+     "A battle's morale changes are added up first, then the sum is bounded to 0..cap once: a "
+     "tank lost and an objective taken cancel even at morale 5.",
+     "14.5 names what a battle does to morale, not an order within it; the battle is one "
+     "event and its net effect is what the platoon feels that evening.",
+     "morale.bound_each_step",
+     "1: each change is bounded in the seed's order (tanks lost, men killed, objective, "
+     "enemy withdrawn), so a loss below 0 is not made up"),
+    ("14.7 \"Fewer than two fit tanks on the morning of an action\" (what a fit tank is)",
+     "A fit tank has its own tank with it (not at ordnance, written off or in the park), at "
+     "least this many men aboard, and someone in a driver's seat; no commander is needed.",
+     "14.8 lets a tank fight uncommanded; a tank needs a driver and a crew to move.",
+     "fit.min_crew", "any number of men"),
+    ("14.9 \"The year.\" (when it may end)",
+     "The year ends once, after its calendar's last action.",
+     "A year end in mid-calendar, or twice in one day, is a slip at the table.",
+     "year.once_after_calendar", "0: no check"),
+    ("14.9 \"The year.\" (the next year's calendar)",
+     "The year's end lays out the next year's calendar: the same action days, counted from "
+     "the new year's first day.",
+     "A campaign of several years would otherwise have no actions after the first.",
+     "year.renew_calendar", "0: not renewed"),
+    ("14.9 \"empty commander seats are filled from the unassigned and then by promoting the "
+     "platoon's best gunner; every other empty seat … else by a green replacement from "
+     "Naples\"",
+     "A commander seat that neither the unassigned nor a gunner can fill takes a green "
+     "commander from Naples, before any other seat draws from Naples.",
+     "The text fills commander seats first; the year must not leave one empty while green "
+     "gunners sit down.",
+     "year.naples_commanders", "0: the seat stays empty"),
+)
+"""(clause, reading, why, switch, what the other values do), in seed order."""
+
+
+def readings(rules_data: Mapping[str, Any] | None = None) -> tuple[Reading, ...]:
+    """Every platoon reading with its switch's shipped value (and a campaign's, if given).
+
+    Args:
+        rules_data: A campaign's stored rules data; a switch it lacks (a campaign created before
+            the switch existed) reads 0, the reading the campaign was played with.
+    """
+    shipped = default_data()
+    found = []
+    for clause, reading, why, switch, other in _READINGS:
+        section, _, key = switch.partition(".")
+        default = f"{shipped.n(section, key)} ({other})"
+        value = None if rules_data is None else _value(rules_data, section, key)
+        found.append(Reading(clause=clause, reading=reading, why=why, switch=switch,
+                             default=default, value=value))
+    return tuple(found)
+
+
+def _value(rules_data: Mapping[str, Any], section: str, key: str) -> str:
+    """A switch's value in stored rules data; 0 when the data predates it."""
+    entry = rules_data.get("sections", {}).get(section, {}).get(key)
+    if entry is None:
+        return "0 (created before this switch: the older reading)"
+    return str(entry["value"])
