@@ -58,6 +58,9 @@ DEFAULTS: dict[str, str | bool] = {
     "morale_average_over": "all",
     "half_dead_pile_rounding": "down",
     "leave_center_scope": "formation",
+    "shared_center": "own_formation",
+    "no_morale_mix": "per_counter",
+    "soviet_fo_pile": True,
     "complete_battalion": "all_companies",
     "skip_moot_rolls": True,
     "vehicle_sheets_triple": False,
@@ -156,9 +159,12 @@ def test_every_parameter_has_clause_choices_note_and_a_default_in_its_choices() 
     assert {k: p["value"] for k, p in params.items()} == DEFAULTS
     assert set(params) == set(Parameters.model_fields)
     for name, p in params.items():
-        assert set(p) == {"value", "clause", "choices", "note"}, name
+        assert set(p) == {"value", "clause", "choices", "note", "means"}, name
         assert p["clause"].strip() and p["note"].strip(), name
         assert len(p["choices"]) >= 2 and p["value"] in p["choices"], name
+        # Every choice says what it reads the clause as (the readings a player is shown).
+        assert set(p["means"]) == {str(c).lower() for c in p["choices"]}, name
+        assert all(text.strip() for text in p["means"].values()), name
 
 
 def test_table_readers() -> None:

@@ -74,6 +74,16 @@ def new(
         info = session().create(shipped_scenario(scenario), name=name, seed=seed)
     console.print(f"created campaign [bold]{escape(info.name)}[/] ({info.ruleset}, "
                   f"id {info.id[:8]})", highlight=False)
+    _start_notes(info.name)
+
+
+def _start_notes(name: str) -> None:
+    """What a ruleset wants said when a campaign starts (``start_notes``, optional: see
+    :class:`rallypoint.core.ruleset.StartNotes`), one ``note:`` line each."""
+    c = current(name)
+    notes = getattr(c.ruleset, "start_notes", None)
+    for line in notes(c.state) if notes is not None else ():
+        console.print(f"[yellow]note[/]: {escape(line)}", highlight=False)
 
 
 def shipped_scenario(given: Path) -> Path:

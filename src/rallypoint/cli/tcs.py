@@ -188,9 +188,12 @@ def _roll_fos(campaign: str | None, ask_dice: bool) -> Campaign:
 def _print_due(due: Any) -> None:
     from rich.markup import escape
 
+    from rallypoint.rulesets.tcs.outlook import DueKind
+
     for d in due:
         how = f" (`{d.command}`)" if d.command else ""
-        console.print(f"[yellow]due[/]: {escape(d.text + how)}", highlight=False)
+        label = "[red]warning[/]" if d.kind is DueKind.NEVER else "[yellow]due[/]"
+        console.print(f"{label}: {escape(d.text + how)}", highlight=False)
 
 
 @app.command()
@@ -227,11 +230,20 @@ def check(
     sheet_id: Annotated[str, typer.Argument(metavar="SHEET", help="The sheet to check.")],
     column: Annotated[list[str] | None, typer.Option(
         help="COMPANY=hwy|to for a company with both Hwy and TO equipment.")] = None,
+    rear_broken: Annotated[list[str] | None, typer.Option(
+        help="ID=N: the enemy has broken into the rear of ID (the sheet, or a formation or "
+             "company on it): N is added to each of its companies' recovery rolls (lower is "
+             "better, so a penalty is positive; repeatable).")] = None,
     dice: DiceOpt = None,
     ask_dice: AskDiceOpt = False,
     campaign: CampaignOpt = None,
 ) -> None:
-    """Roll for a sheet's implementation; on success each company rolls for recovery."""
+    """Roll for a sheet's implementation; on success each company rolls for recovery.
+
+    A further modifier the situation calls for at check time (seed: "if the enemy has broken
+    into the formation's idea of 'the rear'") is given with --rear-broken; lasting ones (rear
+    services) belong in the scenario's modifiers.
+    """
     from rallypoint.core.errors import MalformedInputError
     from rallypoint.core.inputs import shorten
     from rallypoint.rulesets.tcs.commands import CheckImplementation
@@ -245,8 +257,10 @@ def check(
                     f"--column {shorten(company, 40)}={shorten(value, 20)!r}: the column is "
                     "hwy or to", fix="Write it like --column 2/ErP112=hwy.")
             columns[company] = Column(value.lower())
+        rear = int_pairs(rear_broken, "--rear-broken")
     _run(campaign, lambda c: CheckImplementation(
-        expected_version=c.version, sheet=sheet_id, columns=columns), dice, ask_dice=ask_dice)
+        expected_version=c.version, sheet=sheet_id, columns=columns, rear_broken=rear), dice,
+        ask_dice=ask_dice)
 
 
 @app.command()
@@ -395,6 +409,17 @@ def fo(
          ask_dice=ask_dice)
 
 
+def _assignment(sheet: dict[str, Any]) -> str:
+    """Seed: 'The units immediately become unassigned. (If they are on another implemented Op
+    Sheet, the units stay on that one.)' — said under an implemented sheet in ``show``."""
+    if sheet["status"] != "implemented":
+        return ""
+    stays = [c for c in sheet["companies"] if c in sheet["other_sheet"]]
+    free = [c for c in sheet["companies"] if c not in stays]
+    return ("; unassigned now: " + (", ".join(free) or "none")
+            + (f"; stay on their other Op Sheet: {', '.join(stays)}" if stays else ""))
+
+
 def render(c: Campaign) -> None:
     """Rich tables for ``rallypoint show``: companies and piles, sheets, morale, pending."""
     from rich.markup import escape
@@ -426,10 +451,10 @@ def render(c: Campaign) -> None:
         console.print("battalion morale (0 = normal): " + ", ".join(
             f"{k} {v}" for k, v in data["morale"].items()), highlight=False)
     for sid, s in data["sheets"].items():
-        console.print(f"sheet [bold]{sid}[/]: {s['status']}, {s['weighted_turns']} weighted turns,"
-                      f" row {s['row']}; centers " + ", ".join(
-                          f"{k}@{v}" for k, v in s["centers"].items() if k in s["companies"]),
-                      highlight=False)
+        console.print(f"sheet [bold]{escape(sid)}[/]: {s['status']}, {s['weighted_turns']} "
+                      f"weighted turns, row {s['row']}; centers " + escape(", ".join(
+                          f"{k}@{v}" for k, v in s["centers"].items() if k in s["companies"]))
+                      + escape(_assignment(s)), highlight=False)
     from rallypoint.rulesets.tcs.outlook import due_now
 
     _print_due(due_now(c.state))

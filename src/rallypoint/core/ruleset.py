@@ -180,6 +180,16 @@ class PartialKnowledge(Protocol, Generic[S]):
         ...
 
 
+class StartNotes(Protocol, Generic[S]):
+    """What a ruleset may add so that ``rallypoint new`` says what a player would otherwise
+    miss: a rule the scenario turned on by default, say. Optional; the core looks it up by
+    name."""
+
+    def start_notes(self, state: S) -> Sequence[str]:
+        """One line per thing the player should know as the campaign starts (none: empty)."""
+        ...
+
+
 ENTRY_POINT_GROUP = "rallypoint.rulesets"
 """The entry-point group a ruleset registers under (``[project.entry-points."rallypoint.rulesets"]``
 in ``pyproject.toml``): ``name = "package.module:PLUGIN"``, a :class:`RulesetPlugin`."""

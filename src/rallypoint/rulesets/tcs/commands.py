@@ -127,6 +127,11 @@ class CheckImplementation(Command):
     columns: dict[str, Column] = Field(
         default_factory=dict, description="column for each company with both Hwy and TO"
     )
+    rear_broken: dict[str, Annotated[int, Field(ge=-9, le=9)]] = Field(
+        default_factory=dict,
+        description="the enemy has broken into the rear (seed: further modifiers): the sheet "
+                    "(all its companies), a formation or a company on it → the modifier added "
+                    "to each of those companies' recovery rolls (lower is better)")
 
 
 class Transfer(BaseModel):

@@ -8,7 +8,7 @@ campaign's ``created`` event so a later edit of the data file never changes an e
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from functools import cache
 from importlib import resources
@@ -154,6 +154,12 @@ class ImplementationTable(FrozenModel):
         column = self.column(weighted_turns)
         return self.needed(row, column) if column is not None else None
 
+    def implements_later(self, row: int, column: int) -> int | None:
+        """The first column from ``column`` on whose cell on ``row`` can implement, or None:
+        then no number of weighted turns helps (a row the table lacks: rows 9 and up)."""
+        cells = self.rows.get(row, ())
+        return next((n for n in range(column, len(cells) + 1) if cells[n - 1]), None)
+
     def needed(self, row: int, column: int) -> int | None:
         """The d66 roll needed, or None when the cell is '–' or the row is unknown."""
         cells = self.rows.get(row)
@@ -170,6 +176,9 @@ class Parameter(FrozenModel):
     clause: str
     choices: tuple[str | bool, ...]
     note: str
+    means: dict[str, str] = Field(default_factory=dict)
+    """What each choice reads the clause as, by choice (``"true"``/``"false"`` for a switch);
+    empty in the data stored by campaigns created before it was written down."""
 
     @model_validator(mode="after")
     def _check(self) -> Parameter:
@@ -192,8 +201,12 @@ class Parameters(FrozenModel):
     vehicle_sheets_triple: bool
     allow_redistribution: bool
     hex_offset: Literal["even_down", "odd_down"]
-    # Stored data from a campaign created before this parameter played per company.
+    # Each default below is how a campaign stored before the parameter existed played: its
+    # ``created`` event lacks the key, and it must fold and play on as it was played.
     leave_center_scope: Literal["formation", "company"] = "company"
+    shared_center: Literal["own_formation", "everyone"] = "everyone"
+    no_morale_mix: Literal["per_counter", "per_company"] = "per_company"
+    soviet_fo_pile: bool = False
 
 
 class RulesData(FrozenModel):
@@ -248,11 +261,17 @@ def default_data_raw() -> dict[str, Any]:
     return _strip_sources(tomllib.loads(text))
 
 
-def resolve_data(overrides: Mapping[str, Any]) -> dict[str, Any]:
+def resolve_data(overrides: Mapping[str, Any],
+                 rows: Mapping[int, Sequence[int]] | None = None,
+                 rows_source: str = "") -> dict[str, Any]:
     """The shipped data with scenario parameter overrides applied, validated, JSON-ready.
 
     Args:
         overrides: Parameter name → value (from the scenario's ``[parameters]`` table).
+        rows: Implementation Table rows the scenario supplies (facts: rows 9 and up 'cannot
+            implement unless the user's data file supplies them'); a shipped row given here
+            is replaced.
+        rows_source: Where the supplied rows come from, kept with the table's source.
 
     Raises:
         DataFileError: An unknown parameter or a value outside its choices.
@@ -273,6 +292,12 @@ def resolve_data(overrides: Mapping[str, Any]) -> dict[str, Any]:
             )
         params[name] = {**params[name], "value": value}
     merged = {**raw, "parameters": params}
+    if rows:
+        table = raw["implementation"]
+        supplied = ", ".join(str(n) for n in sorted(rows))
+        merged["implementation"] = {
+            **table, "rows": {**table["rows"], **{str(n): list(r) for n, r in rows.items()}},
+            "source": f"{table['source']}; row(s) {supplied} from the scenario: {rows_source}"}
     return load_data(merged).model_dump(mode="json")
 
 

@@ -35,10 +35,21 @@ def _check(e: ImplementationChecked) -> str:
     head = (f"{e.sheet} implementation check: {e.weighted_turns} weighted turns, "
             f"row {e.row} column {e.column} needs {e.needed} — "
             f"{'IMPLEMENTS' if e.implemented else 'misses'}")
-    lines = [head, "  " + e.roll.explain()]
+    lines = [head, "  " + e.roll.explain(), *_assignment(e)]
     lines += ["  " + (r.roll.explain() if r.roll else f"{r.company}: nothing to recover, no roll")
               for r in e.recoveries]
     return "\n".join(lines + _morale_lines(e.morale))
+
+
+def _assignment(e: ImplementationChecked) -> list[str]:
+    """Seed: 'The units immediately become unassigned. (If they are on another implemented Op
+    Sheet, the units stay on that one.)' — said in the log, not only kept in the event."""
+    lines = []
+    if e.unassigned:
+        lines.append(f"  unassigned now: {', '.join(e.unassigned)}")
+    if e.stays_assigned:
+        lines.append(f"  stay on their other Op Sheet: {', '.join(e.stays_assigned)}")
+    return lines
 
 
 def _distributed(e: Distributed) -> str:
@@ -110,8 +121,12 @@ def describe(e: TcsEvent) -> str:
     if isinstance(e, SheetWritten):
         centers = ", ".join(f"{k} at {v}" for k, v in e.centers.items())
         seam = _attested(e.attest_distance)
+        never = (f"\n  warning: row {e.row} has no cell that implements (rows 9 and up were "
+                 "not recovered): no number of weighted turns will implement it; supply the "
+                 "row in the scenario's [implementation] table" if e.never_implements else "")
         return (f"Recovery Op Sheet {e.sheet} written: {centers}; row {e.row} "
-                f"(prep {e.command_prep} + size {e.size})" + (f"; {seam}" if seam else ""))
+                f"(prep {e.command_prep} + size {e.size})" + (f"; {seam}" if seam else "")
+                + never)
     if isinstance(e, TurnAdvanced):
         return _turn(e)
     if isinstance(e, Accrued):

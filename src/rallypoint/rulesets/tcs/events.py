@@ -115,6 +115,10 @@ class SheetWritten(_Changes):
     vehicle: bool
     turn: int
     attest_distance: int | None = None
+    never_implements: bool = False
+    """Its row has no cell that implements in the campaign's table (rows 9 and up, unless the
+    scenario supplies them): written anyway, with a warning in the log. False in events
+    written before the warning."""
 
 
 class Reassigned(_Changes):

@@ -45,3 +45,23 @@ def decide_fo(state: TcsState, cmd: RollFos, roller: Roller) -> FoRolled:
             counters[ident] = CounterAfter(steps=state.full(ident), pile=Pile.MAP,
                                            hex=str(Hex.parse(where)) if where else None)
     return FoRolled(turn=state.turn, number=number, rolls=tuple(rolls), counters=counters)
+
+
+def fo_notes(state: TcsState) -> list[str]:
+    """One line per side whose FO counters use the FO pile: which counters, the roll and how to
+    turn it off (said when a campaign starts, so nobody has to know the extra step)."""
+    oob = state.oob
+    notes = []
+    number = rec.fo_number(state)
+    for side in oob.scenario.sides:
+        fos = [i for i, spec in oob.counter_specs.items()
+               if spec.kind == "fo" and oob.side_of(oob.company_of[i]) == side.id]
+        if not side.fo_pile or not fos:
+            continue
+        roll = (f"2d6 every whole hour, back on {number}+" if number is not None else
+                "2d6 every whole hour, but the scenario sets no FO Recovery Number (add "
+                "fo_recovery_number to [scenario])")
+        notes.append(f"{side.name or side.id}: a dead FO ({', '.join(fos)}) goes to its own "
+                     f"pile, not the Dead Pile, and rolls {roll} (seed: 'Soviet FOs are an "
+                     f"exception'); fo_pile = false on the side turns this off")
+    return notes

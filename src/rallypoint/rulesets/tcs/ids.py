@@ -106,7 +106,9 @@ def canonical(state: TcsState, cmd: Command) -> Command:
     elif isinstance(cmd, AdvanceTurn):
         update = {"fired": _all(cmd.fired, lambda t: sheet(state, t))}
     elif isinstance(cmd, CheckImplementation):
-        update = {"sheet": sheet(state, cmd.sheet), "columns": _keys(cmd.columns, loose)}
+        update = {"sheet": sheet(state, cmd.sheet), "columns": _keys(cmd.columns, loose),
+                  "rear_broken": _keys(cmd.rear_broken, lambda t: soft(
+                      t, [*state.sheets, *state.oob.formations, *state.oob.companies]))}
     elif isinstance(cmd, Distribute):
         update = {"company": k(cmd.company), "heal": _keys(cmd.heal, c),
                   "resurrect": _keys(cmd.resurrect, c), "very_dead": _all(cmd.very_dead, c),

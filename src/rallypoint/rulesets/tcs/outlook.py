@@ -13,6 +13,7 @@ from enum import StrEnum
 from fractions import Fraction
 
 from rallypoint.rulesets.tcs import recovery as rec
+from rallypoint.rulesets.tcs.implementation import SUPPLY_ROWS, never_implements, never_text
 from rallypoint.rulesets.tcs.scenario import Pile
 from rallypoint.rulesets.tcs.state import SheetState, SheetStatus, TcsState
 
@@ -157,6 +158,8 @@ class DueKind(StrEnum):
     """The dead Soviet FOs' whole-hour roll."""
     NO_ORDERS = "no_orders"
     """A recovering company was attacked this turn: treated as No Orders."""
+    NEVER = "never"
+    """A pending sheet whose row has no cell that implements: a warning, never a stop."""
 
 
 @dataclass(frozen=True)
@@ -167,11 +170,14 @@ class Due:
         kind: What it is.
         text: One line for the player.
         command: The CLI words that do it (``""`` when it is for the table, not the engine).
+        sheet: The Recovery Op Sheet it is about (``""``: none), so a front end shows it only
+            to a viewer who sees that sheet.
     """
 
     kind: DueKind
     text: str
     command: str = ""
+    sheet: str = ""
 
 
 def due_now(state: TcsState) -> tuple[Due, ...]:
@@ -182,6 +188,9 @@ def due_now(state: TcsState) -> tuple[Due, ...]:
     """
     found: list[Due] = []
     for sheet in state.sheets.values():
+        if sheet.status is SheetStatus.PENDING and never_implements(state, sheet.row):
+            found.append(Due(DueKind.NEVER, f"{never_text(sheet.id, sheet.row)}. {SUPPLY_ROWS}",
+                             sheet=sheet.id))
         if sheet.status is not SheetStatus.PENDING or sheet.last_check_turn == state.turn:
             continue
         column = state.rules.implementation.column(sheet.weighted_turns)

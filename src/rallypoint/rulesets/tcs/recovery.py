@@ -45,30 +45,54 @@ def company_modifiers(state: TcsState, company_id: str) -> tuple[Modifier, ...]:
         ids = living or ids
     ids = ids or list(oob.counters_of[company_id])
     morales = [counter_morale(state, i) for i in ids]
-    numbers = [m if m is not None else 0 for m in morales]
-    average = round_average(numbers, params.morale_rounding)
-    shown = ",".join(str(n) for n in numbers)
-    mods = [Modifier(name=f"average raw morale ({shown})", value=average)]
-    battalion = oob.battalion_of(company_id)
-    if battalion is not None:
-        mods.append(Modifier(name=f"battalion morale {oob.name(battalion)}",
-                             value=state.morale[battalion]))
-    if any(m is None for m in morales):
-        nationality = oob.nationality_of(company_id)
-        mods.append(Modifier(name=f"no-morale units, {nationality}",
-                             value=state.rules.nationality_modifier(nationality)))
+    mods = _morale_modifiers(state, company_id, morales)
     for spec in reversed(oob.ancestors(oob.formation_of[company_id])):
         mods.extend(spec.modifiers)
     mods.extend(oob.companies[company_id].modifiers)
     return tuple(mods)
 
 
-def recovery_node(state: TcsState, company_id: str, column: Column) -> ChanceNode:
-    """One die plus the company's modifiers, read on ``column`` of the recovery table."""
+def _morale_modifiers(state: TcsState, company_id: str,
+                      morales: list[int | None]) -> list[Modifier]:
+    """The average raw morale, the battalion morale, and the no-morale units' modifier.
+
+    Seed: 'adds the average raw morale of its counters plus the current battalion morale …
+    Units with no morale (tanks and such) have a morale of "0" but use the following modifiers
+    instead'. A company mixing both (parameter ``no_morale_mix``): ``per_counter`` counts each
+    no-morale counter as 0 plus its modifier in the average; ``per_company`` counts it 0 and
+    adds the whole modifier once. A company of no-morale units only reads the same either way.
+    """
+    oob, params = state.oob, state.rules.params
+    nationality = oob.nationality_of(company_id)
+    modifier = state.rules.nationality_modifier(nationality)
+    mixed = None in morales and any(m is not None for m in morales)
+    if mixed and params.no_morale_mix == "per_counter":
+        numbers = [m if m is not None else modifier for m in morales]
+        shown = ",".join(str(m) if m is not None else f"0+{modifier}" for m in morales)
+        mods = [Modifier(name=f"average raw morale ({shown}; no-morale units, {nationality})",
+                         value=round_average(numbers, params.morale_rounding))]
+    else:
+        numbers = [m if m is not None else 0 for m in morales]
+        shown = ",".join(str(n) for n in numbers)
+        mods = [Modifier(name=f"average raw morale ({shown})",
+                         value=round_average(numbers, params.morale_rounding))]
+    battalion = oob.battalion_of(company_id)
+    if battalion is not None:
+        mods.append(Modifier(name=f"battalion morale {oob.name(battalion)}",
+                             value=state.morale[battalion]))
+    if None in morales and not (mixed and params.no_morale_mix == "per_counter"):
+        mods.append(Modifier(name=f"no-morale units, {nationality}", value=modifier))
+    return mods
+
+
+def recovery_node(state: TcsState, company_id: str, column: Column,
+                  extra: tuple[Modifier, ...] = ()) -> ChanceNode:
+    """One die plus the company's modifiers (and ``extra``, given at check time), read on
+    ``column`` of the recovery table."""
     return ChanceNode(
         purpose=f"{state.oob.name(company_id)} recovery roll ({column.value} column)",
         dice=D6,
-        modifiers=company_modifiers(state, company_id),
+        modifiers=(*company_modifiers(state, company_id), *extra),
     )
 
 

@@ -47,6 +47,7 @@ from rallypoint.rulesets.tcs.events import (
 from rallypoint.rulesets.tcs.fo import decide_fo
 from rallypoint.rulesets.tcs.hexes import Hex, hexes_apart
 from rallypoint.rulesets.tcs.ids import canonical
+from rallypoint.rulesets.tcs.implementation import never_implements, rear_modifiers, refuse_no_cell
 from rallypoint.rulesets.tcs.scenario import Pile
 from rallypoint.rulesets.tcs.state import CounterState, SheetState, SheetStatus, TcsState
 from rallypoint.rulesets.tcs.turns import (
@@ -281,7 +282,8 @@ def _decide_sheet(state: TcsState, cmd: WriteSheet) -> SheetWritten:
         sheet=cmd.sheet, members=tuple(cmd.members), companies=companies, centers=centers,
         other_sheet=tuple(other), size=cmd.size, command_prep=max(preps),
         row=max(preps) + cmd.size, vehicle=cmd.vehicle, turn=state.turn,
-        attest_distance=cmd.attest_distance)
+        attest_distance=cmd.attest_distance,
+        never_implements=never_implements(state, max(preps) + cmd.size))
 
 
 def _decide_morale(state: TcsState, cmd: SetMorale) -> MoraleSet:
@@ -319,10 +321,9 @@ def _decide_check(state: TcsState, cmd: CheckImplementation,
             fix="Advance a turn so it accrues weighted turns.")
     needed = table.needed(sheet.row, column)
     if needed is None:
-        raise IllegalNowError(
-            f"row {sheet.row}, column {column} of the Implementation Table is '–': {sheet.id} "
-            "cannot implement yet", fix="Keep accruing weighted turns and check again.")
+        refuse_no_cell(state, sheet, column)
     columns = _columns(state, sheet, cmd.columns)
+    rear = rear_modifiers(state, sheet, cmd.rear_broken)
     node = rec.implementation_node(sheet.id)
     p = rec.implementation_chance(needed)
     check = roll(node, roller, reading=lambda v: "implements" if v >= needed else "misses",
@@ -339,7 +340,7 @@ def _decide_check(state: TcsState, cmd: CheckImplementation,
             recoveries.append(RecoveryRoll(company=company, column=col, steps=0, roll=None,
                                            moot=True))
             continue
-        node = rec.recovery_node(state, company, col)
+        node = rec.recovery_node(state, company, col, rear.get(company, ()))
         reading = rec.steps_reading(state.rules, col)
         dist = rec.recovery_odds(node, state.rules, col)
         r = roll(node, roller, reading=lambda v, f=reading: _steps_text(f(v)),  # type: ignore[misc]

@@ -46,7 +46,10 @@ class TcsRuleset:
 
     def rules_data(self, scenario: Mapping[str, Any]) -> dict[str, Any]:
         """The shipped data with the scenario's ``[parameters]`` applied."""
-        return resolve_data(scenario.get("parameters") or {})
+        supplied = scenario.get("implementation") or {}
+        return resolve_data(scenario.get("parameters") or {},
+                            {int(k): v for k, v in (supplied.get("rows") or {}).items()},
+                            str(supplied.get("source", "")))
 
     def initial_state(self, scenario: Mapping[str, Any], rules_data: Mapping[str, Any]) -> TcsState:
         """The state when the campaign starts."""
@@ -94,6 +97,14 @@ class TcsRuleset:
         from rallypoint.rulesets.tcs.turns import owed
 
         return owed(state, version)
+
+    def start_notes(self, state: TcsState) -> list[str]:
+        """Said at ``rallypoint new``: which sides' FOs go to their own pile (seed: 'Soviet FOs
+        are an exception … put it aside in a pile of its own'), on by default for a Soviet
+        side, and how to turn it off."""
+        from rallypoint.rulesets.tcs.fo import fo_notes
+
+        return fo_notes(state)
 
     def pending(self, state: TcsState) -> list[Decision]:
         """Distributions waiting for the player, one per company with recovered steps."""

@@ -115,7 +115,9 @@ class SideSpec(FrozenModel):
     id: str
     name: str = ""
     nationality: str
-    fo_pile: bool = Field(default=False, description="this side's FOs use the Soviet FO rule")
+    fo_pile: bool | None = Field(
+        default=None, description="this side's FOs use the Soviet FO rule; unset: on for a "
+                                  "Soviet side (parameter soviet_fo_pile), off for any other")
     sheet_prefix: str = Field(
         default="", max_length=20,
         description="every Recovery Op Sheet of this side is named with this prefix (by mail "
@@ -160,6 +162,33 @@ class ScenarioInfo(FrozenModel):
     fo_recovery_number: int | None = Field(default=None, ge=2, le=13)
 
 
+class SuppliedRows(FrozenModel):
+    """Implementation Table rows a scenario supplies (``[implementation]``), with their source.
+
+    Facts: 'Rows 9 and up were not recovered: treat them as "cannot implement" unless the
+    user's data file supplies them.' A row given here also replaces a shipped row (another
+    edition's numbers).
+    """
+
+    source: str = Field(min_length=1, description="where the numbers come from")
+    rows: dict[int, tuple[int, ...]] = Field(min_length=1)
+
+    @field_validator("rows")
+    @classmethod
+    def _cells(cls, rows: dict[int, tuple[int, ...]]) -> dict[int, tuple[int, ...]]:
+        width = len(default_data().implementation.lines[default_data().implementation.line])
+        for key, cells in rows.items():
+            if not 1 <= key <= 30:
+                raise ValueError(f"row {key}: rows are Command Prep + Op Sheet size, 1 to 30")
+            if len(cells) != width:
+                raise ValueError(f"row {key} has {len(cells)} cells, expected {width} "
+                                 "(one per column)")
+            bad = [c for c in cells if c and not (1 <= c // 10 <= 6 and 1 <= c % 10 <= 6)]
+            if bad:
+                raise ValueError(f"row {key}: {bad[0]} is not a d66 roll (11..66) or 0 for '–'")
+        return rows
+
+
 class Scenario(FrozenModel):
     """A whole TCS scenario file."""
 
@@ -167,6 +196,7 @@ class Scenario(FrozenModel):
     scenario: ScenarioInfo
     turn_track: TurnTrack
     parameters: dict[str, Any] = Field(default_factory=dict)
+    implementation: SuppliedRows | None = None
     sides: tuple[SideSpec, ...]
     dead_pile_exceptions: tuple[DeadPileException, ...] = ()
     formations: tuple[FormationSpec, ...]
@@ -232,7 +262,26 @@ def load_scenario(path: Path) -> Scenario:
             and field).
     """
     scenario: Scenario = load_ruleset_file(path, "tcs", Scenario)
-    return with_listed_nationalities(scenario, str(path))
+    return with_fo_piles(with_listed_nationalities(scenario, str(path)))
+
+
+def with_fo_piles(scenario: Scenario) -> Scenario:
+    """The scenario with each side's ``fo_pile`` decided: as written, else on for a Soviet side
+    when the parameter ``soviet_fo_pile`` is (seed: 'Soviet FOs are an exception … as soon as an
+    FO dies, put it aside in a pile of its own').
+
+    Decided when a scenario is read for a new campaign, and stored so: a campaign keeps the
+    piles it was created with (one created before the default stored ``false``).
+    """
+    on = scenario.parameters.get("soviet_fo_pile",
+                                 default_data().parameters["soviet_fo_pile"].value)
+    soviet = default_data().nationalities
+    sides = tuple(
+        side if side.fo_pile is not None else side.model_copy(update={
+            "fo_pile": on is True and soviet is not None
+            and soviet.resolve(side.nationality) == "soviet"})
+        for side in scenario.sides)
+    return scenario.model_copy(update={"sides": sides})
 
 
 def with_listed_nationalities(scenario: Scenario, where: str) -> Scenario:

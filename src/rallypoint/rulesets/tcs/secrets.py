@@ -26,7 +26,7 @@ from rallypoint.core.visibility import (
 )
 
 _SHEET_PARTS = ("sheet", "members", "companies", "centers", "other_sheet", "size",
-                "command_prep", "row", "vehicle", "turn", "attest_distance")
+                "command_prep", "row", "vehicle", "turn", "attest_distance", "never_implements")
 # A reassignment says which companies recover on which sheet; an attack's event lists only the
 # attacked companies that were recovering (and their sheets), so both are the owner's secret.
 _REASSIGNED_PARTS = ("sheet", "companies", "other_sheet", "reason")

@@ -67,6 +67,8 @@ def _shown(item: Due, sheets: dict[str, Any]) -> bool:
     """Whether a due item concerns only what the viewer sees: a check of one of their sheets,
     an attack on a company of one of their sheets (it tells that the company recovers), the FO
     roll (on the table)."""
+    if item.sheet:
+        return item.sheet in sheets
     if item.kind is DueKind.CHECK:
         return item.command.removeprefix("rallypoint tcs check ") in sheets
     if item.kind is DueKind.NO_ORDERS:
