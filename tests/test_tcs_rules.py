@@ -125,11 +125,12 @@ def write_scenario(
     tmp_path: Path, *companies: dict[str, Any], parameters: dict[str, Any] | None = None,
     formation: dict[str, Any] | None = None, extra_formations: tuple[dict[str, Any], ...] = (),
     extra_sides: tuple[dict[str, Any], ...] = (),
-    nationality: str = "finnish", fo_pile: bool = False, game: str = "Test game",
+    nationality: str = "finnish", fo_pile: bool | None = False, game: str = "Test game",
     fo_number: int | None = None, start: str = "1940-01-10T08:00:00",
     exceptions: tuple[dict[str, Any], ...] = (), name: str = "scenario.toml",
 ) -> Path:
-    """A scenario with one side, one battalion ``Bn`` (prep 2, morale 0) holding ``companies``."""
+    """A scenario with one side, one battalion ``Bn`` (prep 2, morale 0) holding ``companies``
+    (``fo_pile=None``: the side leaves ``fo_pile`` unset)."""
     info: dict[str, Any] = {"title": "test", "game": game}
     if fo_number is not None:
         info["fo_recovery_number"] = fo_number
@@ -138,7 +139,8 @@ def write_scenario(
     bn["companies"] = list(companies)
     doc: dict[str, Any] = {
         "ruleset": "tcs",
-        "sides": [{"id": "blue", "nationality": nationality, "fo_pile": fo_pile}, *extra_sides],
+        "sides": [{"id": "blue", "nationality": nationality,
+                   **({} if fo_pile is None else {"fo_pile": fo_pile})}, *extra_sides],
         "formations": [bn, *extra_formations],
         "dead_pile_exceptions": list(exceptions),
         "scenario": info,
