@@ -57,7 +57,9 @@ SOVIET_FO = coy("FOs", ctr("FO", kind="fo", steps=1, morale=None))
 
 def fo_pile_after_death(c: Campaign) -> Pile:
     """Where the FO goes when it dies in combat."""
-    return run(c, RecordLoss(expected_version=c.version, counter="FO")).state.counters["FO"].pile
+    pile: Pile = run(c, RecordLoss(expected_version=c.version, counter="FO")).state.counters[
+        "FO"].pile
+    return pile
 
 
 # -- Soviet FOs: 'as soon as an FO dies, put it aside in a pile of its own' ------------------------

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from fastapi.testclient import TestClient
 
@@ -15,9 +16,9 @@ CENTERS = {"1/ErP112": "23.15", "2/ErP112": "17.21", "3/ErP112": "8.21", "MG/ErP
 def test_the_check_form_takes_the_rear_modifier(client: TestClient) -> None:
     cid = client.post("/api/campaigns", json={"scenario": "example1_tolvajarvi", "name": "ex1",
                                               "seed": "web"}).json()["id"]
-    commands = [{"kind": "write_sheet", "sheet": "rest", "members": ["ErP112"],
-                 "centers": CENTERS, "size": 1, "attest": True},
-                *({"kind": "turn"} for _ in range(6))]
+    commands: list[dict[str, Any]] = [
+        {"kind": "write_sheet", "sheet": "rest", "members": ["ErP112"], "centers": CENTERS,
+         "size": 1, "attest": True}, *({"kind": "turn"} for _ in range(6))]
     for version, command in enumerate(commands, start=1):
         r = client.post(f"/api/campaigns/{cid}/commands",
                         json={"command": {**command, "expected_version": version}})

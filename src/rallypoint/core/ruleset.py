@@ -180,12 +180,12 @@ class PartialKnowledge(Protocol, Generic[S]):
         ...
 
 
-class StartNotes(Protocol, Generic[S]):
+class StartNotes(Protocol):
     """What a ruleset may add so that ``rallypoint new`` says what a player would otherwise
     miss: a rule the scenario turned on by default, say. Optional; the core looks it up by
     name."""
 
-    def start_notes(self, state: S) -> Sequence[str]:
+    def start_notes(self, state: Any) -> Sequence[str]:
         """One line per thing the player should know as the campaign starts (none: empty)."""
         ...
 
