@@ -28,6 +28,7 @@ from rallypoint.rulesets.tcs.data import default_data, resolve_data
 from rallypoint.rulesets.tcs.scenario import Pile
 from rallypoint.rulesets.tcs.state import SheetStatus
 from test_tcs_cli import EX1, SHEET, flat, rp
+from test_tcs_data import DEFAULTS
 from test_tcs_rules import (
     EX1_CENTERS,
     coy,
@@ -415,3 +416,28 @@ def test_show_and_the_check_through_the_command_line(db: Path) -> None:
             "2/ErP112, 3/ErP112, MG/ErP112") in flat(rp("show", "--campaign", "u"))
     out = rp("tcs", "check", "rest", "--rear-broken", "2/ErP112=two", "--campaign", "u", code=2)
     assert "--rear-broken 2/ErP112='two': not a whole number" in flat(out)
+
+
+# -- the readings as data a front end prints -------------------------------------------------------
+
+
+def test_the_readings_are_the_parameters_with_the_campaigns_values(tmp_path: Path) -> None:
+    ruleset = get_ruleset("tcs")
+    shipped = {r.switch: r for r in ruleset.readings()}  # type: ignore[attr-defined]
+    assert set(shipped) == set(DEFAULTS)
+    assert {k: r.value for k, r in shipped.items()} == DEFAULTS
+    mix = shipped["no_morale_mix"]
+    assert mix.choices == ("per_counter", "per_company") and mix.clause.startswith("seed: ")
+    assert mix.reading.startswith("each no-morale counter counts in the average as 0 plus")
+    assert all(r.reading and r.why for r in shipped.values())
+    # A campaign's own values: a scenario's override, and an old campaign's missing keys.
+    c = two_formations(tmp_path, shared_center="everyone")
+    mine = {r.switch: r for r in ruleset.readings(  # type: ignore[attr-defined]
+        c.created.model_dump(mode="json")["rules_data"])}
+    assert mine["shared_center"].value == "everyone"
+    assert mine["shared_center"].reading.startswith("every company of the sheet whose center")
+    old = as_created_before(make(tmp_path, coy("A", ctr("A-1")), name="old.toml"))
+    before = {r.switch: r.value for r in ruleset.readings(  # type: ignore[attr-defined]
+        old.created.model_dump(mode="json")["rules_data"])}
+    assert {k: before[k] for k in NEW_KEYS} == {
+        "shared_center": "everyone", "no_morale_mix": "per_company", "soviet_fo_pile": False}
