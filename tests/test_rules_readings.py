@@ -29,7 +29,7 @@ def _data(ruleset: str) -> dict[str, object]:
 
 def _is_parameter(ruleset: str, switch: str) -> bool:
     data = _data(ruleset)
-    if ruleset == "squares":
+    if ruleset in ("squares", "tcs"):
         return switch in data["parameters"]  # type: ignore[operator]
     section, _, key = switch.partition(".")
     return key in data.get(section, {})  # type: ignore[operator]
@@ -42,7 +42,7 @@ def _readings_section(ruleset: str) -> str:
     return text[start:end if end != -1 else len(text)]
 
 
-@pytest.mark.parametrize("ruleset", ["platoon", "squares"])
+@pytest.mark.parametrize("ruleset", ["platoon", "squares", "tcs"])
 def test_every_switch_is_a_parameter_and_listed_once_in_the_docs(ruleset: str) -> None:
     found = readings_of(ruleset)
     assert found, ruleset

@@ -17,6 +17,7 @@ from conftest import run, tcs_campaign
 from rallypoint.core.campaign import Campaign, start
 from rallypoint.core.errors import DataFileError, IllegalNowError, MalformedInputError
 from rallypoint.core.events import Created, NewEvent
+from rallypoint.core.readings import readings_of
 from rallypoint.core.ruleset import get_ruleset
 from rallypoint.rulesets.tcs.commands import (
     CheckImplementation,
@@ -422,22 +423,24 @@ def test_show_and_the_check_through_the_command_line(db: Path) -> None:
 
 
 def test_the_readings_are_the_parameters_with_the_campaigns_values(tmp_path: Path) -> None:
-    ruleset = get_ruleset("tcs")
-    shipped = {r.switch: r for r in ruleset.readings()}  # type: ignore[attr-defined]
+    shipped = {r.switch: r for r in readings_of("tcs")}
     assert set(shipped) == set(DEFAULTS)
-    assert {k: r.value for k, r in shipped.items()} == DEFAULTS
     mix = shipped["no_morale_mix"]
-    assert mix.choices == ("per_counter", "per_company") and mix.clause.startswith("seed: ")
+    assert mix.clause.startswith("seed: ") and mix.value is None
     assert mix.reading.startswith("each no-morale counter counts in the average as 0 plus")
+    assert mix.default.startswith('"per_counter" (other choices: "per_company": no-morale '
+                                  "counters count 0 in the average")
     assert all(r.reading and r.why for r in shipped.values())
     # A campaign's own values: a scenario's override, and an old campaign's missing keys.
     c = two_formations(tmp_path, shared_center="everyone")
-    mine = {r.switch: r for r in ruleset.readings(  # type: ignore[attr-defined]
-        c.created.model_dump(mode="json")["rules_data"])}
-    assert mine["shared_center"].value == "everyone"
-    assert mine["shared_center"].reading.startswith("every company of the sheet whose center")
+    mine = {r.switch: r.value for r in readings_of("tcs", c.created.model_dump(
+        mode="json")["rules_data"])}
+    assert (mine["shared_center"], mine["pairing_scope"]) == ('"everyone"', '"company"')
     old = as_created_before(make(tmp_path, coy("A", ctr("A-1")), name="old.toml"))
-    before = {r.switch: r.value for r in ruleset.readings(  # type: ignore[attr-defined]
-        old.created.model_dump(mode="json")["rules_data"])}
-    assert {k: before[k] for k in NEW_KEYS} == {
-        "shared_center": "everyone", "no_morale_mix": "per_company", "soviet_fo_pile": False}
+    before = {r.switch: r.value for r in readings_of("tcs", old.created.model_dump(
+        mode="json")["rules_data"])}
+    assert before["soviet_fo_pile"] == (
+        "false (created before this switch: only a side that sets fo_pile = true uses the FO "
+        "pile (how campaigns created before this parameter played))")
+    assert str(before["shared_center"]).startswith('"everyone" (created before this switch')
+    assert str(before["no_morale_mix"]).startswith('"per_company" (created before this switch')

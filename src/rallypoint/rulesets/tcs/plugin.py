@@ -16,5 +16,6 @@ PLUGIN = RulesetPlugin(
     simulate_cli="rallypoint.cli.lab_tcs:simulate",
     lab="rallypoint.lab.tcs_sim",
     secrets="rallypoint.rulesets.tcs.secrets:SECRETS",
+    readings="rallypoint.rulesets.tcs.readings:readings",
 )
 """The tcs ruleset's registration."""

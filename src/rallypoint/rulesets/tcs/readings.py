@@ -1,62 +1,54 @@
-"""The readings the TCS rules take where the seed is open, as data a front end can print.
+"""The readings the TCS rules take where the seed is open, as data a front end prints.
 
-Each reading is a parameter of ``data.toml`` (its clause, what each choice reads the clause as,
-why the default): :func:`readings` lists them with the value a campaign plays by, so
-``rallypoint rules readings tcs`` (and the web) can show them without knowing TCS.
-docs/rules/tcs.md "Readings" lists the same, in words.
+Each reading is a parameter of ``data.toml`` ``[parameters]``: the clause it reads, what each
+choice reads the clause as (``means``) and why the default (``note``). :func:`readings` (the
+plugin's ``readings`` part) gives them as :class:`~rallypoint.core.readings.Reading` values for
+``rallypoint rules readings`` and the web. docs/rules/tcs.md "Readings" lists the same.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from rallypoint.rulesets.tcs.data import RulesData, default_data, load_data
-
-
-@dataclass(frozen=True)
-class Reading:
-    """One open clause and how the rules read it.
-
-    Attributes:
-        switch: The parameter's name in ``data.toml`` (a scenario's ``[parameters]`` sets it).
-        clause: The seed (or facts) text it reads.
-        reading: What the current value reads the clause as.
-        why: Why the default was chosen.
-        value: The value played by (the campaign's, else the shipped default).
-        choices: Every value the switch takes.
-        source: Where the switch is kept (the data file, or the campaign's stored data).
-    """
-
-    switch: str
-    clause: str
-    reading: str
-    why: str
-    value: str | bool
-    choices: tuple[str | bool, ...]
-    source: str
+from rallypoint.core.readings import Reading
+from rallypoint.rulesets.tcs.data import Parameter, Parameters, default_data
 
 
 def readings(rules_data: Mapping[str, Any] | None = None) -> tuple[Reading, ...]:
-    """Every reading, in ``data.toml`` order, with the value ``rules_data`` plays by.
-
-    A campaign created before a parameter existed stores no entry for it: it plays by the value
-    :class:`~rallypoint.rulesets.tcs.data.Parameters` gives a missing key (how it was played),
-    and the words come from the shipped data.
+    """Every TCS reading, in ``data.toml`` order, with its switch's shipped value and the other
+    choices' readings (and, given a campaign's stored rules data, the value it plays by).
 
     Args:
-        rules_data: A campaign's stored rules data; None: the shipped defaults.
+        rules_data: A campaign's stored rules data; a parameter it lacks (a campaign created
+            before the parameter existed) reads as the reading that campaign was played with.
     """
-    shipped = default_data()
-    stored: RulesData = shipped if rules_data is None else load_data(rules_data)
-    values = stored.params.model_dump()
-    where = ("rallypoint/rulesets/tcs/data.toml [parameters]" if rules_data is None
-             else "the campaign's stored rules data (its created event)")
     found = []
-    for name, p in shipped.parameters.items():
-        value = values[name]
-        found.append(Reading(switch=name, clause=p.clause,
-                             reading=p.means.get(str(value).lower(), ""), why=p.note,
-                             value=value, choices=p.choices, source=where))
+    for switch, p in default_data().parameters.items():
+        others = "; ".join(f"{_text(c)}: {_means(p, c)}" for c in p.choices if c != p.value)
+        found.append(Reading(
+            clause=p.clause, reading=_means(p, p.value), why=p.note, switch=switch,
+            default=f"{_text(p.value)} (other choices: {others})",
+            value=None if rules_data is None else _value(rules_data, switch, p)))
     return tuple(found)
+
+
+def _means(p: Parameter, value: object) -> str:
+    """What ``value`` reads the clause as (``means`` is keyed by the value as text)."""
+    return p.means.get(str(value).lower(), "")
+
+
+def _text(value: object) -> str:
+    """A parameter value as written in a scenario file (``true``, ``"company"``)."""
+    return json.dumps(value)
+
+
+def _value(rules_data: Mapping[str, Any], switch: str, shipped: Parameter) -> str:
+    """A parameter's value in stored rules data; the older reading when the data predates it
+    (:class:`~rallypoint.rulesets.tcs.data.Parameters` gives a missing key that value)."""
+    entry = rules_data.get("parameters", {}).get(switch)
+    if entry is not None:
+        return _text(entry["value"])
+    old = Parameters.model_fields[switch].default
+    return (f"{_text(old)} (created before this switch: {_means(shipped, old)})")

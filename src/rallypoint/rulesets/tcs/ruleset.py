@@ -98,13 +98,6 @@ class TcsRuleset:
 
         return owed(state, version)
 
-    def readings(self, rules_data: Mapping[str, Any] | None = None) -> tuple[Any, ...]:
-        """Every open clause with its reading, why, switch and value (a campaign's stored
-        ``rules_data``, else the shipped defaults): see :mod:`rallypoint.rulesets.tcs.readings`."""
-        from rallypoint.rulesets.tcs.readings import readings
-
-        return readings(rules_data)
-
     def start_notes(self, state: TcsState) -> list[str]:
         """Said at ``rallypoint new``: which sides' FOs go to their own pile (seed: 'Soviet FOs
         are an exception … put it aside in a pile of its own'), on by default for a Soviet
