@@ -121,19 +121,42 @@ def test_v2_log_replays_to_the_played_state_without_any_rule(
         monkeypatch: pytest.MonkeyPatch) -> None:
     played = _played(12)
     assert {type(e).__name__ for e in played.typed[1:]} >= {"StandIn", "Rest"}
-    assert all(e.payload.get("v") == 2 for e in played.events)
+    assert all(e.payload.get("v") == 3 for e in played.events[1:])
     _forbid_rules(monkeypatch)
     replayed = Campaign.from_events(played.events)
     assert replayed.state == played.state
     assert list(replayed.state.men) == list(played.state.men)
 
 
-def test_v1_payloads_upcast_to_v2_without_an_outcome() -> None:
+def _as_v2(payload: dict[str, Any]) -> dict[str, Any]:
+    """A v3 payload as the code of 2026-12-01..04 wrote it: no light-wound count, no own crew."""
+    outcome = payload.get("outcome")
+    if not isinstance(outcome, dict):
+        return payload
+    men = [{k: v for k, v in m.items() if k != "light_wounds"} for m in outcome["men"]]
+    tanks = [{k: v for k, v in t.items() if k != "own_crew"} for t in outcome["tanks"]]
+    return {**payload, "v": 2, "outcome": {**outcome, "men": men, "tanks": tanks}}
+
+
+def test_v2_payloads_upcast_to_what_they_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
+    played = _played(12)
+    old = [e.model_copy(update={"payload": _as_v2(dict(e.payload))}) for e in played.events]
+    assert all(e.payload.get("v") == 2 for e in old[1:])
+    _forbid_rules(monkeypatch)
+    replayed = Campaign.from_events(old)
+    assert RULESET.state_json(replayed.state) == RULESET.state_json(played.state)
+    # The new fields read as unrecorded: no tank an event wrote knows its own crew.
+    written = {t["id"] for e in old[1:] for t in e.payload["outcome"]["tanks"]}
+    assert written and all(replayed.state.tanks[t].own_crew is None for t in written)
+    assert all(m.light_wounds == 0 for m in replayed.state.men.values())
+
+
+def test_v1_payloads_upcast_without_an_outcome() -> None:
     records = read_export(LOGS / "platoon.json").events
     rest = next(r for r in records if r.type == "rest")
     assert "v" not in rest.payload
     event = READER.read(rest.type, rest.payload)
-    assert isinstance(event, Rest) and event.v == 2 and event.outcome is None
+    assert isinstance(event, Rest) and event.v == 3 and event.outcome is None
     stored = TypeAdapter(list[Roll]).validate_python(rest.payload.get("rolls"))
     assert event.rolls and event.rolls[0].faces == stored[0].faces
 

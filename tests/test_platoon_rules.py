@@ -61,6 +61,7 @@ from rallypoint.rulesets.platoon.commands import (
     YearEnd,
 )
 from rallypoint.rulesets.platoon.data import ATTRIBUTES, Column, load_data, resolve_data
+from rallypoint.rulesets.platoon.events import PlatoonEvent
 from rallypoint.rulesets.platoon.model import Man, Seat, Status, TankStatus, Wound
 from rallypoint.rulesets.platoon.ruleset import transition
 from rallypoint.rulesets.platoon.section9 import (
@@ -558,6 +559,82 @@ def test_a_knocked_out_tank_returns_from_ordnance_as_itself() -> None:
     assert c.state.crews["1"].tank == "t1"
 
 
+def _knocked_out_both(returns: tuple[int, int] = (5, 1)) -> Campaign:
+    """Crews 1 and 2 knocked out on day 1; their tanks back after ``returns`` days."""
+    c = campaign(action_days=(1,))
+    return run(c, report(c, [tank("1", result="knocked_out", ordnance_days=returns[0]),
+                             tank("2", result="knocked_out", ordnance_days=returns[1]),
+                             tank("3")]))
+
+
+def test_by_trade_gives_a_tank_back_from_ordnance_to_its_own_crew() -> None:
+    # 14.6 "returning from ordnance as itself": Baker (crew 2's) is back first, while crew 1 is
+    # also without a tank; the default policy gives it back to crew 2, not the first crew.
+    c = _knocked_out_both()
+    assert c.state.tanks["t2"].status is TankStatus.PARK
+    assert c.state.tanks["t2"].own_crew == "2"
+    (decision,) = [d for d in RULESET.pending(c.state) if d.kind == "tank"]
+    assert decision.options["crews"] == ["1", "2"]
+    command = RULESET.policies()[0].decide(c.state, decision, c.version)
+    assert command == AssignTank(expected_version=c.version, tank="t2", crew="2")
+    c = run(c, command)
+    assert c.state.tanks["t2"].own_crew == "2"
+
+
+def test_a_repaired_tank_waiting_in_the_park_keeps_its_name_at_the_year_end() -> None:
+    # 14.9 "the old name kept where the old tank was fit": crew 2's Baker is repaired and waits
+    # in the park; crew 1's Able is still at ordnance (not fit).
+    c = _knocked_out_both()
+    c = run(c, YearEnd(expected_version=c.version))
+    names = {cid: c.state.tanks[crew.tank].name for cid, crew in c.state.crews.items()
+             if crew.tank}
+    assert names == {"1": "Avenger", "2": "Baker", "3": "Charlie"}
+    # year.repaired_tank_keeps_name = 0 (and campaigns created before it): a new name.
+    old = campaign(action_days=(1,), parameters={"year.repaired_tank_keeps_name": 0})
+    old = run(old, report(old, [tank("1", result="knocked_out", ordnance_days=5),
+                                tank("2", result="knocked_out", ordnance_days=1), tank("3")]))
+    old = run(old, YearEnd(expected_version=old.version))
+    assert {cid: old.state.tanks[crew.tank].name for cid, crew in old.state.crews.items()
+            if crew.tank} == {"1": "Avenger", "2": "Boomer", "3": "Charlie"}
+    raw = resolve_data({})
+    del raw["sections"]["year"]["repaired_tank_keeps_name"]
+    assert load_data(raw).reading("year", "repaired_tank_keeps_name") is False
+
+
+def _last(c: Campaign) -> PlatoonEvent:
+    event = c.typed[-1]
+    assert isinstance(event, PlatoonEvent)
+    return event
+
+
+def test_a_second_light_wound_is_in_the_log() -> None:
+    # 14.3: a man already lightly wounded is wounded again; the later fit day holds, and the
+    # log says so either way (the second wound healing sooner or later than the first).
+    for first, second, fit in ((1, 3, 7), (3, 1, 6)):
+        c = campaign(action_days=(1, 2))
+        c = run(c, report(c, [tank("1", result="hit"), tank("2"), tank("3")], {"1L": "light"}),
+                dice=(first,))
+        assert _last(c).summary[1] == f"Loader 1 lightly wounded, fit on day {3 + first}"
+        c = run(c, report(c, [tank("1", result="hit"), tank("2"), tank("3")], {"1L": "light"}),
+                dice=(second,))
+        assert c.state.men["1L"].fit_day == fit
+        assert c.state.men["1L"].light_wounds == 2
+        assert f"Loader 1 lightly wounded again, fit on day {fit}" in _last(c).summary
+        assert "lightly wounded again" in RULESET.describe(_last(c))
+
+
+def test_a_replacement_never_takes_a_surname_a_roster_man_bears() -> None:
+    # 14 men in the roster: the list's next surname is its 15th, O'Brien, which the roster's
+    # loader already bears ("Sgt. O'Brien"): the green driver from Naples is Price.
+    c = campaign(action_days=(), drop=("1D",), edit={"1L": {"name": "Sgt. O'Brien"}})
+    before = c
+    c = run(c, YearEnd(expected_version=c.version), dice=GREEN)
+    (green,) = new_men(before, c)
+    assert RULES.names.surnames[14:16] == ("O'Brien", "Price")
+    assert (green.name, green.seat) == ("Price", Seat.DRIVER)
+    assert c.state.names_used == 16
+
+
 def _brute(mean: Fraction, spread: Fraction, clamp: bool) -> dict[int, Fraction]:
     """mean + spread × (2d6 − 7)/5, rounded half up, by enumerating the 36 faces."""
     odds: dict[int, Fraction] = {}
@@ -909,10 +986,30 @@ def test_commander_seats_draw_from_naples_before_other_seats() -> None:
     assert old.state.crews["2"].seats[Seat.COMMANDER] is None
 
 
+def test_the_year_promotes_the_best_gunner_before_an_unassigned_man_of_another_trade() -> None:
+    # 14.9 read with "every other empty seat ... from the unassigned men of that seat": the
+    # unassigned who fill a commander's seat are commanders. None waits, so the best gunner
+    # (1G and 2G tie at 60: the first) is promoted, a stranger to crew 2; his seat takes the
+    # unassigned gunner, and the loaders wait for a loader's seat (crew 1's takes the best).
+    c = campaign(("1", "2"), action_days=(), drop=("1L", "2C"),
+                 extra=[man("L1", "loader", skill=50), man("L2", "loader", skill=55),
+                        man("G1", "gunner", skill=45), man("A1", "assistant_driver",
+                                                           skill=90)])
+    c = run(c, YearEnd(expected_version=c.version))
+    s = c.state
+    assert s.crews["2"].seats[Seat.COMMANDER] == "1G"
+    assert s.crews["1"].seats[Seat.GUNNER] == "G1"
+    assert s.crews["1"].seats[Seat.LOADER] == "L2"
+    assert [m.id for m in s.unassigned()] == ["L1", "A1"]
+    assert s.crews["2"].cohesion == 60 + 10 - 15  # the year's step, then a stranger
+
+
 def test_the_year_fills_seats_from_the_unassigned_before_naples() -> None:
+    # year.commanders_by_trade = 0 (and every campaign created before it): any unassigned man.
     c = campaign(("1", "2"), action_days=(), drop=("1L", "1D", "2C"),
                  extra=[man("L1", "loader", skill=50), man("L2", "loader", skill=55),
-                        man("G1", "gunner", skill=45)])
+                        man("G1", "gunner", skill=45)],
+                 parameters={"year.commanders_by_trade": 0})
     before = c
     c = run(c, YearEnd(expected_version=c.version), dice=GREEN)
     s = c.state

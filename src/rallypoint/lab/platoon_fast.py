@@ -21,6 +21,8 @@ per-day series of the two, on the same scenario and parameters, compared by two-
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import numpy.typing as npt
 
@@ -78,12 +80,26 @@ def _fight(p: Platoons, t: Tables, gen: np.random.Generator, day: int, fit: Bool
     withdrew = gen.integers(1, 7, size=p.runs) >= n["standin.enemy_withdrawn"]
     tanks = ((result == 2) | (result == 3)).sum(axis=1)
     killed = (man == 3).sum(axis=(1, 2))
-    morale = (p.morale - n["morale.tank_lost"] * tanks - n["morale.man_killed"] * killed
-              + n["morale.objective"] * objective + n["morale.enemy_withdrawn"] * withdrew)
-    p.morale[...] = np.where(fights, np.clip(morale, 0, n["morale.cap"]), p.morale)
+    p.morale[...] = np.where(fights, _morale_after(
+        p.morale, n, -n["morale.tank_lost"] * tanks - n["morale.man_killed"] * killed,
+        n["morale.objective"] * objective, n["morale.enemy_withdrawn"] * withdrew), p.morale)
     p.fought += fights
     seats: BoolArray = p.occ & crews[:, :, None]
     return seats
+
+
+def _morale_after(morale: npt.NDArray[np.int64], n: Mapping[str, int],
+                  *changes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """``days._morale_after``: the battle's changes (losses, objective, withdrawn) netted then
+    bounded once, or (``morale.bound_each_step``) bounded after each. Losses are bounded
+    together: successive losses clipped one by one end where their sum clipped once does."""
+    cap = n["morale.cap"]
+    if n.get("morale.bound_each_step", 0) != 1:
+        netted: npt.NDArray[np.int64] = np.clip(morale + sum(changes), 0, cap)
+        return netted
+    for change in changes:
+        morale = np.clip(morale + change, 0, cap)
+    return morale
 
 
 def _tanks_lost(p: Platoons, t: Tables, gen: np.random.Generator, day: int,

@@ -139,19 +139,24 @@ def year_end(p: Platoons, t: Tables, gen: np.random.Generator, day: int) -> None
 
 
 def _commanders(p: Platoons, t: Tables, gen: np.random.Generator) -> None:
-    """``year._commanders``: an empty commander seat takes the best man waiting (a commander by
-    trade first), else the platoon's best gunner, else (``year.naples_commanders``) a green
+    """``year._commanders``: an empty commander seat takes the best man waiting (only a
+    commander by trade under ``year.commanders_by_trade``, else a commander by trade first),
+    else the platoon's best gunner, else (``year.naples_commanders``) a green
     commander from Naples."""
     loss = t.n["cohesion.stranger_loss"]
     naples_first = t.n.get("year.naples_commanders", 0) == 1
+    by_trade = t.n.get("year.commanders_by_trade", 0) == 1
     green = len(t.skill) - 1
     everyone = np.arange(p.runs)
     for crew in range(p.crews):
         need = ~p.occ[:, crew, COMMANDER]
-        waiting = need & p.pocc.any(axis=1)
+        # year._waiting_commanders: unassigned commanders only (year.commanders_by_trade), else
+        # any unassigned man, commanders first.
+        pool = p.pocc & (p.ptrade == COMMANDER) if by_trade else p.pocc
+        waiting = need & pool.any(axis=1)
         if waiting.any():
             rr = everyone[waiting]
-            key = np.where(p.pocc[rr], ((p.ptrade[rr] != COMMANDER) * 2000
+            key = np.where(pool[rr], ((p.ptrade[rr] != COMMANDER) * 2000
                                         + (1000 - p.pskill[rr])) * SERIAL + p.pser[rr], BIG)
             p.seat_from_pool(rr, np.argmin(key, axis=1), np.full(len(rr), crew),
                              np.full(len(rr), COMMANDER), loss)

@@ -37,7 +37,8 @@ REQUIRED: dict[str, tuple[str, ...]] = {
 }
 ADDED_READINGS = (("fatigue", "rest_rounds_up"), ("year", "once_after_calendar"),
                   ("year", "renew_calendar"), ("year", "naples_commanders"),
-                  ("morale", "bound_each_step"))
+                  ("morale", "bound_each_step"), ("year", "commanders_by_trade"),
+                  ("year", "repaired_tank_keeps_name"))
 """Switches added after campaigns existed: off (0) when a campaign's stored data lacks them,
 whatever their shipped value (see :meth:`PlatoonData.reading`); docs/rules/platoon.md
 "Readings" lists each."""

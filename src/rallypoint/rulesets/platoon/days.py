@@ -120,7 +120,8 @@ def _wound(state: PlatoonState, man: Man, result: ManResult, dice: pd.Recorder) 
                       odds=lambda _: ", ".join(f"{d}d {fraction_text(p)}"
                                                for d, p in odds.items()))
         fit_day = state.day + base + r.natural
-        man = replace(man, wound=Wound.LIGHT, fit_day=max(fit_day, man.fit_day or 0))
+        man = replace(man, wound=Wound.LIGHT, fit_day=max(fit_day, man.fit_day or 0),
+                      light_wounds=man.light_wounds + 1)
     return state.with_man(man)
 
 

@@ -4,9 +4,13 @@ Schema versions:
 
 - v1 (campaigns before 2026-12-01): ``command``, ``rolls`` and ``summary`` only, no ``v``. The
   outcome was never stored: replay re-ran the rules over the dice.
-- v2 (now): ``v = 2`` and ``outcome``, the new record of every man, crew and tank the event
-  changed or brought in, the request queue, the deferred decisions and the counters. The fold
-  writes the outcome down and runs no rule code, so a later rule fix never rewrites history.
+- v2 (2026-12-01 to 12-04): ``v = 2`` and ``outcome``, the new record of every man, crew and
+  tank the event changed or brought in, the request queue, the deferred decisions and the
+  counters. The fold writes the outcome down and runs no rule code, so a later rule fix never
+  rewrites history.
+- v3 (now): a man's record carries ``light_wounds`` (so a second light wound shows in the log)
+  and a tank's ``own_crew`` (the crew it returns to from ordnance). A v2 payload is upcast with
+  ``light_wounds = 0`` and ``own_crew = None``: what the event recorded, nothing re-derived.
 
 A v1 payload is upcast to v2 with ``outcome = None``: its outcome is what the rules of that time
 made of its dice, and the fold gets it from the pinned copy of those rules
@@ -34,7 +38,7 @@ from rallypoint.rulesets.platoon.model import (
     Wound,
 )
 
-SCHEMA = 2
+SCHEMA = 3
 """The platoon event schema version written now."""
 
 
@@ -63,6 +67,7 @@ class ManRecord(_Value):
     stayed: bool
     lieutenant: bool
     transfer: bool
+    light_wounds: int
 
 
 class CrewRecord(_Value):
@@ -82,6 +87,7 @@ class TankRecord(_Value):
     status: TankStatus
     crew: str | None
     return_day: int | None
+    own_crew: str | None
 
 
 class RequestRecord(_Value):
@@ -194,8 +200,18 @@ def _v1(event_type: str, payload: dict[str, Any]) -> dict[str, Any]:
     return {**payload, "v": 2, "outcome": None}
 
 
+def _v2(event_type: str, payload: dict[str, Any]) -> dict[str, Any]:
+    # v2 records knew no light-wound count and no tank's own crew: 0 and None, as recorded.
+    old = payload.get("outcome")
+    if not isinstance(old, dict):
+        return {**payload, "v": 3}
+    men = [{"light_wounds": 0, **m} for m in old.get("men", ())]
+    tanks = [{"own_crew": None, **t} for t in old.get("tanks", ())]
+    return {**payload, "v": 3, "outcome": {**old, "men": men, "tanks": tanks}}
+
+
 READER: EventReader[PlatoonEvent] = EventReader(
-    Annotated[PlatoonEvent, Field(discriminator="type")], SCHEMA, {1: _v1}, "platoon")
+    Annotated[PlatoonEvent, Field(discriminator="type")], SCHEMA, {1: _v1, 2: _v2}, "platoon")
 """Reads stored platoon payloads of any schema version."""
 
 

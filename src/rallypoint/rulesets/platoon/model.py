@@ -63,6 +63,8 @@ class Man:
         trust: a commander's trust in the lieutenant (9.9 stand-in), 0 … 100.
         fit_day: for a light wound, the morning he is fit again.
         stayed: True while he has stayed in one crew all this year (14.9).
+        light_wounds: Light wounds taken, a second one on a wounded man included (14.3), so the
+            log can say each.
     """
 
     id: str
@@ -83,17 +85,27 @@ class Man:
     stayed: bool = True
     lieutenant: bool = False
     transfer: bool = False
+    light_wounds: int = 0
 
 
 @dataclass(frozen=True)
 class Tank:
-    """A tank: with a crew, waiting in the park, at ordnance until ``return_day``, or gone."""
+    """A tank: with a crew, waiting in the park, at ordnance until ``return_day``, or gone.
+
+    Attributes:
+        crew: The crew it is with now (none at ordnance or in the park).
+        own_crew: The crew whose tank it is: set when a crew gets it and kept through ordnance
+            and the park, so a tank "returning from ordnance as itself" (14.6) is known as that
+            crew's. ``None`` for a tank from the depot not yet given, and in events stored
+            before the field existed.
+    """
 
     id: str
     name: str
     status: TankStatus
     crew: str | None = None
     return_day: int | None = None
+    own_crew: str | None = None
 
 
 @dataclass(frozen=True)

@@ -24,11 +24,26 @@ from rallypoint.rulesets.platoon.section9 import Hooks
 
 
 def next_name(state: PlatoonState) -> tuple[PlatoonState, str]:
-    """The next surname from the list (numbered after the list runs out)."""
+    """The next surname from the list (numbered after the list runs out) that no man of the
+    platoon bears or has borne: a given roster may already use a name of the list, and two men
+    answering to one name would make every command naming him ambiguous."""
     names = state.rules.names.surnames
+    taken = {_surname(m.name) for m in state.men.values()}
     n = state.names_used
-    name = names[n % len(names)] + ("" if n < len(names) else f" {n // len(names) + 1}")
-    return replace(state, names_used=n + 1), name
+    while True:
+        name = names[n % len(names)] + ("" if n < len(names) else f" {n // len(names) + 1}")
+        n += 1
+        if _surname(name) not in taken:
+            return replace(state, names_used=n), name
+
+
+def _surname(name: str) -> str:
+    """A man's name compared as a surname: its last word, in any case (``Sgt. Baker`` is
+    Baker); a numbered list name (``Adams 2``) is compared whole."""
+    words = name.casefold().split()
+    if len(words) > 1 and words[-1].isdigit():
+        return " ".join(words[-2:])
+    return words[-1] if words else ""
 
 
 def fresh_id(state: PlatoonState, prefix: str) -> tuple[PlatoonState, str]:
@@ -306,5 +321,5 @@ def assign_tank(state: PlatoonState, tank_id: str, crew_id: str) -> PlatoonState
         raise IllegalNowError(f"crew {crew_id} already has a tank",
                               fix="Give park tanks to crews without one.")
     state = state.with_tank(replace(tank, status=TankStatus.WITH_CREW, crew=crew_id,
-                                    return_day=None))
+                                    return_day=None, own_crew=crew_id))
     return state.with_crew(replace(state.crews[crew_id], tank=tank_id))

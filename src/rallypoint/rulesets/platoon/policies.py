@@ -54,13 +54,17 @@ def _place(state: PlatoonState, decision: Decision, version: int) -> Command:
 
 
 def _tank(state: PlatoonState, decision: Decision, version: int) -> Command:
-    crew = sorted(decision.options["crews"], key=lambda c: (len(c), c))[0]
+    # A tank back from ordnance goes back to its own crew (14.6 "returning from ordnance as
+    # itself") if that crew is still without one; any other to the first crew without one.
+    own = state.tanks[decision.subject].own_crew
+    crews = sorted(decision.options["crews"], key=lambda c: (c != own, len(c), c))
+    crew = crews[0]
     return AssignTank(expected_version=version, tank=decision.subject, crew=crew)
 
 
 def by_trade(state: PlatoonState, decision: Decision, version: int) -> Command:
     """Place men by trade; the crew's most skilled man steps up to command (gunner first on a
-    tie); park tanks go to the first crew without one."""
+    tie); a park tank goes back to its own crew, else to the first crew without one."""
     if decision.kind == "place":
         return _place(state, decision, version)
     if decision.kind == "tank":

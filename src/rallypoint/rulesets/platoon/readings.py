@@ -43,6 +43,17 @@ _READINGS: tuple[tuple[str, str, str, str, str], ...] = (
      "A campaign of several years would otherwise have no actions after the first.",
      "year.renew_calendar", "0: not renewed"),
     ("14.9 \"empty commander seats are filled from the unassigned and then by promoting the "
+     "platoon's best gunner; every other empty seat is filled from the unassigned men of that "
+     "seat\" (who the unassigned are for a commander's seat)",
+     "The unassigned commanders, best first; with none, the best gunner is promoted before an "
+     "unassigned loader, driver or gunner would take command, and those wait for a seat of "
+     "their own trade.",
+     "The next clause fills every other seat from \"the unassigned men of that seat\": read "
+     "alike, a seat takes men of its own trade, and the text names its one exception, the "
+     "gunner.",
+     "year.commanders_by_trade",
+     "0: any unassigned man, commanders first, then the most skilled"),
+    ("14.9 \"empty commander seats are filled from the unassigned and then by promoting the "
      "platoon's best gunner; every other empty seat … else by a green replacement from "
      "Naples\"",
      "A commander seat that neither the unassigned nor a gunner can fill takes a green "
@@ -50,6 +61,12 @@ _READINGS: tuple[tuple[str, str, str, str, str], ...] = (
      "The text fills commander seats first; the year must not leave one empty while green "
      "gunners sit down.",
      "year.naples_commanders", "0: the seat stays empty"),
+    ("14.9 \"five new tanks, the old name kept where the old tank was fit\" (a crew's tank "
+     "back from ordnance, repaired and waiting in the park)",
+     "It was fit: the crew's new tank keeps its name. A tank still at ordnance was not.",
+     "Repaired, it fights as soon as it is given back; waiting in the park is only the "
+     "lieutenant not having got round to it (14.6).",
+     "year.repaired_tank_keeps_name", "0: only a tank with its crew counts"),
 )
 """(clause, reading, why, switch, what the other values do), in seed order."""
 

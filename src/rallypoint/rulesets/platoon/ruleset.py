@@ -72,7 +72,8 @@ def initial_state(scenario: Mapping[str, Any], rules_data: Mapping[str, Any]) ->
         tank = next((t.id for t in spec.tanks if t.crew == cid), None)
         crews[cid] = Crew(id=cid, seats=seats, tank=tank,
                           cohesion=rules.n("cohesion", "start"))
-    tanks = {t.id: Tank(id=t.id, name=t.name, status=TankStatus.WITH_CREW, crew=t.crew)
+    tanks = {t.id: Tank(id=t.id, name=t.name, status=TankStatus.WITH_CREW, crew=t.crew,
+                        own_crew=t.crew)
              for t in spec.tanks}
     return PlatoonState(rules=rules, name=spec.platoon.name, day=1, year=1,
                         morale=rules.n("morale", "start"), action_days=spec.platoon.calendar(),

@@ -79,6 +79,9 @@ def summary(before: PlatoonState, after: PlatoonState) -> list[str]:
             lines.append(f"{m.name} {m.status.value}")
         elif m.wound is Wound.LIGHT and old.wound is Wound.NONE:
             lines.append(f"{m.name} lightly wounded, fit on day {m.fit_day}")
+        elif m.light_wounds > old.light_wounds:
+            # 14.3: a second light wound on a man already wounded; the later fit day holds.
+            lines.append(f"{m.name} lightly wounded again, fit on day {m.fit_day}")
         elif m.wound is Wound.NONE and old.wound is Wound.LIGHT:
             lines.append(f"{m.name} fit again")
         if (m.crew, m.seat) != (old.crew, old.seat) and m.crew is not None and m.seat:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from fractions import Fraction
 
@@ -9,6 +10,7 @@ from rallypoint.core.errors import IllegalNowError
 from rallypoint.rulesets.platoon import dice as pd
 from rallypoint.rulesets.platoon.model import (
     SEATS,
+    Man,
     PlatoonState,
     Seat,
     Status,
@@ -87,11 +89,12 @@ def _next_calendar(state: PlatoonState) -> PlatoonState:
 
 
 def _commanders(state: PlatoonState, dice: pd.Recorder, hooks: Hooks) -> PlatoonState:
+    """14.9 "empty commander seats are filled from the unassigned and then by promoting the
+    platoon's best gunner": see :func:`_waiting_commanders` for who counts as unassigned."""
     for crew_id in list(state.crews):
         if state.crews[crew_id].seats[Seat.COMMANDER] is not None:
             continue
-        waiting = sorted(state.unassigned(), key=lambda m: (m.trade is not Seat.COMMANDER,
-                                                             -m.skill, m.id))
+        waiting = _waiting_commanders(state)
         if waiting:
             state = seat_man(state, waiting[0], crew_id, Seat.COMMANDER, hooks, stranger=True)
             continue
@@ -109,6 +112,22 @@ def _commanders(state: PlatoonState, dice: pd.Recorder, hooks: Hooks) -> Platoon
                                  "green replacement from Naples")
             state = seat_man(state, man, crew_id, Seat.COMMANDER, hooks, stranger=True)
     return state
+
+
+def _waiting_commanders(state: PlatoonState) -> list[Man]:
+    """The unassigned men who may fill an empty commander seat at the year's end, best first.
+
+    The reading (docs/rules/platoon.md, "Readings"): 14.9 fills "every other empty seat ... from
+    the unassigned men of that seat", so "filled from the unassigned" for a commander's seat
+    means the unassigned *commanders*; the best gunner is promoted before an unassigned loader
+    or driver would take command, and those wait for a seat of their own trade. Parameter
+    ``year.commanders_by_trade`` = 0 (and a campaign created before it) takes any unassigned
+    man, commanders first, then the most skilled.
+    """
+    waiting = state.unassigned()
+    if state.rules.reading("year", "commanders_by_trade"):
+        waiting = [m for m in waiting if m.trade is Seat.COMMANDER]
+    return sorted(waiting, key=lambda m: (m.trade is not Seat.COMMANDER, -m.skill, m.id))
 
 
 def _other_seats(state: PlatoonState, dice: pd.Recorder, hooks: Hooks) -> PlatoonState:
@@ -133,12 +152,30 @@ def _new_tanks(state: PlatoonState) -> PlatoonState:
     old_tanks = state.tanks
     state = replace(state, tanks=tanks)
     for crew in list(state.crews.values()):
-        old = old_tanks.get(crew.tank) if crew.tank else None
+        old = _old_tank(state, old_tanks, crew.id)
         state, tank_id = fresh_id(state, "t")
-        # 14.9: the old name is kept where the old tank was fit (with its crew, not at ordnance).
-        fit = old is not None and old.status is TankStatus.WITH_CREW
+        # 14.9: the old name is kept where the old tank was fit (with its crew, not at ordnance;
+        # or repaired and waiting in the park for it, by the reading in _old_tank).
+        fit = old is not None and old.status in (TankStatus.WITH_CREW, TankStatus.PARK)
         name = old.name if old is not None and fit else tank_name(state)
         state = state.with_tank(Tank(id=tank_id, name=name, status=TankStatus.WITH_CREW,
-                                     crew=crew.id))
+                                     crew=crew.id, own_crew=crew.id))
         state = state.with_crew(replace(crew, tank=tank_id))
     return replace(state, requests=tuple(r for r in state.requests if r.kind != "tank"))
+
+
+def _old_tank(state: PlatoonState, old_tanks: Mapping[str, Tank], crew_id: str) -> Tank | None:
+    """A crew's old tank for 14.9's "the old name kept where the old tank was fit".
+
+    The tank with the crew; for a crew without one, the reading (docs/rules/platoon.md,
+    "Readings"): its own tank back from ordnance, repaired and waiting in the park, was fit (it
+    fights as soon as it is given back). Parameter ``year.repaired_tank_keeps_name`` = 0 (and a
+    campaign created before it) counts only a tank with its crew.
+    """
+    crew = state.crews[crew_id]
+    if crew.tank is not None:
+        return old_tanks.get(crew.tank)
+    if not state.rules.reading("year", "repaired_tank_keeps_name"):
+        return None
+    return next((t for t in old_tanks.values()
+                 if t.own_crew == crew_id and t.status is TankStatus.PARK), None)
