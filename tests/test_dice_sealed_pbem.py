@@ -44,10 +44,11 @@ CHECK = {"kind": "check", "sheet": "F-hideout"}
 TURN = {"kind": "turn", "skip_fo": True}
 
 
-def test_tcs_with_two_seats_is_sealed_and_squares_is_not() -> None:
+def test_every_campaign_with_two_seats_is_sealed() -> None:
+    # Issue 18: an open round let the answerer see the dice before answering (a veto).
     two = {"a": object(), "b": object()}
     assert is_sealed("tcs", two) and not is_sealed("tcs", {"a": object()})
-    assert not is_sealed("squares", two) and not is_sealed("platoon", two)
+    assert is_sealed("squares", two) and is_sealed("platoon", two)
 
 
 @dataclass
@@ -118,7 +119,7 @@ def test_a_sealed_round_between_two_databases(tmp_path: Path) -> None:
 
     back, done = game.send(game.soviet, game.finland)
     header = json.loads(back.read_text(encoding="utf-8"))["turn"]
-    assert header["answer"] == made.model_dump(mode="json") and header["request"] is None
+    assert header["answer"] == made.wire() and header["request"] is None
     assert done.new_events == 0 and done.resolved is not None  # fresh, not a replay
     assert "F-hideout implementation check" in done.resolved.summary
 

@@ -4,6 +4,7 @@ replay, fork) refused with one line and nothing written."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from rallypoint.session.pbem import (
     new_seat,
     verify_file,
 )
+from rallypoint.session.stall import stall
 from rallypoint.store.exchange import ExportedCampaignHeader, ExportedHead, TurnHeader, header_hash
 from rallypoint.store.signing import SeatKey
 
@@ -84,31 +86,38 @@ def start_game(tmp_path: Path, *, physical_dice: bool = False) -> Game:
 
 
 def rolled_round(game: Game) -> Path:
-    """Allied asks for a rally; French answers; returns French's file carrying the event."""
+    """Allied asks for a rally; French answers with its link only; Allied's import of the
+    answer decides the rally; returns Allied's file for French carrying the event."""
     with pytest.raises(AwaitingDice, match="needs french's link"):
         command(game.allied, game.campaign, RALLY)
     game.allied_to_french()
     answer(game.french, game.campaign)
-    return game.send(game.french, "allied")
+    assert import_turn(game.allied, game.send(game.french, "allied")).resolved is not None
+    return game.send(game.allied, "french")
 
 
 def test_a_pair_round_by_mail_gives_dice_both_seats_made(tmp_path: Path) -> None:
     game = start_game(tmp_path)
     path = rolled_round(game)
-    done = import_turn(game.allied, path)
-    assert (done.sender, done.new_events) == ("french", 1)
-    event = game.allied.load(game.campaign, whole=True).events[-1]
+    done = import_turn(game.french, path)
+    assert (done.sender, done.new_events) == ("allied", 1)
+    event = game.french.load(game.campaign, whole=True).events[-1]
     proof = proof_of(event)
     assert (proof.mode, proof.round, proof.seat, proof.position) == ("pair", 1, "allied", 1)
     # An independent re-derivation: both seats' links, SHA-256 into the key, HMAC stream.
     links = {seat: chain_link(chain_seed(session, game, seat), 1)
              for seat, session in (("french", game.french), ("allied", game.allied))}
     assert {s: v.hex() for s, v in links.items()} == proof.links
-    faces = regenerate(pair_key(links), 1, _digest(proof.command), [6])
+    # A round by mail is sealed (issue 18): the stream names the command through the nonce.
+    assert proof.nonce is not None and proof.commitment is not None
+    label = hashlib.sha256(b"rallypoint dice-v1 sealed dice\x00"
+                           + bytes.fromhex(_digest(proof.command))
+                           + bytes.fromhex(proof.nonce)).hexdigest()
+    faces = regenerate(pair_key(links), 1, label, [6])
     assert [f for _, f in proof.tape] == faces
     report = verify_file(path)
     assert report.dice.ok and report.dice.summary() == "dice-v1: 1 verified, 0 failed (dice)"
-    assert report.signer == "french"
+    assert report.signer == "allied"
 
 
 def chain_seed(session: Session, game: Game, seat: str) -> bytes:
@@ -154,14 +163,15 @@ def test_the_turn_file_holds_none_of_the_senders_secrets(tmp_path: Path) -> None
     assert kept is not None
     seed = bytes.fromhex(kept.chain_seed)
     assert kept.private not in text and kept.chain_seed not in text
-    assert chain_link(seed, 1).hex() in text  # the link of this round, with its command
-    assert chain_link(seed, 2).hex() not in text  # no later link: next rounds stay secret
-    assert json.loads(text)["turn"]["request"]["command"]["kind"] == "rally"
+    # Sealed (issue 18): not even this round's link goes out, nor the command; a commitment.
+    assert chain_link(seed, 1).hex() not in text and chain_link(seed, 2).hex() not in text
+    request = json.loads(text)["turn"]["request"]
+    assert set(request) == {"scheme", "seat", "position", "round", "commitment"}
 
 
 def test_retry_after_a_consented_undo_sees_the_same_dice(tmp_path: Path) -> None:
     game = start_game(tmp_path)
-    import_turn(game.allied, rolled_round(game))
+    import_turn(game.french, rolled_round(game))
     first = game.allied.log(game.campaign)[-1]
     with pytest.raises(IllegalNowError, match="needs french's consent"):
         game.allied.undo(game.campaign)
@@ -175,7 +185,7 @@ def test_retry_after_a_consented_undo_sees_the_same_dice(tmp_path: Path) -> None
 
 def test_an_undo_of_ones_own_roll_in_a_file_is_refused(tmp_path: Path) -> None:
     game = start_game(tmp_path)
-    import_turn(game.allied, rolled_round(game))
+    import_turn(game.french, rolled_round(game))
     # Allied forges its own undo in its database (around the session's refusal) and sends it.
     with game.allied._store(write=True) as store:
         campaign = game.allied.load(game.campaign, whole=True)
@@ -220,14 +230,14 @@ TAMPERS = {
     "cut + re-hash": (lambda d: (d["events"].pop(), rehash(d)), "does not match the file's"),
     "reorder": (swap, "broken at seq"),
     "reorder + re-hash": (lambda d: rehash(swap(d)), "sequence gap"),
-    "re-address": (lambda d: d["turn"].update(reader="french"), "does not match its header"),
+    "re-address": (lambda d: d["turn"].update(reader="allied"), "does not match its header"),
     "strip the signature": (lambda d: d.update(signatures=[]), "not signed"),
 }
 
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """A game in which French's latest file (a mark, a rolled round) awaits Allied's import."""
+    """A game in which Allied's latest file (a mark, a rolled round) awaits French's import."""
     tmp = tmp_path_factory.mktemp("pbem")
     game = start_game(tmp)
     command(game.french, game.campaign, MARK)
@@ -238,8 +248,8 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 def attempt(tmp_path: Path, played: tuple[Path, Path], change: Any) -> RallypointError:
     home, path = played
-    shutil.copy(home / "b.sqlite3", tmp_path / "b.sqlite3")
-    reader = Session(tmp_path / "b.sqlite3")
+    shutil.copy(home / "a.sqlite3", tmp_path / "a.sqlite3")
+    reader = Session(tmp_path / "a.sqlite3")
     before = reader.log(reader.campaigns()[0].id)
     data = json.loads(path.read_text(encoding="utf-8"))
     change(data)
@@ -262,22 +272,22 @@ def test_a_tampered_turn_file_is_refused_and_nothing_written(
 
 def test_the_untampered_file_imports(tmp_path: Path, played: tuple[Path, Path]) -> None:
     home, path = played
-    shutil.copy(home / "b.sqlite3", tmp_path / "b.sqlite3")
-    assert import_turn(Session(tmp_path / "b.sqlite3"), path).new_events == 1
+    shutil.copy(home / "a.sqlite3", tmp_path / "a.sqlite3")
+    assert import_turn(Session(tmp_path / "a.sqlite3"), path).new_events == 1
 
 
 def test_a_cheating_sender_who_re_signs_an_edited_roll_is_caught_by_the_dice(
     tmp_path: Path, played: tuple[Path, Path],
 ) -> None:
     home, _ = played
-    with Session(home / "a.sqlite3")._store() as store:
-        french = Session(home / "a.sqlite3").load(Session(home / "a.sqlite3").campaigns()[0].id)
-        seats = Created.model_validate(french.events[0].payload).seats
+    with Session(home / "b.sqlite3")._store() as store:
+        allied = Session(home / "b.sqlite3").load(Session(home / "b.sqlite3").campaigns()[0].id)
+        seats = Created.model_validate(allied.events[0].payload).seats
         assert seats is not None
-        card = seats["french"]
+        card = seats["allied"]
         kept = store.seat_key(card["key"])
     assert kept is not None
-    key = SeatKey("french", bytes.fromhex(kept.private))
+    key = SeatKey("allied", bytes.fromhex(kept.private))
     error = attempt(tmp_path, played, lambda d: rehash(edit_face(d), key))
     assert "the dice of #" in error.what and "do not check" in error.what
 
@@ -364,7 +374,7 @@ def test_a_round_by_mail_with_one_seat_on_postgresql(tmp_path: Path) -> None:
         game = Game(french, allied, tmp_path / "mail", info.id)
         game.french_to_allied()
         path = rolled_round(game)
-        assert import_turn(game.allied, path).new_events == 1
+        assert import_turn(game.french, path).new_events == 1
         assert game.french.log(info.id) == game.allied.log(info.id)
         assert verify_file(path).dice.summary() == "dice-v1: 1 verified, 0 failed (dice)"
         # A replay is refused on PostgreSQL too.
@@ -388,22 +398,27 @@ def test_requests_that_cross_in_the_mail_resolve_one_way(tmp_path: Path) -> None
     assert "theirs goes first" in (at_french.note or "")
     answer(game.french, game.campaign)
     done = import_turn(game.allied, game.send(game.french, "allied"))
-    assert done.new_events == 1
+    assert done.resolved is not None
     proof = proof_of(game.allied.load(game.campaign, whole=True).events[-1])
     assert (proof.seat, proof.round, proof.command["unit"]) == ("allied", 1, "79th")
+    game.allied_to_french()
     # French makes its command again: a new request, for round 2.
     with pytest.raises(AwaitingDice, match="dice round 2"):
         command(game.french, game.campaign, RALLY | {"leader": "wellington"})
 
 
-def test_a_request_the_log_moved_past_is_dropped(tmp_path: Path) -> None:
+def test_a_request_the_log_moved_past_is_refused_until_withdrawn(tmp_path: Path) -> None:
+    # The files crossed: French played on before Allied's request reached it (issue 18: a
+    # file that moves past a waiting request is refused; the requester withdraws it).
     game = start_game(tmp_path)
     with pytest.raises(AwaitingDice):
         command(game.allied, game.campaign, RALLY)
-    game.allied_to_french()
-    command(game.french, game.campaign, MARK)  # French plays on instead of answering
-    done = import_turn(game.allied, game.send(game.french, "allied"))
-    assert "was not answered before the log moved on" in (done.note or "")
+    command(game.french, game.campaign, MARK)
+    path = game.send(game.french, "allied")
+    with pytest.raises(IntegrityError, match="moves the log past your dice request"):
+        import_turn(game.allied, path)
+    stall(game.allied, game.campaign)
+    assert import_turn(game.allied, path).new_events == 1
     with pytest.raises(AwaitingDice, match="dice round 1"):
         command(game.allied, game.campaign, RALLY)  # asked again, at the new position
 

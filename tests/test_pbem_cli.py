@@ -44,14 +44,17 @@ def test_a_pbem_exchange_with_a_dice_round_ends_verified(tmp_path: Path) -> None
     assert "with your dice request (round 1)" in rp(b, "export", "--for", "french",
                                                      str(tmp_path / "t2.json"))
     assert "allied asks for your dice link (round 1)" in rp(a, "import", str(tmp_path / "t2.json"))
-    answered = rp(a, "dice", "answer")
-    assert answered.startswith("farm #2 kempt") and "rallies 28th" in answered
+    answered = rp(a, "dice", "answer")  # only french's link: nothing is decided here
+    assert answered.startswith("your link for sealed dice round 1 is kept")
     rp(a, "export", "--for", "allied", str(tmp_path / "t3.json"))
-    assert "(2 events, 1 new)" in rp(b, "import", str(tmp_path / "t3.json"))
+    resolved = rp(b, "import", str(tmp_path / "t3.json"))
+    assert "french answered your sealed dice round" in resolved and "rallies 28th" in resolved
+    rp(b, "export", "--for", "french", str(tmp_path / "t4.json"))
+    assert "(2 events, 1 new)" in rp(a, "import", str(tmp_path / "t4.json"))
     assert rp(a, "log") == rp(b, "log")
-    out = rp(b, "verify", str(tmp_path / "t3.json"))
+    out = rp(a, "verify", str(tmp_path / "t4.json"))
     assert "hash chain intact" in out and "dice-v1: 1 verified, 0 failed" in out
-    assert "signed by french" in out
+    assert "signed by allied" in out
 
 
 def refused(db: Path, path: Path, message: str) -> None:
@@ -68,32 +71,34 @@ def test_tampered_files_are_refused_through_the_cli(tmp_path: Path) -> None:
     rp(b, "export", "--for", "french", str(tmp_path / "t2.json"))
     rp(a, "import", str(tmp_path / "t2.json"))
     rp(a, "dice", "answer")
-    good = tmp_path / "t3.json"
-    rp(a, "export", "--for", "allied", str(good))
+    rp(a, "export", "--for", "allied", str(tmp_path / "t3.json"))
+    rp(b, "import", str(tmp_path / "t3.json"))  # allied's import decides its rally
+    good = tmp_path / "t4.json"
+    rp(b, "export", "--for", "french", str(good))
     data = json.loads(good.read_text())
 
     edited = json.loads(json.dumps(data))
     edited["events"][-1]["payload"]["dice_proof"]["tape"][0][1] = 7
     _write(tmp_path / "edit.json", edited)
-    refused(b, tmp_path / "edit.json", "broken at seq 2")
+    refused(a, tmp_path / "edit.json", "broken at seq 2")
 
     rehashed = rehash(json.loads(json.dumps(edited)))  # chain, head and header recomputed
     _write(tmp_path / "rehash.json", rehashed)
-    refused(b, tmp_path / "rehash.json", "does not match the file's contents")
+    refused(a, tmp_path / "rehash.json", "does not match the file's contents")
 
     cut = json.loads(json.dumps(data))
     cut["events"].pop()
     _write(tmp_path / "cut.json", cut)
-    refused(b, tmp_path / "cut.json", "were cut")
+    refused(a, tmp_path / "cut.json", "were cut")
 
     reordered = json.loads(json.dumps(data))
     reordered["events"].reverse()
     _write(tmp_path / "reorder.json", reordered)
-    refused(b, tmp_path / "reorder.json", "sequence gap")
+    refused(a, tmp_path / "reorder.json", "sequence gap")
 
-    refused(b, tmp_path / "t1.json", "replayed: the file's head #1")
-    assert "(2 events, 1 new)" in rp(b, "import", str(good))
-    refused(b, good, "replayed: the file's head #2 is your head")
+    refused(a, tmp_path / "t2.json", "replayed: the file's head #1")
+    assert "(2 events, 1 new)" in rp(a, "import", str(good))
+    refused(a, good, "replayed: the file's head #2 is your head")
 
 
 def _write(path: Path, data: object) -> None:

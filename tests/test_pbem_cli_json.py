@@ -69,19 +69,27 @@ def test_seats_export_import_answer_and_verify_print_their_results(tmp_path: Pat
     request = out["request"]
     assert (out["sender"], out["reader"]) == ("allied", "french")
     assert request["seat"] == "allied" and request["round"] == 1
-    assert request["command"]["kind"] == "rally" and len(request["link"]) == HEX64
+    # Sealed (issue 18): a commitment goes out, no command and no link.
+    assert len(request["commitment"]) == HEX64
+    assert (request["command"], request["link"], request["nonce"]) == (None, None, None)
     got = rp_json(a, "import", str(tmp_path / "t2.json"))
     assert got["request"] == request and got["new_events"] == 0
 
-    answered = rp_json(a, "dice", "answer")
-    assert answered["seq"] == 2 and answered["type"] == "rallied"
-    assert answered["payload"]["dice_proof"]["round"] == 1
+    answered = rp_json(a, "dice", "answer")  # french's link only; nothing decided here
+    assert answered["round"] == 1 and answered["commitment"] == request["commitment"]
     rp(a, "export", "--for", "allied", str(tmp_path / "t3.json"))
-    assert rp_json(b, "import", str(tmp_path / "t3.json"))["new_events"] == 1
+    resolved = rp_json(b, "import", str(tmp_path / "t3.json"))["resolved"]
+    assert resolved["seq"] == 2 and resolved["type"] == "rallied"
+    assert resolved["payload"]["dice_proof"]["round"] == 1
+    rp(b, "export", "--for", "french", str(tmp_path / "t4.json"))
+    assert rp_json(a, "import", str(tmp_path / "t4.json"))["new_events"] == 1
 
-    verified = rp_json(b, "verify", str(tmp_path / "t3.json"))
+    verified = rp_json(a, "verify", str(tmp_path / "t4.json"))
     assert verified["events"] == 2 and verified["ok"] is True
-    assert (verified["signed_by"], verified["key"]) == ("french", card["fingerprint"])
+    allied_key = json.loads((tmp_path / "al.json").read_text())["key"]
+    digest = hashlib.sha256(bytes.fromhex(allied_key)).hexdigest()
+    allied = "-".join(digest[i:i + 4] for i in range(0, 16, 4))
+    assert (verified["signed_by"], verified["key"]) == ("allied", allied)
     assert verified["withheld"] == 0 and verified["chain"] == "ok"
     assert [e["verdict"] for e in verified["dice"]["events"]] == ["verified"]
 

@@ -137,10 +137,22 @@ def show(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
     from rallypoint.session import campaign_view
 
     c = current(campaign)
+    rounds = _dice_rounds(c.campaign_id)
     if as_json:
-        print_json(campaign_view(c))
+        view = campaign_view(c)
+        print_json({**view, "dice_rounds": [r.to_json() for r in rounds]} if rounds else view)
         return
     plugin(c.ruleset.name).load("render")(c)
+    for r in rounds:  # dice rounds by mail (docs/dice.md, "Stalled rounds")
+        console.print(r.line(), highlight=False, soft_wrap=True)
+
+
+def _dice_rounds(campaign_id: str) -> tuple[Any, ...]:
+    """The campaign's dice rounds by mail still open, withdrawn or void (two-seat play)."""
+    from rallypoint.session.stall import rounds_of
+
+    with guarded():
+        return rounds_of(session(), campaign_id)
 
 
 @core_app.command()

@@ -195,15 +195,15 @@ def _card(path: Path) -> SeatCard:
                             ) from None
 
 
-dice_app = typer.Typer(help="dice-v1 in two-player play: answer a dice request, reveal the "
-                            "server secret.", no_args_is_help=True)
+dice_app = typer.Typer(help="dice-v1 in two-player play: answer a dice request, give up on a "
+                            "stalled round, reveal the server secret.", no_args_is_help=True)
 
 
 @dice_app.command("answer")
 def dice_answer(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
-    """Answer the other seat's dice request with your link: decides and records their command.
+    """Answer the other seat's dice request with your link only (it shows you no dice).
 
-    Send the result back with `rallypoint export --for SIDE`.
+    Send it back with `rallypoint export --for SIDE`; their import decides their command.
     """
     from rallypoint.dice.sealed import PairAnswer
     from rallypoint.session.pbem import answer
@@ -219,6 +219,33 @@ def dice_answer(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
                       "export --for SIDE FILE`", highlight=False, soft_wrap=True)
         return
     report(done, as_json)
+
+
+@dice_app.command("stall")
+def dice_stall(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
+    """Give up waiting on a dice round the other seat has stopped answering or resolving.
+
+    Your request with no answer yet is withdrawn (you may play on; you never saw a die). Your
+    answer that they have not resolved makes the round void, forfeited by them, and burnt
+    (nobody may use it). `rallypoint show` says where a campaign's rounds stand.
+    """
+    from rallypoint.session.stall import RoundKind, stall
+
+    with guarded():
+        done = stall(session(), campaign_ref(campaign))
+    if as_json:
+        print_json({"kind": done.kind.value, "round": done.round, "position": done.position,
+                    "forfeited_by": done.forfeited_by})
+        return
+    if done.kind is RoundKind.WITHDRAWN:
+        line = (f"your dice request (round {done.round}) is withdrawn; you may play on. If "
+                f"{done.forfeited_by}'s answer crossed it in the mail, importing it still "
+                "resolves it, until you play on")
+    else:
+        line = (f"dice round {done.round} is void, forfeited by {done.forfeited_by} (they did "
+                "not resolve it after your answer); you may play on, and your next turn file "
+                "tells them")
+    console.print(line, highlight=False, soft_wrap=True)
 
 
 @dice_app.command("reveal")

@@ -86,6 +86,9 @@ class SealedRequest(BaseModel):
         command: The requester's copy only: the command's JSON (without its version).
         nonce: The requester's copy only: the nonce (hex).
         link: The requester's copy only: its link ``round`` (hex).
+        withdrawn: The requester's copy only: withdrawn with ``rallypoint dice stall`` (no
+            answer had come). Kept whole, so that an answer that crossed the withdrawal in the
+            mail still resolves it while the log has not moved (docs/dice.md, "Stalled rounds").
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -98,6 +101,7 @@ class SealedRequest(BaseModel):
     command: dict[str, Any] | None = None
     nonce: str | None = Field(default=None, pattern=r"^[0-9a-f]{32}$")
     link: str | None = Field(default=None, pattern=_HEX64)
+    withdrawn: bool = False
 
     @classmethod
     def make(cls, seat: str, position: int, round: int, command: Mapping[str, Any],
@@ -109,7 +113,7 @@ class SealedRequest(BaseModel):
 
     def public(self) -> dict[str, Any]:
         """What the turn file carries: no command, no nonce, no link."""
-        return self.model_dump(mode="json", exclude={"command", "nonce", "link"})
+        return self.model_dump(mode="json", exclude={"command", "nonce", "link", "withdrawn"})
 
     @property
     def whole(self) -> bool:
@@ -138,6 +142,10 @@ class PairAnswer(BaseModel):
         position: The request's position.
         commitment: The request's commitment.
         link: The answerer's link ``round`` (hex).
+        void: Set by ``rallypoint dice stall`` on the answerer's side: the seat that forfeited
+            the round (the requester, which did not resolve it after this answer). A void
+            answer burns its round for good: its link is public, so no command may use it
+            (docs/dice.md, "Stalled rounds"). Carried in ``turn.voids``, never as ``answer``.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -148,9 +156,21 @@ class PairAnswer(BaseModel):
     position: int = Field(ge=1)
     commitment: str = Field(pattern=_HEX64)
     link: str = Field(pattern=_HEX64)
+    void: str | None = Field(default=None, min_length=1, max_length=100)
+
+    def wire(self) -> dict[str, Any]:
+        """The answer as a turn header carries it (``void`` only once the round is void, so
+        an answer's JSON is what it was before voids existed)."""
+        return self.model_dump(mode="json", exclude={"void"} if self.void is None else set())
 
 
 AnyRequest = PairRequest | SealedRequest
+
+
+def public_commitment(request: AnyRequest) -> str | None:
+    """What tells two requests of one seat for one round apart on the wire: a sealed one's
+    commitment (a request withdrawn with ``dice stall`` may be replaced by a new one)."""
+    return request.commitment if isinstance(request, SealedRequest) else None
 
 
 def parse_request(data: str | Mapping[str, Any]) -> AnyRequest:

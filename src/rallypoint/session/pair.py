@@ -10,6 +10,7 @@ appends the event. A retry at the same position after an undo reuses that round'
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -87,6 +88,26 @@ def last_round(log: Sequence[LoggedEvent]) -> int:
     return max((h.round or 0 for _, h in pair_rounds(log)), default=0)
 
 
+def burnt_round(store: EventStore, campaign_id: str) -> int:
+    """The highest round a stall made void (0: none): its answer's link is public, so no
+    command may use it, and the next round is the one after (docs/dice.md, "Stalled rounds").
+
+    Both databases hold the void: the answerer's own, and the requester's copy from the
+    answerer's signed ``turn.voids``.
+    """
+    burnt = 0
+    for round_, _, text in store.dice_answers(campaign_id):
+        if json.loads(text).get("void") is not None:
+            burnt = max(burnt, round_)
+    return burnt
+
+
+def next_round(store: EventStore, campaign_id: str, log: Sequence[LoggedEvent]) -> int:
+    """The round the next rolling command takes: after every round the log used or a stall
+    burnt."""
+    return max(last_round(log), burnt_round(store, campaign_id)) + 1
+
+
 @dataclass
 class PairSeat:
     """This store's part in a pair-mode campaign, read once for one command.
@@ -150,7 +171,7 @@ class PairSeat:
             if proof.position == position and proof.digest == digest:
                 # A retry after an undo: the round's links are public, the dice the same.
                 return _again(proof, command)
-        round_ = last_round(self.log) + 1
+        round_ = next_round(self.store, self.campaign_id, self.log)
         if set(self.seeds) == set(self.cards):
             # Every seat's chain is here (one screen at the table): the round is immediate.
             links = {s: chain_link(seed, round_, self.length).hex()
@@ -164,6 +185,11 @@ class PairSeat:
                                   fix="Play it from the database your `rallypoint seat new` used")
         me = next(iter(self.seeds))
         waiting = self.requests.get(round_)
+        if isinstance(waiting, SealedRequest) and waiting.withdrawn and waiting.seat == me:
+            # Withdrawn with `dice stall`: this seat may ask again (the round was not answered
+            # here; an answer that crossed it binds it, and the other seat refuses a new one).
+            self.store.drop_dice_request(self.campaign_id, round_)
+            waiting = None
         if waiting is not None:
             return self._answer(waiting, me, round_, position, command, digest)
         link = chain_link(self.seeds[me], round_, self.length).hex()
@@ -222,14 +248,15 @@ def _again(proof: DiceProof, command: dict[str, Any]) -> ProvenRoller:
 
 def check_request(request: AnyRequest, sender: str, records: Sequence[LoggedEvent],
                   cards: Mapping[str, SeatCard], chain_length: int, position: int,
-                  sealed: bool = False) -> None:
-    """A received request: the sender's own, for the file's position and next round, sealed
-    exactly when the campaign's rounds are, and (open) its link on the sender's chain.
+                  sealed: bool = False, burnt: int = 0) -> None:
+    """A received request: the sender's own, for the file's position and next round (after
+    ``burnt``, the highest round a stall made void), sealed exactly when the campaign's rounds
+    are, and (open) its link on the sender's chain.
 
     Raises:
         IntegrityError: Any of these fails.
     """
-    expected_round = last_round(records) + 1
+    expected_round = max(last_round(records), burnt) + 1
     if request.seat != sender:
         raise IntegrityError(f"the turn file's dice request is {request.seat!r}'s, not the "
                              f"sender's ({sender!r})", where="turn.request",

@@ -23,7 +23,13 @@ from rallypoint.core.events import EventRecord, NewEvent
 from rallypoint.core.ruleset import get_ruleset
 from rallypoint.core.visibility import declaration_of
 from rallypoint.dice.audit import DICE_KEY, DiceReport, audit, logical_position
-from rallypoint.dice.sealed import AnyRequest, PairAnswer, SealedRequest, parse_request
+from rallypoint.dice.sealed import (
+    AnyRequest,
+    PairAnswer,
+    SealedRequest,
+    parse_request,
+    public_commitment,
+)
 from rallypoint.dice.v1 import (
     CHAIN_LENGTH,
     PairAnchors,
@@ -31,7 +37,7 @@ from rallypoint.dice.v1 import (
     chain_anchor,
     check_reveal,
 )
-from rallypoint.session import pair, sealed
+from rallypoint.session import pair, sealed, stall
 from rallypoint.session import pbem_checks as checks
 from rallypoint.session.api import Session
 from rallypoint.session.results import Executed
@@ -189,10 +195,11 @@ def export_turn(session: Session, ref: str, path: Path, *,
         key = SeatKey(sender, bytes.fromhex(kept_key.private))
         request = _outgoing(store, info.id, sender, records)
         answered = sealed.outgoing_answer(store, info.id, sender, records)
+        voids = sealed.outgoing_voids(store, info.id, sender)
         shown = visible_records(records, for_seat)  # the per-viewer filter: one call
     turn = TurnHeader(sender=sender, reader=for_seat, revealed_secret=revealed,
                       request=None if request is None else checks.wire(request),
-                      redacted=redacted_digest(shown), answer=answered)
+                      redacted=redacted_digest(shown), answer=answered, voids=voids)
     write_atomically(path, export_text(header, shown, turn,
                                        sign=lambda hashed: [key.sign(hashed, for_seat)]))
     sent = None if request is None else parse_request(checks.wire(request))  # as it went out
@@ -204,12 +211,15 @@ def export_turn(session: Session, ref: str, path: Path, *,
 
 def _outgoing(store: EventStore, campaign_id: str, sender: str,
               records: Sequence[EventRecord]) -> AnyRequest | None:
-    """The sender's dice request still waiting at the log's position, if any."""
-    position, next_round = logical_position(records), pair.last_round(records) + 1
+    """The sender's dice request still waiting at the log's position, if any (a withdrawn one
+    no longer goes out)."""
+    position, next_round = logical_position(records), pair.next_round(store, campaign_id,
+                                                                      records)
     for round_, seat, text in store.dice_requests(campaign_id):
         if round_ == next_round and seat == sender:
             request = parse_request(text)
-            if request.position == position:
+            withdrawn = isinstance(request, SealedRequest) and request.withdrawn
+            if request.position == position and not withdrawn:
                 return request
     return None
 
@@ -269,20 +279,26 @@ def import_turn(session: Session, path: Path, *, name: str | None = None,
         mine = _held(store, trusted)
         if cards:
             checks.check_reader(exported, cards, mine, signer, as_copy=as_name is not None)
-        known = {(r, s) for r, s, _ in store.dice_requests(header.id)}
+        known = {(r, s, public_commitment(parse_request(t)))
+                 for r, s, t in store.dice_requests(header.id)}
         answered = checks.fresh_answer(exported, store, header.id)
         new = checks.new_events(path, stored, records, exported, as_name, known, answered)
         check_import(header, records)  # a partial log folds through the ruleset's public parts
         checks.check_dice(exported, cards, signer, mine, stored, records, store, header.id,
                           hidden)
-        request = checks.checked_request(exported, cards, signer)  # before anything is written
+        request = checks.checked_request(exported, cards, signer,
+                                         pair.burnt_round(store, header.id) if stored else 0)
         answer_ = checks.checked_answer(exported, cards, signer, mine, store, stored, records)
+        stall.check_not_replacing(request, store, header.id, mine)
+        voids = stall.checked_voids(exported, signer, store, header.id, stored, cards)
+        stall.check_moved_past(store, header.id, mine, stored, records, voids)
         if as_name is not None:
             info = checks.store_fork(store, exported, as_name)
         else:
             info = store.import_records(header.id, name or header.name, header.ruleset,
                                         header.created_at, records)
-        note = checks.tidy_requests(store, info.id, records, mine)
+        void_note = stall.keep_voids(store, info.id, voids, mine)
+        note = checks.tidy_requests(store, info.id, records, mine) or void_note
         if request is not None:
             request, note = checks.keep_request(store, info.id, request, mine)
         turn = exported.turn
@@ -352,7 +368,7 @@ def answer(session: Session, ref: str) -> Executed | PairAnswer:
         info = store.find(ref)
         records = store.events(info.id)
         mine = _held(store, records[0].payload)
-        next_round = pair.last_round(records) + 1
+        next_round = pair.next_round(store, info.id, records)
         waiting = [parse_request(t) for r, s, t in
                    store.dice_requests(info.id) if r == next_round and s not in mine]
         first = waiting[0] if waiting else None

@@ -14,7 +14,13 @@ from rallypoint.core.errors import IntegrityError
 from rallypoint.core.events import GENESIS_HASH, EventRecord, NewEvent
 from rallypoint.core.ruleset import get_ruleset
 from rallypoint.dice.audit import DICE_KEY, Verdict, audit, logical_position
-from rallypoint.dice.sealed import AnyRequest, PairAnswer, SealedRequest, parse_request
+from rallypoint.dice.sealed import (
+    AnyRequest,
+    PairAnswer,
+    SealedRequest,
+    parse_request,
+    public_commitment,
+)
 from rallypoint.dice.v1 import CHAIN_LENGTH, DiceProof, PairRequest
 from rallypoint.session import pair, sealed
 from rallypoint.store import CampaignInfo, EventStore
@@ -71,7 +77,7 @@ def check_reader(exported: ExportedCampaign, cards: dict[str, SeatCard], mine: l
 
 def new_events(path: Path, stored: Sequence[EventRecord], records: Sequence[EventRecord],
                 exported: ExportedCampaign, as_name: str | None,
-                known: set[tuple[int, str]], answered: bool = False) -> int:
+                known: set[tuple[int, str, str | None]], answered: bool = False) -> int:
     """How many events the file adds; a fork or a replay of a two-seat file is refused (a
     file at your head is new only if it brings a dice request you have not seen, or the
     answer to your sealed request: ``answered``)."""
@@ -84,8 +90,8 @@ def new_events(path: Path, stored: Sequence[EventRecord], records: Sequence[Even
                 "sender's differ", where=f"seq {mine.seq}",
                 fix=f"Keep theirs as a new campaign: `rallypoint import {path} --as NAME`")
     request = exported.turn.request if exported.turn else None
-    fresh = answered or (request is not None
-                         and (request.get("round"), request.get("seat")) not in known)
+    fresh = answered or (request is not None and (
+        request.get("round"), request.get("seat"), request.get("commitment")) not in known)
     if exported.signatures and (len(records) < len(stored) or (
             len(records) == len(stored) and not fresh)):
         head = records[-1].seq
@@ -165,8 +171,9 @@ def checked_answer(exported: ExportedCampaign, cards: dict[str, SeatCard], signe
 
 
 def checked_request(exported: ExportedCampaign, cards: dict[str, SeatCard],
-                     signer: str | None) -> AnyRequest | None:
-    """The sender's dice request, checked against its chain, the log's position and round."""
+                     signer: str | None, burnt: int = 0) -> AnyRequest | None:
+    """The sender's dice request, checked against its chain, the log's position and round
+    (after ``burnt``, the highest round a stall made void here)."""
     turn = exported.turn
     if turn is None or turn.request is None:
         return None
@@ -182,7 +189,7 @@ def checked_request(exported: ExportedCampaign, cards: dict[str, SeatCard],
     pair.check_request(request, signer, exported.events, cards,
                        int(spec.get("chain_length", CHAIN_LENGTH)),
                        logical_position(exported.events),
-                       sealed.is_sealed(exported.campaign.ruleset, cards))
+                       sealed.is_sealed(exported.campaign.ruleset, cards), burnt)
     return request
 
 
@@ -195,10 +202,14 @@ def tidy_requests(store: EventStore, campaign_id: str, records: Sequence[EventRe
     note = None
     for round_, seat, text in store.dice_requests(campaign_id):
         request = parse_request(text)
-        if seat in mine and round_ > answered and request.position != position:
+        if round_ > answered and request.position != position:
+            # The other seat's too: a request it withdrew (`dice stall`) and played on past no
+            # longer holds this seat (sealed.hold).
             store.drop_dice_request(campaign_id, round_)
-            note = (f"your dice request (round {round_}) was not answered before the log "
-                    "moved on; make that command again")
+            withdrawn = isinstance(request, SealedRequest) and request.withdrawn
+            if seat in mine and not withdrawn:
+                note = (f"your dice request (round {round_}) was not answered before the log "
+                        "moved on; make that command again")
     return note
 
 
@@ -211,6 +222,12 @@ def keep_request(store: EventStore, campaign_id: str, request: AnyRequest,
     if request.round in kept:
         seat, own = kept[request.round]
         if seat == request.seat:
+            if public_commitment(own) != public_commitment(request):
+                # The sender withdrew its request (`dice stall`) and made another; a round this
+                # seat answered is refused before this (the answer binds its commitment).
+                store.drop_dice_request(campaign_id, request.round)
+                store.put_dice_request(campaign_id, request.round, request.seat,
+                                       request.model_dump_json())
             return request, None
         if seat in mine and own.position == request.position:
             if seat < request.seat:

@@ -1,7 +1,7 @@
 """Sealed pair rounds in play by e-mail (docs/dice.md, "Sealed pair rounds").
 
-A campaign whose ruleset hides secrets (two or more seats, ``hides_secrets`` on the
-declaration) rolls in sealed rounds:
+Every campaign with two or more seats rolls in sealed rounds (so the answerer never sees a face
+before it answers: issue 18, "open rounds can be vetoed"):
 
 1. The acting seat's command needs dice: its :class:`~rallypoint.dice.sealed.SealedRequest`
    (command, nonce, its link) is kept in its store; only seat, position, round and commitment go
@@ -22,11 +22,10 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rallypoint.core.errors import IllegalNowError, IntegrityError
-from rallypoint.core.visibility import declaration_of
 from rallypoint.dice.audit import DICE_KEY, PROOF_KEY, LoggedEvent, logical_position
 from rallypoint.dice.sealed import PairAnswer, SealedRequest, parse_request, sealed_roller
 from rallypoint.dice.v1 import CHAIN_LENGTH, command_digest, command_json, proof_head
-from rallypoint.session.pair import chain_tracker, last_round
+from rallypoint.session.pair import chain_tracker, last_round, next_round
 from rallypoint.store import EventStore
 
 if TYPE_CHECKING:
@@ -44,9 +43,17 @@ def hides_secrets(declaration: object) -> bool:
 
 
 def is_sealed(ruleset: str, cards: Mapping[str, object]) -> bool:
-    """Whether a campaign's pair rounds are sealed: two or more seats, and a ruleset whose
-    declaration hides secrets."""
-    return len(cards) >= 2 and hides_secrets(declaration_of(ruleset))
+    """Whether a campaign's pair rounds are sealed: two or more seats, whatever the ruleset.
+
+    Why every two-seat campaign (issue 18): in an open round the request carried the requester's
+    link, so the answerer could compute the faces before answering, on a copy of its database,
+    and then decline (a veto). A sealed round is answered first: the answerer sends its link
+    without knowing the command's nonce or the requester's link, so nobody learns a face before
+    both contributions are bound (docs/dice.md, "Nobody learns a roll first"). ``ruleset`` is
+    kept for the callers: a ruleset that hides secrets needs it anyway.
+    """
+    del ruleset
+    return len(cards) >= 2
 
 
 def chain_length(created: Mapping[str, Any]) -> int:
@@ -55,19 +62,28 @@ def chain_length(created: Mapping[str, Any]) -> int:
     return int(spec.get("chain_length", CHAIN_LENGTH)) if isinstance(spec, Mapping) else 0
 
 
-def own_requests(store: EventStore, campaign_id: str,
-                 mine: Sequence[str]) -> dict[int, SealedRequest]:
-    """This store's own sealed requests (whole: command, nonce and link kept), by round."""
+def own_requests(store: EventStore, campaign_id: str, mine: Sequence[str], *,
+                 withdrawn: bool = False) -> dict[int, SealedRequest]:
+    """This store's own sealed requests (whole: command, nonce and link kept), by round
+    (``withdrawn``: those withdrawn with ``rallypoint dice stall`` too)."""
     found = {}
     for round_, seat, text in store.dice_requests(campaign_id):
         request = parse_request(text)
-        if seat in mine and isinstance(request, SealedRequest) and request.whole:
+        if seat in mine and isinstance(request, SealedRequest) and request.whole and (
+                withdrawn or not request.withdrawn):
             found[round_] = request
     return found
 
 
 def kept_answers(store: EventStore, campaign_id: str) -> dict[int, PairAnswer]:
-    """The answers this store gave (and has not seen resolved), by round."""
+    """The answers this store gave (and has not seen resolved) and that no stall made void,
+    by round."""
+    return {r: a for r, a in all_answers(store, campaign_id).items() if a.void is None}
+
+
+def all_answers(store: EventStore, campaign_id: str) -> dict[int, PairAnswer]:
+    """Every answer row of this store, void ones included (a void is kept for good: it
+    burns its round)."""
     return {r: PairAnswer.model_validate_json(text)
             for r, _, text in store.dice_answers(campaign_id)}
 
@@ -81,6 +97,7 @@ def hold(store: EventStore, campaign_id: str, mine: Sequence[str], position: int
     Raises:
         IllegalNowError: A round is open here.
     """
+    _hold_unanswered(store, campaign_id, mine, position)
     for answer in kept_answers(store, campaign_id).values():
         if answer.seat in mine and answer.position == position:
             raise IllegalNowError(
@@ -96,6 +113,27 @@ def hold(store: EventStore, campaign_id: str, mine: Sequence[str], position: int
                 "seat's answer; nothing else can be decided until it is resolved",
                 fix="Send it (`rallypoint export --for SIDE FILE`) and import their answer: "
                     "your command is then decided with both links")
+
+
+def _hold_unanswered(store: EventStore, campaign_id: str, mine: Sequence[str],
+                     position: int) -> None:
+    """Refuse anything but the answer while the other seat's request waits here (issue 18:
+    the answerer may not play on past a round it was asked for; its requester's import would
+    refuse that file anyway, as it would any file that moved past its request).
+
+    Raises:
+        IllegalNowError: The other seat's request at ``position`` waits for this seat.
+    """
+    answered = set(all_answers(store, campaign_id))
+    for round_, seat, text in store.dice_requests(campaign_id):
+        if seat in mine or round_ in answered:
+            continue
+        if parse_request(text).position == position:
+            raise IllegalNowError(
+                f"{seat}'s dice request (round {round_}) waits for your answer; nothing else "
+                "can be decided until you give it",
+                fix="Answer it: `rallypoint dice answer` (your link only: it shows you no "
+                    "dice), then send your turn file")
 
 
 def answer(store: EventStore, campaign_id: str, request: SealedRequest, me: str,
@@ -122,11 +160,20 @@ def answer(store: EventStore, campaign_id: str, request: SealedRequest, me: str,
 def outgoing_answer(store: EventStore, campaign_id: str, sender: str,
                     records: Sequence[LoggedEvent]) -> dict[str, Any] | None:
     """The sender's answer still open at the log's position, as the turn header carries it."""
-    position, next_round = logical_position(records), last_round(records) + 1
+    position, round_next = logical_position(records), next_round(store, campaign_id, records)
     for round_, answer_ in kept_answers(store, campaign_id).items():
-        if answer_.seat == sender and (round_, answer_.position) == (next_round, position):
-            return answer_.model_dump(mode="json")
+        if answer_.seat == sender and (round_, answer_.position) == (round_next, position):
+            return answer_.wire()
     return None
+
+
+def outgoing_voids(store: EventStore, campaign_id: str,
+                   sender: str) -> list[dict[str, Any]] | None:
+    """The rounds the sender made void (``rallypoint dice stall``), as ``turn.voids`` carries
+    them; ``None``: none."""
+    voids = [a.wire() for a in all_answers(store, campaign_id).values()
+             if a.void is not None and a.seat == sender]
+    return voids or None
 
 
 def check_answer(answer_: PairAnswer, own: SealedRequest, records: Sequence[LoggedEvent],
@@ -179,12 +226,20 @@ def checked_answer(turn_answer: Mapping[str, Any] | None, signer: str | None,
                "a campaign whose rounds are open" if not sealed else
                f"a file signed by {signer}, not by {answer_.seat}")
         raise IntegrityError(f"a dice answer in {why}", where="turn.answer", fix=_DISTRUST)
-    own = own_requests(store, campaign_id, mine).get(answer_.round)
+    own = own_requests(store, campaign_id, mine, withdrawn=True).get(answer_.round)
     if own is None:
         if answer_.round <= last_round(records):
             return None  # resolved already (the same answer came again)
         raise IntegrityError(f"{signer}'s dice answer (round {answer_.round}) answers no sealed "
                              "request of yours", where="turn.answer", fix=_DISTRUST)
+    if own.withdrawn and own.position != logical_position(records):
+        # The answer crossed this seat's withdrawal, and this seat has played on since.
+        raise IntegrityError(
+            f"{signer} answered your dice request (round {answer_.round}) after you withdrew "
+            "it and played on: their database refuses your files until the round is resolved",
+            where="turn.answer",
+            fix=f"Ask {signer} to void the round (`rallypoint dice stall` on their side) and to "
+                "import your turn file before playing on")
     check_answer(answer_, own, records, cards)
     return answer_
 
@@ -209,9 +264,9 @@ def check_resolves(store: EventStore, campaign_id: str, mine: Sequence[str],
     """
     if len(records) <= len(stored) or not stored:
         return
-    position, next_round = logical_position(stored), last_round(stored) + 1
+    position, round_next = logical_position(stored), next_round(store, campaign_id, stored)
     for answer_ in kept_answers(store, campaign_id).values():
-        if answer_.seat not in mine or (answer_.round, answer_.position) != (next_round,
+        if answer_.seat not in mine or (answer_.round, answer_.position) != (round_next,
                                                                              position):
             continue
         first = records[len(stored)]
@@ -226,7 +281,8 @@ def check_resolves(store: EventStore, campaign_id: str, mine: Sequence[str],
 
 
 def tidy(store: EventStore, campaign_id: str, records: Sequence[LoggedEvent]) -> None:
-    """Forget answers whose round the log has resolved or moved past."""
+    """Forget answers whose round the log has resolved or moved past (a void one is kept: it
+    burns its round)."""
     position, answered = logical_position(records), last_round(records)
     for round_, answer_ in kept_answers(store, campaign_id).items():
         if round_ <= answered or answer_.position != position:
@@ -253,7 +309,9 @@ def resolve_answer(session: Session, campaign_id: str,
         records = store.events(campaign_id)
         cards = seat_cards(records[0].payload)
         mine = [s for s, c in cards.items() if store.seat_key(c.key) is not None]
-        own = own_requests(store, campaign_id, mine).get(answer_.round)
+        # A withdrawn request is still resolved while the log has not moved: the answer
+        # crossed the withdrawal in the mail, and an answer binds its round.
+        own = own_requests(store, campaign_id, mine, withdrawn=True).get(answer_.round)
         if own is None or own.position != logical_position(records) or (
                 own.round <= last_round(records)):
             return None

@@ -70,6 +70,9 @@ class TurnHeader(BaseModel):
         answer: The sender's answer to the reader's sealed dice request
             (:class:`rallypoint.dice.sealed.PairAnswer` as JSON); hashed only when present, so
             files written before it existed keep their header hash.
+        voids: The sender's void dice rounds (``rallypoint dice stall`` after its answer went
+            unresolved; :class:`rallypoint.dice.sealed.PairAnswer` with ``void`` set, as JSON):
+            each burns its round in the reader's database too. Hashed only when present.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -80,12 +83,14 @@ class TurnHeader(BaseModel):
     request: dict[str, Any] | None = None
     redacted: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
     answer: dict[str, Any] | None = None
+    voids: list[dict[str, Any]] | None = None
 
     def hashed(self) -> dict[str, Any]:
-        """The fields the header hash covers (``answer`` only when there is one)."""
+        """The fields the header hash covers (``answer`` and ``voids`` only when present)."""
         dumped = self.model_dump()
-        if dumped["answer"] is None:
-            del dumped["answer"]
+        for optional in ("answer", "voids"):
+            if dumped[optional] is None:
+                del dumped[optional]
         return dumped
 
 
