@@ -120,8 +120,10 @@ class DiceReport(BaseModel):
 class _Walk:
     """State carried along the log: the effective stack, the key material, pair rounds."""
 
-    def __init__(self, created: Mapping[str, Any], revealed: str | None) -> None:
+    def __init__(self, created: Mapping[str, Any], revealed: str | None,
+                 burnt: Collection[int] = ()) -> None:
         self.stack: list[int] = [1]
+        self.burnt = frozenset(burnt)  # rounds a stall made void: the next round skips them
         self.seed: str | None = None
         self.secret: bytes | None = None
         self.chains: ChainTracker | None = None
@@ -159,7 +161,8 @@ class _Walk:
 
 
 def audit(events: Sequence[LoggedEvent], rolls_of: RollsOf,
-          revealed_secret: str | None = None, withheld: Collection[int] = ()) -> DiceReport:
+          revealed_secret: str | None = None, withheld: Collection[int] = (),
+          burnt: Collection[int] = ()) -> DiceReport:
     """Re-check every roll of a log.
 
     Args:
@@ -170,6 +173,8 @@ def audit(events: Sequence[LoggedEvent], rolls_of: RollsOf,
         withheld: Seqs of events redacted for the file's reader (a turn file ``--for`` a
             seat): their dice are not checked (they are counted as withheld), and the pair
             rounds they used may be missing from the rounds the audit sees.
+        burnt: Rounds made void by a stall (``rallypoint dice stall``; the ``turn.voids`` of a
+            turn file, or a database's own): never used, so the round after one follows on.
 
     Raises:
         IntegrityError: The log has no ``created`` event, or a revealed secret does not open the
@@ -178,7 +183,7 @@ def audit(events: Sequence[LoggedEvent], rolls_of: RollsOf,
     if not events or events[0].type != _CREATED:
         raise IntegrityError("the log does not start with a 'created' event",
                              fix="pass a whole campaign export")
-    walk = _Walk(events[0].payload, revealed_secret)
+    walk = _Walk(events[0].payload, revealed_secret, burnt)
     results: list[EventDice] = []
     for event in events[1:]:
         if event.seq in withheld or _REDACTED in event.payload:
@@ -311,8 +316,11 @@ def _round_problem(walk: _Walk, position: int, round_: int) -> str | None:
     or again only when the same position is retried after an undo)."""
     earlier = walk.rounds.get(position)
     skipped_unseen = walk.gap and round_ > walk.last_round
-    if round_ != earlier and round_ != walk.last_round + 1 and not skipped_unseen:
-        return (f"round {round_} is out of order (next is {walk.last_round + 1}) — a round is "
+    expected = walk.last_round + 1
+    while expected in walk.burnt:  # a void round is skipped, never used (docs/dice.md)
+        expected += 1
+    if round_ != earlier and round_ != expected and not skipped_unseen:
+        return (f"round {round_} is out of order (next is {expected}) — a round is "
                 "used once, or again only when the same position is retried after an undo")
     return None
 

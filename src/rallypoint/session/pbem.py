@@ -281,7 +281,8 @@ def import_turn(session: Session, path: Path, *, name: str | None = None,
             checks.check_reader(exported, cards, mine, signer, as_copy=as_name is not None)
         known = {(r, s, public_commitment(parse_request(t)))
                  for r, s, t in store.dice_requests(header.id)}
-        answered = checks.fresh_answer(exported, store, header.id)
+        answered = (checks.fresh_answer(exported, store, header.id)
+                    or stall.fresh_void(exported, store, header.id))
         new = checks.new_events(path, stored, records, exported, as_name, known, answered)
         check_import(header, records)  # a partial log folds through the ruleset's public parts
         checks.check_dice(exported, cards, signer, mine, stored, records, store, header.id,
@@ -428,7 +429,8 @@ def verify_file(path: Path) -> Verified:
     turn = exported.turn or TurnHeader()
     rolls = stored_rolls(get_ruleset(header.ruleset))
     report = audit(exported.events, lambda e: () if e.seq in hidden else rolls(e),
-                   turn.revealed_secret, withheld=frozenset(hidden))
+                   turn.revealed_secret, withheld=frozenset(hidden),
+                   burnt=stall.file_voids(exported))
     cards = seat_cards(created)
     return Verified(len(exported.events), report, signer,
                     fingerprint(cards[signer].key) if signer else None, len(hidden),

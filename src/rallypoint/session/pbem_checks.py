@@ -109,9 +109,13 @@ def check_dice(exported: ExportedCampaign, cards: dict[str, SeatCard], signer: s
     round resolving this seat's command is the command this seat asked for.
 
     ``hidden``: seqs redacted for this seat; their dice are checked at the reveal."""
+    from rallypoint.session import stall
+
     turn = exported.turn or TurnHeader()
+    burnt = stall.file_voids(exported) | (stall.burnt_rounds(store, campaign_id) if stored
+                                          else frozenset())
     report = audit(records, stored_rolls(get_ruleset(exported.campaign.ruleset)),
-                   turn.revealed_secret, withheld=hidden)
+                   turn.revealed_secret, withheld=hidden, burnt=burnt)
     failed = next((e for e in report.events if e.verdict is Verdict.FAILED), None)
     # A log from before dice-v1 did not mark typed-in dice, so its misses prove nothing.
     if failed is not None and report.scheme == "dice-v1":

@@ -29,6 +29,8 @@ from rallypoint.core.ruleset import get_ruleset
 from rallypoint.core.visibility import Viewer, is_redacted, redact_events
 from rallypoint.dice.audit import DiceReport, Verdict, audit
 from rallypoint.session.api import Session
+from rallypoint.session.sealed import outgoing_voids
+from rallypoint.session.stall import burnt_rounds, file_voids
 from rallypoint.store.exchange import (
     ExportedCampaign,
     TurnHeader,
@@ -97,6 +99,7 @@ def reveal(session: Session, theirs: Path, out: Path, ref: str | None = None) ->
                                   fix="Run it in your own database (--db), with the other "
                                       "seat's export")
         me = held[0]
+        burnt, voids = burnt_rounds(store, info.id), outgoing_voids(store, info.id, me)
         kept = store.seat_key(cards[me].key)
         assert kept is not None  # held above
         key = SeatKey(me, bytes.fromhex(kept.private))
@@ -108,13 +111,14 @@ def reveal(session: Session, theirs: Path, out: Path, ref: str | None = None) ->
                  "(its cause is named above); nothing was written")
     rolls = stored_rolls(get_ruleset(header.ruleset))
     turn = exported.turn or TurnHeader()
-    report = audit(merged, rolls, turn.revealed_secret)
+    # Rounds a stall made void are skipped, never used (docs/dice.md, "Stalled rounds").
+    report = audit(merged, rolls, turn.revealed_secret, burnt=burnt | file_voids(exported))
     failed = next((e for e in report.events if e.verdict is Verdict.FAILED), None)
     if failed is not None:
         raise IntegrityError(f"the dice of #{failed.seq} do not check once revealed: "
                              f"{failed.reason}", where=f"seq {failed.seq}", fix=_DISTRUST)
     write_atomically(out, export_text(header, merged, TurnHeader(
-        sender=me, revealed_secret=turn.revealed_secret),
+        sender=me, revealed_secret=turn.revealed_secret, voids=voids),
         sign=lambda hashed: [key.sign(hashed, None)]), "the revealed log")
     return Revealed(len(merged), sum(map(is_redacted, mine)),
                     sum(map(is_redacted, exported.events)), other, report)

@@ -190,7 +190,7 @@ def stall(session: Session, ref: str) -> Stalled:
             store.put_dice_answer(info.id, round_, answered.seat, answered.model_copy(
                 update={"void": requester}).model_dump_json())
             return Stalled(RoundKind.VOID, round_, position, requester)
-    asked = [s for r, s, _ in store.dice_requests(info.id) if r == round_ and s not in mine]
+        asked = [s for r, s, _ in store.dice_requests(info.id) if r == round_ and s not in mine]
     if asked:
         raise IllegalNowError(f"{asked[0]}'s dice request (round {round_}) waits for you: the "
                               "stalled side is yours", fix="Answer it: `rallypoint dice answer`")
@@ -220,11 +220,11 @@ def checked_voids(exported: ExportedCampaign, signer: str | None, store: EventSt
         except ValueError:
             raise IntegrityError("a void dice round in the file is malformed",
                                  where="turn.voids", fix=_DISTRUST) from None
+        if void.round <= burnt and void.void is not None:
+            continue  # known already (a file carries every void its sender knows)
         if signer is None or void.seat != signer or void.void is None or void.void == signer:
             raise IntegrityError(f"a void of round {void.round} that is not {signer}'s to make",
                                  where="turn.voids", fix=_DISTRUST)
-        if void.round <= burnt:
-            continue  # known already
         if void.round != open_round:
             raise IntegrityError(f"{signer} voids round {void.round}, but the round open here is "
                                  f"{open_round}", where="turn.voids", fix=_DISTRUST)
@@ -299,3 +299,26 @@ def check_not_replacing(request: object, store: EventStore, campaign_id: str,
             "another command: an answered round must be resolved as it was asked",
             where="turn.request",
             fix="Keep waiting for their resolution, or void the round: `rallypoint dice stall`")
+
+
+def burnt_rounds(store: EventStore, campaign_id: str) -> frozenset[int]:
+    """Every round this database knows a stall made void (its own voids and the other
+    seat's)."""
+    return frozenset(r for r, a in sealed.all_answers(store, campaign_id).items()
+                     if a.void is not None)
+
+
+def file_voids(exported: ExportedCampaign) -> frozenset[int]:
+    """The rounds a file's ``turn.voids`` names (for the audit's round order only: a void
+    round is skipped, never used; :func:`checked_voids` checks the voids themselves)."""
+    turn = exported.turn
+    raw = () if turn is None or turn.voids is None else turn.voids
+    return frozenset(v["round"] for v in raw
+                     if isinstance(v, Mapping) and isinstance(v.get("round"), int))
+
+
+def fresh_void(exported: ExportedCampaign, store: EventStore, campaign_id: str) -> bool:
+    """Whether a file voids a round this database has not seen void: news, not a replay
+    (:func:`checked_voids` then checks it)."""
+    known = [c.id for c in store.campaigns() if c.id == campaign_id]
+    return bool(known) and bool(file_voids(exported) - burnt_rounds(store, campaign_id))

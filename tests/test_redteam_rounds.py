@@ -1,0 +1,189 @@
+"""Red team, dice rounds by mail (issue 18): a player who would veto a roll, freeze the other's
+campaign, or stall away a roll it has seen; and hidden sheets fired upon by mail.
+
+Squares by mail, two SQLite databases (French a.sqlite3, Allied b.sqlite3). Each attack is
+played as a suspicious opponent would, around the session where it can (copies and backups of
+its own database). The oracle of "nobody sees a face" is the bytes of the database: the
+requester's link of the round, without which no face can be computed, is not in them.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from rallypoint.core.errors import IllegalNowError, IntegrityError
+from rallypoint.dice.sealed import PairAnswer
+from rallypoint.dice.v1 import chain_link
+from rallypoint.session import Session
+from rallypoint.session.pair import AwaitingDice
+from rallypoint.session.pbem import answer, import_turn, verify_file
+from rallypoint.session.stall import RoundKind, rounds_of, stall
+from rallypoint.store.signing import SeatKey
+from test_pbem import (
+    MARK,
+    RALLY,
+    Game,
+    chain_seed,
+    command,
+    event_card,
+    proof_of,
+    rehash,
+    start_game,
+)
+
+
+def asked(game: Game) -> Path:
+    """Allied asks for a rally; its request reaches French. Returns French's database path
+    from before the import (a backup a cheater could restore)."""
+    with pytest.raises(AwaitingDice):
+        command(game.allied, game.campaign, RALLY)
+    backup = game.mail.parent / "a-before-request.sqlite3"
+    shutil.copy(game.mail.parent / "a.sqlite3", backup)
+    game.allied_to_french()
+    return backup
+
+
+def kinds(session: Session, game: Game) -> list[tuple[RoundKind, int]]:
+    return [(r.kind, r.round) for r in rounds_of(session, game.campaign)]
+
+
+def test_the_answerer_sees_no_dice_on_a_copy_and_cannot_play_on(tmp_path: Path) -> None:
+    game = start_game(tmp_path)
+    command(game.french, game.campaign, MARK)  # something French could undo
+    game.french_to_allied()
+    backup = asked(game)
+    # 1. A dry run of the answer on a copy of French's database shows no dice: the answer is
+    # French's link only, nothing is decided, and the copy does not even hold Allied's link.
+    copy = Session(tmp_path / "a-copy.sqlite3")
+    shutil.copy(tmp_path / "a.sqlite3", tmp_path / "a-copy.sqlite3")
+    made = answer(copy, game.campaign)
+    assert isinstance(made, PairAnswer)
+    assert copy.load(game.campaign).version == 2
+    allied_link = chain_link(chain_seed(game.allied, game, "allied"), 1).hex()
+    assert allied_link not in (tmp_path / "a-copy.sqlite3").read_bytes().hex() + \
+        (tmp_path / "a-copy.sqlite3").read_bytes().decode("latin-1")
+    # 2. French's real database refuses to play on past the request.
+    with pytest.raises(IllegalNowError, match="waits for your answer"):
+        command(game.french, game.campaign, MARK)
+    with pytest.raises(IllegalNowError, match="waits for your answer"):
+        game.french.undo(game.campaign)
+    # 3. French restores its backup from before the request and plays on from it: Allied's
+    # import refuses the file, and writes nothing.
+    restored = Session(backup)
+    command(restored, game.campaign, MARK)
+    path = game.send(restored, "allied")
+    before = game.allied.log(game.campaign)
+    with pytest.raises(IntegrityError, match="moves the log past your dice request"):
+        import_turn(game.allied, path)
+    assert game.allied.log(game.campaign) == before
+    assert kinds(game.allied, game) == [(RoundKind.ASKED, 1)]
+
+
+def test_a_silent_answerer_is_left_with_a_withdrawal(tmp_path: Path) -> None:
+    game = start_game(tmp_path)
+    asked(game)  # ... and French never answers
+    assert kinds(game.allied, game) == [(RoundKind.ASKED, 1)]
+    assert kinds(game.french, game) == [(RoundKind.TO_ANSWER, 1)]
+    with pytest.raises(IllegalNowError, match="waits for the other seat's answer"):
+        command(game.allied, game.campaign, MARK)
+    # The asked side cannot "stall" its way out: it must answer.
+    with pytest.raises(IllegalNowError, match="waits for you"):
+        stall(game.french, game.campaign)
+    done = stall(game.allied, game.campaign)
+    assert (done.kind, done.round, done.forfeited_by) == (RoundKind.WITHDRAWN, 1, "french")
+    assert kinds(game.allied, game) == [(RoundKind.WITHDRAWN, 1)]
+    command(game.allied, game.campaign, MARK)  # plays on
+    assert import_turn(game.french, game.send(game.allied, "french")).new_events == 1
+    assert kinds(game.french, game) == []  # French is free again: the request is gone
+    command(game.french, game.campaign, MARK | {"unit": "42nd"})
+
+
+def test_an_answer_that_crosses_a_withdrawal_still_resolves_it(tmp_path: Path) -> None:
+    game = start_game(tmp_path)
+    asked(game)
+    stall(game.allied, game.campaign)  # Allied gives up waiting ...
+    answer(game.french, game.campaign)  # ... just as French answers
+    done = import_turn(game.allied, game.send(game.french, "allied"))
+    assert done.resolved is not None and "rallies 28th" in done.resolved.summary
+    assert kinds(game.allied, game) == []
+
+
+def test_a_silent_requester_is_left_with_a_void_that_burns_its_round(tmp_path: Path) -> None:
+    game = start_game(tmp_path)
+    asked(game)
+    answer(game.french, game.campaign)  # ... and Allied never resolves it
+    assert kinds(game.french, game) == [(RoundKind.ANSWERED, 1)]
+    with pytest.raises(IllegalNowError, match="you answered"):
+        command(game.french, game.campaign, MARK)
+    done = stall(game.french, game.campaign)
+    assert (done.kind, done.round, done.forfeited_by) == (RoundKind.VOID, 1, "allied")
+    command(game.french, game.campaign, MARK)  # French plays on
+    path = game.send(game.french, "allied")
+    got = import_turn(game.allied, path)
+    assert got.new_events == 1 and "forfeited" in (got.note or "")
+    assert kinds(game.allied, game) == [(RoundKind.VOID, 1)]
+    # Round 1 is burnt in both databases: French's link of it is public.
+    with pytest.raises(AwaitingDice, match="dice round 2"):
+        command(game.allied, game.campaign, RALLY)
+    game.allied_to_french()
+    answer(game.french, game.campaign)
+    assert import_turn(game.allied, game.send(game.french, "allied")).resolved is not None
+    last = game.allied_to_french()
+    assert proof_of(game.french.load(game.campaign, whole=True).events[-1]).round == 2
+    assert verify_file(last).dice.summary() == "dice-v1: 1 verified, 0 failed (dice)"
+
+
+def test_the_requester_cannot_stall_away_an_answer_it_has_seen(tmp_path: Path) -> None:
+    game = start_game(tmp_path)
+    asked(game)
+    answer(game.french, game.campaign)
+    answered = game.send(game.french, "allied")
+    # Allied imports the answer on a copy: its command is decided there, it sees the dice.
+    shutil.copy(tmp_path / "b.sqlite3", tmp_path / "b-copy.sqlite3")
+    assert import_turn(Session(tmp_path / "b-copy.sqlite3"), answered).resolved is not None
+    # Not liking them, it withdraws on its real database and plays on, or asks again.
+    stall(game.allied, game.campaign)
+    with pytest.raises(AwaitingDice):
+        command(game.allied, game.campaign, RALLY | {"unit": "79th"})
+    again = game.send(game.allied, "french")
+    before = game.french.log(game.campaign)
+    with pytest.raises(IntegrityError, match="which you answered for another command"):
+        import_turn(game.french, again)
+    stall(game.allied, game.campaign)
+    command(game.allied, game.campaign, MARK)
+    moved = game.send(game.allied, "french")
+    with pytest.raises(IntegrityError, match="does not resolve sealed dice round 1"):
+        import_turn(game.french, moved)
+    assert game.french.log(game.campaign) == before
+    # Having played on, it cannot take the answer back in either; French voids the round.
+    with pytest.raises(IntegrityError, match="replayed"):
+        import_turn(game.allied, answered)
+    stall(game.french, game.campaign)
+    assert import_turn(game.french, moved).new_events == 1
+    assert import_turn(game.allied, game.send(game.french, "allied")).note is not None
+    # The round Allied saw is burnt: its next roll is round 2, with a link nobody has seen.
+    with pytest.raises(AwaitingDice, match="dice round 2"):
+        command(game.allied, game.campaign, RALLY)
+
+
+def test_a_void_of_another_round_is_refused(tmp_path: Path) -> None:
+    game = start_game(tmp_path)
+    asked(game)
+    answer(game.french, game.campaign)
+    stall(game.french, game.campaign)
+    command(game.french, game.campaign, MARK)
+    path = game.send(game.french, "allied")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["turn"]["voids"][0]["round"] = 5  # re-signed by French itself
+    with game.french._store() as store:
+        kept = store.seat_key(event_card(game, "french")["key"])
+    assert kept is not None
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(rehash(data, SeatKey("french", bytes.fromhex(kept.private)))),
+                   encoding="utf-8")
+    with pytest.raises(IntegrityError, match="voids round 5, but the round open here is 1"):
+        import_turn(game.allied, bad)
