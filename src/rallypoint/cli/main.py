@@ -144,7 +144,7 @@ def show(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
         return
     plugin(c.ruleset.name).load("render")(c)
     for r in rounds:  # dice rounds by mail (docs/dice.md, "Stalled rounds")
-        console.print(r.line(), highlight=False, soft_wrap=True)
+        console.print(r.line(), highlight=False)
 
 
 def _dice_rounds(campaign_id: str) -> tuple[Any, ...]:

@@ -79,16 +79,16 @@ class RoundState:
     def line(self) -> str:
         """One line for ``show``."""
         what = {
-            RoundKind.ASKED: f"your dice request waits for {self.waiting_for}'s answer",
-            RoundKind.TO_ANSWER: f"{self.requester}'s dice request waits for your answer "
+            RoundKind.ASKED: f"your request waits for {self.waiting_for}'s answer",
+            RoundKind.TO_ANSWER: f"{self.requester}'s request waits for your answer "
                                  "(`rallypoint dice answer`)",
-            RoundKind.ANSWERED: f"you answered; {self.waiting_for} has not resolved it yet",
-            RoundKind.WITHDRAWN: "you withdrew your dice request (`dice stall`)",
+            RoundKind.ANSWERED: f"you answered; {self.waiting_for} has not resolved it",
+            RoundKind.WITHDRAWN: "you withdrew your request (`dice stall`)",
             RoundKind.VOID: f"void, forfeited by {self.forfeited_by} (`dice stall`)",
         }[self.kind]
-        stalled = (" — if they have stopped: `rallypoint dice stall`"
+        stalled = ("; if they have stopped: `rallypoint dice stall`"
                    if self.kind in (RoundKind.ASKED, RoundKind.ANSWERED) else "")
-        return f"dice round {self.round} (position {self.position}): {what}{stalled}"
+        return f"dice round {self.round}: {what}{stalled}"
 
     def to_json(self) -> dict[str, Any]:
         """The ``show --json`` form."""
