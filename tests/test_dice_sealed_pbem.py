@@ -126,7 +126,7 @@ def test_a_sealed_round_between_two_databases(tmp_path: Path) -> None:
     event = game.finland.load(game.campaign, whole=True).events[-1]
     proof = DiceProof.model_validate(event.payload["dice_proof"])
     assert (proof.seat, proof.round, proof.commitment) == ("finland", 1, request["commitment"])
-    assert proof.command == CHECK | {"columns": {}}
+    assert proof.command == CHECK | {"columns": {}, "rear_broken": {}}
     # An independent re-derivation: the links of both chains, the seal and the sealed stream.
     _, finland_seed = game.key(game.finland, "finland")
     _, soviet_seed = game.key(game.soviet, "soviet")
