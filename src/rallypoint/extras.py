@@ -25,7 +25,7 @@ class Extra(StrEnum):
 
 MODULES: dict[Extra, tuple[str, ...]] = {
     Extra.WEB: ("fastapi", "uvicorn", "jinja2", "multipart", "argon2", "itsdangerous"),
-    Extra.POSTGRES: ("psycopg",),
+    Extra.POSTGRES: ("psycopg", "psycopg_pool"),
     Extra.LAB: ("numpy", "matplotlib"),
     Extra.CLUSTER: ("dask", "distributed"),
 }

@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 from typer.models import CommandInfo
 
-from rallypoint.cli import campaign_verbs, pbem, reveal, usage
+from rallypoint.cli import campaign_verbs, pbem, reveal, serve, usage
 from rallypoint.cli.session import (
     SETTINGS,
     CampaignOpt,
@@ -221,6 +221,7 @@ def verify(
 pbem.register(core_app)  # export, import: turn files
 reveal.register(core_app)  # the end of a campaign played by mail with hidden parts
 campaign_verbs.register(core_app)
+serve.register(core_app)  # the web app, on this machine or hosted
 usage.install()
 
 
@@ -252,35 +253,6 @@ def demo() -> None:
     from rallypoint.cli.demo import run_demo
 
     run_demo()
-
-
-@core_app.command()
-def serve(
-    host: Annotated[str, typer.Option(help="Address to bind (loopback by default).")]
-    = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to listen on.", min=1, max=65535)] = 8000,
-    db: Annotated[str | None, typer.Option(
-        "--db", help="SQLite database file or postgresql:// URL (default: the global --db, "
-        "RALLYPOINT_DB, or the user data dir).")] = None,
-    allow_host: Annotated[list[str] | None, typer.Option(
-        help="Another host name the server may be reached under (repeatable).")] = None,
-    shared: Annotated[bool, typer.Option(
-        "--shared", help="Seats, accounts and logins: each player sees only their side's "
-        "secrets and acts only for their side (for a server others can reach).")] = False,
-    secure_cookies: Annotated[bool, typer.Option(
-        "--secure-cookies", help="Mark cookies Secure (the server is behind HTTPS).")] = False,
-) -> None:
-    """Serve the campaigns in the browser (pages and a JSON API at /api)."""
-    from rallypoint.extras import Extra, require
-    from rallypoint.session import default_db_path
-
-    with guarded():
-        require(Extra.WEB)
-    from rallypoint.web.server import serve as run_server
-
-    run_server(db or SETTINGS.db or default_db_path(), host=host, port=port,
-               allowed_hosts=tuple(allow_host or ()), shared=shared,
-               secure_cookies=secure_cookies)
 
 
 def _entering(ruleset: str) -> Callable[[], None]:

@@ -208,13 +208,13 @@ class SeatBook:
     def web_key(self) -> bytes:
         """The database's key for signing cookies (made on first use)."""
         with self._tx() as (store, conn):
+            # Several worker processes start at once on a fresh database: each offers a key and
+            # the first one stored wins (no read-then-insert race); all then read that one.
+            conn.execute(store._sql("INSERT INTO web_keys (name, secret) VALUES (?, ?) "
+                                    "ON CONFLICT (name) DO NOTHING"),
+                         ("cookies", secrets.token_hex(32)))
             row = conn.execute(store._sql("SELECT secret FROM web_keys WHERE name = ?"),
                                ("cookies",)).fetchone()
-            if row is None:
-                key = secrets.token_hex(32)
-                conn.execute(store._sql("INSERT INTO web_keys (name, secret) VALUES (?, ?)"),
-                             ("cookies", key))
-                return bytes.fromhex(key)
         return bytes.fromhex(str(row[0]))
 
     # --- seats ---------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from rallypoint.core.errors import (
 )
 from rallypoint.core.events import GENESIS_HASH, ChainProblem, EventRecord, NewEvent, canonical_json
 from rallypoint.core.suggest import did_you_mean
+from rallypoint.store.limits import LimitsMixin
 from rallypoint.store.names import clean_name
 from rallypoint.store.records import CampaignInfo, StoredLog, VerifyReport
 from rallypoint.store.secrets import SecretsMixin
@@ -49,7 +50,7 @@ class Statements(NamedTuple):
     """One campaign's events (one all-NULL row for a campaign without events)."""
 
 
-class StoreBase(SecretsMixin):
+class StoreBase(SecretsMixin, LimitsMixin):
     """The event store's logic on any backend (see the module docstring)."""
 
     _STATEMENTS: ClassVar[Statements]

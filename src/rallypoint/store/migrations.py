@@ -228,6 +228,17 @@ CREATE TABLE dice_answers (
 );
 """
 
+_RATE_LIMITS = """
+-- Login, signup and join attempts a shared server counts (rallypoint.store.limits): in the
+-- database, so every worker process of a server counts the same attempts. ``at`` is Unix time.
+CREATE TABLE rate_hits (
+    bucket TEXT NOT NULL,
+    key TEXT NOT NULL,
+    at REAL NOT NULL
+);
+CREATE INDEX rate_hits_by_key ON rate_hits (bucket, key, at);
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("0001_initial", _INITIAL),
     ("0002_campaign_heads", _HEADS),
@@ -236,6 +247,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("0005_seats", _SEATS),
     ("0006_pbem", _PBEM),
     ("0007_sealed_dice", _SEALED),
+    ("0008_rate_limits", _RATE_LIMITS),
 ]
 """Every migration as ``(name, sql)``, in the order they are applied."""
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from rallypoint.core.errors import StoreError
 from rallypoint.core.events import GENESIS_HASH, ChainProblem, now_text
+from rallypoint.store import pg_pool
 from rallypoint.store import postgres_schema as schema
 from rallypoint.store.base import Statements, StoreBase
 from rallypoint.store.integrity import head_problem, row_matches
@@ -66,28 +67,41 @@ class PostgresStore(StoreBase):
 
         self.path = redacted(url)
         self.readonly = readonly
+        self._url = url
+        self._given_back = False
         try:
-            self._conn: psycopg.Connection[Any] = psycopg.connect(
-                url, connect_timeout=10, autocommit=True)
+            borrowed = pg_pool.borrow(url)
+            self._pooled = borrowed is not None
+            self._conn: psycopg.Connection[Any] = borrowed if borrowed is not None else \
+                psycopg.connect(url, connect_timeout=10, autocommit=True)
         except psycopg.Error as exc:
             raise StoreError(f"cannot connect to the database: {_first_line(exc)}",
                              where=self.path,
                              fix="check the URL, that the server runs, and the password") from exc
         try:
-            if readonly:
-                self._conn.read_only = True
+            # Set every time: a pooled connection may come back from a read-only store.
+            self._conn.read_only = readonly
+            if pg_pool.migrated(url):
+                pass  # this server process brought the schema up to date already
+            elif readonly:
                 self._check_schema()
             else:
                 self._migrate()
+                pg_pool.note_migrated(url)
         except BaseException:
-            self._conn.close()
+            self.close()
             raise
 
     # --- connection and transactions ------------------------------------------------------------
 
     def close(self) -> None:
-        """Close the connection; safe to call twice (an unfinished transaction is rolled back)."""
-        self._conn.close()
+        """Close the connection, or give it back to the server's pool; safe to call twice (an
+        unfinished transaction is rolled back)."""
+        if self._pooled:
+            self._pooled, self._given_back = False, True
+            pg_pool.give_back(self._url, self._conn)
+        elif not self._given_back:  # never close a connection the pool holds again
+            self._conn.close()
 
     @contextmanager
     def _tx(self, doing: str) -> Iterator[psycopg.Cursor[Any]]:
@@ -143,6 +157,10 @@ class PostgresStore(StoreBase):
         with self._tx("read") as cur:
             cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
             yield cur
+
+    def _serialise_key(self, conn: Any, text: str) -> None:
+        # Concurrent transactions under READ COMMITTED would each count the same rows.
+        conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (text,))
 
     def _chain(self, conn: psycopg.Cursor[Any], campaign_id: str, head_seq: int,
                head_hash: str) -> tuple[int, ChainProblem | None]:

@@ -224,6 +224,17 @@ CREATE TABLE state_snapshots (
 );
 """
 
+_RATE_LIMITS: Final = """
+-- Login, signup and join attempts a shared server counts (rallypoint.store.limits): in the
+-- database, so every worker process of a server counts the same attempts. ``at`` is Unix time.
+CREATE TABLE rate_hits (
+    bucket TEXT NOT NULL,
+    key TEXT NOT NULL,
+    at DOUBLE PRECISION NOT NULL
+);
+CREATE INDEX rate_hits_by_key ON rate_hits (bucket, key, at);
+"""
+
 MIGRATIONS: Final[list[tuple[str, str]]] = [
     ("0001_initial", _INITIAL),
     ("0002_secrets", _SECRETS),
@@ -231,6 +242,7 @@ MIGRATIONS: Final[list[tuple[str, str]]] = [
     ("0005_state_snapshots", _SNAPSHOTS),
     ("0006_pbem", _PBEM),
     ("0007_sealed_dice", _SEALED),
+    ("0008_rate_limits", _RATE_LIMITS),
 ]
 """Every migration as ``(name, sql)``, in the order they are applied; never edit a shipped one."""
 

@@ -102,7 +102,7 @@ async def signup(request: Request) -> Response:
     fields = await _form_fields(request)
     target = _safe_next(fields.get("next"))
     try:
-        auth.by_address.check(request.client.host if request.client else "unknown")
+        auth.limit_signup(request)
         account = auth.book.create_account(fields.get("login", ""), fields.get("password", ""))
     except RallypointError as exc:
         return deps.renderer(request).html(request, "login.html", status=status_for(exc),
@@ -139,6 +139,7 @@ async def join(request: Request) -> Response:
     fields = await _form_fields(request)
     account = require_account(auth, request)
     try:
+        auth.limit_join(request)
         seat = auth.book.join(fields.get("token", ""), account)
     except RallypointError as exc:
         return deps.renderer(request).html(request, "join.html", status=status_for(exc),
@@ -285,7 +286,7 @@ def make_account(request: Request, body: Credentials) -> Response:
     """Make an account and log in."""
     auth = _auth(request)
     _json_csrf(request)
-    auth.by_address.check(request.client.host if request.client else "unknown")
+    auth.limit_signup(request)
     account = auth.book.create_account(body.login, body.password)
     token = auth.book.start_session(account)
     return _with_session(JSONResponse({"login": account.display}, status_code=201), request,
@@ -297,7 +298,9 @@ def join_seat(request: Request, body: Invite) -> dict[str, str]:
     """Take the seat an invite opens."""
     auth = _auth(request)
     _json_csrf(request)
-    seat = auth.book.join(body.invite, require_account(auth, request))
+    account = require_account(auth, request)
+    auth.limit_join(request)
+    seat = auth.book.join(body.invite, account)
     deps.service(request).forget()
     return {"campaign": seat.campaign_id, "seat": seat.seat}
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -24,7 +26,7 @@ def create_app(settings: WebSettings) -> FastAPI:
         settings: Database, bind address and limits (see :class:`WebSettings`).
     """
     from rallypoint import __version__
-    from rallypoint.web import accounts, api, pages
+    from rallypoint.web import accounts, api, health, pages
     from rallypoint.web.render import Renderer
     from rallypoint.web.service import Service
 
@@ -38,7 +40,9 @@ def create_app(settings: WebSettings) -> FastAPI:
             "with `{code, message}` using the library's error codes; nothing is written. "
             "Write requests must send `Content-Type: application/json`."),
         docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json",
+        lifespan=_lifespan,
     )
+    _start_pool(settings)
     service = Service(settings.db, shared=settings.shared, backups=settings.backups)
     app.state.auth = None
     if service.book is not None:
@@ -52,10 +56,35 @@ def create_app(settings: WebSettings) -> FastAPI:
     app.state.service = service
     app.state.renderer = Renderer(HERE / "templates", settings)
     errors.install(app)
+    app.include_router(health.router)
     app.include_router(api.router)
     app.include_router(accounts.api_router)
     app.include_router(pages.router)
     app.include_router(accounts.router)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     app.add_middleware(GuardMiddleware, settings=settings)
+    if settings.access_log:
+        from rallypoint.web.logs import AccessLogMiddleware
+
+        app.add_middleware(AccessLogMiddleware)  # outermost: refused requests are logged too
     return app
+
+
+def _start_pool(settings: WebSettings) -> None:
+    """A server process pools its PostgreSQL connections (``settings.pool_size``)."""
+    from rallypoint.store.postgres import is_postgres_url
+
+    if settings.pool_size and is_postgres_url(settings.db):
+        from rallypoint.store import pg_pool
+
+        pg_pool.start(str(settings.db), max_size=settings.pool_size)
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    yield
+    settings: WebSettings = app.state.settings
+    if settings.pool_size and isinstance(settings.db, str):
+        from rallypoint.store import pg_pool
+
+        pg_pool.stop(settings.db)

@@ -5,16 +5,17 @@ request sees and does everything, as before. A shared server knows each request'
 a signed session cookie (``itsdangerous``, HttpOnly, SameSite=Strict, ``Secure`` over HTTPS)
 naming a login session kept in the database, and its seat in the campaign asked about; a
 campaign the account holds no seat in does not exist for it (404, like an unknown one).
-Logins are rate-limited per client address and per login name.
+Logins, signups and invite redemptions are rate-limited in the database (every worker
+process counts the same attempts): per client address, and failed logins per login *and* address.
 """
 
 from __future__ import annotations
 
-import threading
 import time
-from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 
 from fastapi import Request
 from itsdangerous import BadSignature, URLSafeTimedSerializer
@@ -22,14 +23,20 @@ from itsdangerous import BadSignature, URLSafeTimedSerializer
 from rallypoint.core.errors import RallypointError, UnknownIdError
 from rallypoint.core.visibility import EVERYTHING, Viewer
 from rallypoint.session.seats import SESSION_DAYS, Account, SeatBook
+from rallypoint.store.location import open_store
 
 SESSION_COOKIE = "rallypoint_session"
 """The signed login-session cookie."""
 LOGIN_LIMIT = (10, 60.0)
-"""At most this many login attempts per client address per this many seconds."""
-LOGIN_NAME_LIMIT = (5, 300.0)
-"""At most this many failed attempts on one login name per this many seconds."""
-
+"""At most this many login attempts per client address per this many seconds (any login)."""
+LOGIN_FAILURE_LIMIT = (5, 300.0)
+"""At most this many failed logins on one login name *from one address* per this many seconds:
+per address, so that someone guessing a player's password cannot lock the player out."""
+SIGNUP_LIMIT = (5, 3600.0)
+"""At most this many new accounts per client address per this many seconds (each costs the
+server an argon2 hash, and a refused name tells that a login exists)."""
+JOIN_LIMIT = (10, 60.0)
+"""At most this many invite redemptions per client address per this many seconds."""
 
 class NotLoggedInError(RallypointError):
     """A shared server needs a logged-in account for this."""
@@ -43,44 +50,45 @@ class RateLimitedError(RallypointError):
     code = "rate-limited"
 
 
-class RateLimiter:
-    """A sliding-window count of attempts per key, in memory (one server process).
+class SharedLimits:
+    """Attempt limits counted in the database (``rate_hits``), so every worker process of a
+    server counts the same attempts (:mod:`rallypoint.store.limits`).
 
     Args:
-        limit: Attempts allowed per window.
-        window: The window in seconds.
+        location: The server's database.
+        clock: Unix time now (tests move it).
     """
 
-    def __init__(self, limit: int, window: float) -> None:
-        self.limit = limit
-        self.window = window
-        self._seen: dict[str, deque[float]] = {}
-        self._lock = threading.Lock()
+    def __init__(self, location: Path | str,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.location = location
+        self.clock = clock
 
-    def _recent(self, key: str, now: float) -> deque[float]:
-        seen = self._seen.setdefault(key, deque())
-        while seen and seen[0] <= now - self.window:
-            seen.popleft()
-        return seen
-
-    def check(self, key: str) -> None:
-        """Refuse when ``key`` has used up its attempts.
+    def take(self, bucket: str, key: str, limit: tuple[int, float], what: str) -> float:
+        """Count one attempt; return its time (to give it back).
 
         Raises:
-            RateLimitedError: With how long to wait.
+            RateLimitedError: ``key`` has used up its attempts in ``bucket``, with the wait.
         """
-        now = time.monotonic()
-        with self._lock:
-            seen = self._recent(key, now)
-            if len(seen) >= self.limit:
-                wait = int(seen[0] + self.window - now) + 1
-                raise RateLimitedError(f"too many login attempts; try again in {wait} s",
-                                       fix="Wait, then log in again.")
+        count, window = limit
+        now = self.clock()
+        with open_store(self.location) as store:
+            wait = store.take(bucket, key, limit=count, window=window, now=now)
+        if wait:
+            raise RateLimitedError(f"too many {what}; try again in {int(wait) + 1} s",
+                                   fix="Wait, then try again.")
+        return now
 
-    def note(self, key: str) -> None:
-        """Count one attempt for ``key``."""
-        with self._lock:
-            self._recent(key, time.monotonic()).append(time.monotonic())
+    def give_back(self, bucket: str, key: str, at: float) -> None:
+        """Forget an attempt that turned out not to count (a login that succeeded)."""
+        with open_store(self.location) as store:
+            store.give_back(bucket, key, at)
+
+
+def client_address(request: Request) -> str:
+    """The address limits are counted for: the connection's peer, or the one a trusted proxy
+    named (``serve --proxy-headers``; uvicorn replaces the peer with it before we see it)."""
+    return request.client.host if request.client else "unknown"
 
 
 @dataclass
@@ -92,8 +100,23 @@ class Auth:
 
     def __post_init__(self) -> None:
         self.signer = URLSafeTimedSerializer(self.key, salt="rallypoint-session")
-        self.by_address = RateLimiter(*LOGIN_LIMIT)
-        self.by_login = RateLimiter(*LOGIN_NAME_LIMIT)
+        self.limits = SharedLimits(self.book.location)
+
+    def limit_signup(self, request: Request) -> None:
+        """Count a signup from the request's address.
+
+        Raises:
+            RateLimitedError: Too many from there lately.
+        """
+        self.limits.take("signup", client_address(request), SIGNUP_LIMIT, "new accounts")
+
+    def limit_join(self, request: Request) -> None:
+        """Count an invite redemption from the request's address.
+
+        Raises:
+            RateLimitedError: Too many from there lately.
+        """
+        self.limits.take("join", client_address(request), JOIN_LIMIT, "invite attempts")
 
     def cookie_value(self, token: str) -> str:
         """The signed cookie value for a login session token."""
@@ -133,16 +156,17 @@ class Auth:
             RateLimitedError: Too many attempts from this address or on this login.
             NotLoggedInError: Wrong login or password (one message for both).
         """
-        address = request.client.host if request.client else "unknown"
-        name = login.casefold()
-        self.by_address.check(address)
-        self.by_login.check(name)
-        self.by_address.note(address)
+        address = client_address(request)
+        self.limits.take("login", address, LOGIN_LIMIT, "login attempts")
+        # Counted as a failure before the password is checked, so that two workers cannot both
+        # spend the last attempt; given back when the password is right.
+        pair = f"{login.casefold()}\n{address}"
+        at = self.limits.take("login-failure", pair, LOGIN_FAILURE_LIMIT, "failed logins")
         account = self.book.check_password(login, password)
         if account is None:
-            self.by_login.note(name)
             raise NotLoggedInError("wrong login or password", where="login",
                                    fix="Check both and try again.")
+        self.limits.give_back("login-failure", pair, at)
         return account, self.book.start_session(account)
 
 

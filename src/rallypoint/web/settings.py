@@ -32,6 +32,9 @@ class WebSettings:
         secure_cookies: Mark cookies ``Secure`` (a server behind HTTPS).
         backups: The folder a delete writes its backup export to (default: ``backups/`` beside
             the SQLite database; for a PostgreSQL URL, in the user data folder).
+        pool_size: On PostgreSQL, the most connections this process pools (0: no pool, a
+            connection per store opened, as the command line does). ``serve`` pools.
+        access_log: Log one line per request (``rallypoint.access``, no query strings).
     """
 
     db: Path | str
@@ -43,6 +46,8 @@ class WebSettings:
     shared: bool = False
     secure_cookies: bool = False
     backups: Path | None = None
+    pool_size: int = 0
+    access_log: bool = False
 
     def host_names(self) -> frozenset[str]:
         """Every host name (no port) the server may be reached under."""

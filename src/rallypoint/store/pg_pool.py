@@ -1,0 +1,88 @@
+"""Pooled PostgreSQL connections for a server process (``psycopg_pool``).
+
+A command-line run opens one connection and exits, so it needs no pool. A server opens a store
+several times per request (the page, its guards, its campaign list), and a new PostgreSQL
+connection costs ~24 ms of handshakes and authentication: the server starts one pool per database
+URL (:func:`start`), every :class:`~rallypoint.store.postgres.PostgresStore` opened in that process
+borrows a connection from it and gives it back on ``close``, and the schema is migrated once per
+process instead of once per store. Without a started pool, a store connects as it always did.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import psycopg
+    from psycopg_pool import ConnectionPool
+
+DEFAULT_SIZE = 8
+"""Connections one server process keeps at most (a request holds one at a time)."""
+
+_pools: dict[str, ConnectionPool[Any]] = {}
+_migrated: set[str] = set()
+_lock = threading.Lock()
+
+
+def start(url: str, *, max_size: int = DEFAULT_SIZE) -> None:
+    """Start this process's pool for ``url`` (no-op if it runs): stores opened on ``url`` borrow
+    from it from now on."""
+    from psycopg_pool import ConnectionPool
+
+    with _lock:
+        if url in _pools:
+            return
+        # min_size=0: no connection is held (or re-opened in the background) while idle, so a
+        # database dropped or restarted under an idle server costs nothing; `check` drops a dead
+        # connection on borrowing instead of handing it out.
+        _pools[url] = ConnectionPool(
+            url, min_size=0, max_size=max_size, open=True, name="rallypoint",
+            kwargs={"autocommit": True, "connect_timeout": 10},
+            check=ConnectionPool.check_connection)
+
+
+def stop(url: str) -> None:
+    """Close ``url``'s pool (at server shutdown); stores connect directly again."""
+    with _lock:
+        pool = _pools.pop(url, None)
+        _migrated.discard(url)
+    if pool is not None:
+        pool.close()
+
+
+def borrow(url: str) -> psycopg.Connection[Any] | None:
+    """A connection from ``url``'s pool, or ``None`` when this process started none.
+
+    Raises:
+        psycopg.Error: The database cannot be reached (``PoolTimeout`` is one).
+    """
+    pool = _pools.get(url)
+    return None if pool is None else pool.getconn(timeout=10)
+
+
+def give_back(url: str, conn: psycopg.Connection[Any]) -> None:
+    """Return a borrowed connection (rolled back and checked by the pool); closes it if the pool
+    has stopped meanwhile."""
+    pool = _pools.get(url)
+    if pool is None:
+        conn.close()
+    else:
+        pool.putconn(conn)
+
+
+def migrated(url: str) -> bool:
+    """Whether this process has already brought ``url``'s schema up to date (pooled only)."""
+    return url in _migrated and url in _pools
+
+
+def note_migrated(url: str) -> None:
+    """Remember that ``url``'s schema is current, while its pool runs."""
+    if url in _pools:
+        _migrated.add(url)
+
+
+def stats(url: str) -> dict[str, int]:
+    """The pool's counters (``psycopg_pool`` names), empty without a pool: for /healthz."""
+    pool = _pools.get(url)
+    return {} if pool is None else dict(pool.get_stats())
