@@ -13,13 +13,14 @@ import sqlite3
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import httpx
 import psycopg
 import pytest
 from fastapi.testclient import TestClient
 
-from rallypoint.store import pg_pool
+from rallypoint.session.hosting import pool_stats
 from rallypoint.web.app import create_app
 from rallypoint.web.settings import WebSettings
 from web.conftest import BACKENDS, database
@@ -31,12 +32,12 @@ def fresh(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path | str
     yield from database(request.param, tmp_path)
 
 
-def _app(db: Path | str, **kwargs: object) -> TestClient:
+def _app(db: Path | str, **kwargs: Any) -> TestClient:
     return TestClient(create_app(WebSettings(db=db, allowed_hosts=("testserver",), **kwargs)),
                       base_url="http://testserver")
 
 
-# --- /healthz -------------------------------------------------------------------------------------
+# --- /healthz ---
 
 def test_healthz_says_ok_without_a_login_and_tells_no_campaign(fresh: Path | str) -> None:
     with _app(fresh, shared=True) as client:
@@ -80,7 +81,7 @@ def test_healthz_is_503_when_migrations_are_not_this_versions(tmp_path: Path) ->
     assert r.status_code == 503 and "9999_future" in r.json()["problem"]
 
 
-# --- the pool ---------------------------------------------------------------------------------
+# --- the pool ---
 
 def test_a_server_process_reuses_pooled_postgresql_connections() -> None:
     from pg_kit import fresh_database
@@ -89,13 +90,13 @@ def test_a_server_process_reuses_pooled_postgresql_connections() -> None:
         with _app(url, pool_size=4) as client:
             for _ in range(25):
                 assert client.get("/api/campaigns").status_code == 200
-            stats = pg_pool.stats(url)
+            stats = pool_stats(url)
         # 25 requests opened the store about 50 times: all but the first few borrowed.
         assert stats["connections_num"] <= 2 and stats["requests_num"] >= 25
-        assert pg_pool.stats(url) == {}  # the app's shutdown closed its pool
+        assert pool_stats(url) == {}  # the app's shutdown closed its pool
 
 
-# --- workers, and what they share ------------------------------------------------------------------
+# --- workers, and what they share ---
 
 def _fresh_pg() -> Iterator[str]:
     from pg_kit import fresh_database
@@ -187,7 +188,7 @@ def test_a_failed_guesser_cannot_lock_the_owner_out(tmp_path: Path) -> None:
         thief.close()
 
 
-# --- the header-read timeout, and the access log ---------------------------------------------------
+# --- the header-read timeout, and the access log ---
 
 def _held_open(url: str, wait: float) -> bool:
     """Whether a connection that sends half a request's headers is still open after ``wait``."""

@@ -72,19 +72,14 @@ def create_app(settings: WebSettings) -> FastAPI:
 
 def _start_pool(settings: WebSettings) -> None:
     """A server process pools its PostgreSQL connections (``settings.pool_size``)."""
-    from rallypoint.store.postgres import is_postgres_url
+    from rallypoint.session.hosting import start_pool
 
-    if settings.pool_size and is_postgres_url(settings.db):
-        from rallypoint.store import pg_pool
-
-        pg_pool.start(str(settings.db), max_size=settings.pool_size)
+    start_pool(settings.db, settings.pool_size)
 
 
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     yield
-    settings: WebSettings = app.state.settings
-    if settings.pool_size and isinstance(settings.db, str):
-        from rallypoint.store import pg_pool
+    from rallypoint.session.hosting import stop_pool
 
-        pg_pool.stop(settings.db)
+    stop_pool(app.state.settings.db)

@@ -19,10 +19,10 @@ router = APIRouter()
 @router.get("/healthz", include_in_schema=False)
 async def healthz(request: Request) -> JSONResponse:
     """The database is reachable and its schema current (200), or what is wrong (503)."""
-    from rallypoint.store.health import check
+    from rallypoint.session.hosting import health
 
     settings = request.app.state.settings
-    found = await run_in_threadpool(check, settings.db)
+    found = await run_in_threadpool(health, settings.db)
     body = {"status": "ok" if found.ok else "unavailable", "version": __version__,
             "backend": found.backend, "database": "reachable" if found.reachable else
             "unreachable", "migrations": "current" if found.migrations_current else "behind"}

@@ -64,7 +64,7 @@ def serve(db: Path | str, host: str = "127.0.0.1", port: int = 8000,
     interrupted (Ctrl-C); ``shared``: with seats, accounts and logins."""
     import uvicorn
 
-    from rallypoint.store import pg_pool
+    from rallypoint.session.hosting import DEFAULT_POOL_SIZE
     from rallypoint.web.logs import log_config
     from rallypoint.web.protocol import HEADER_TIMEOUT_ENV, HeaderTimeoutProtocol
 
@@ -73,7 +73,7 @@ def serve(db: Path | str, host: str = "127.0.0.1", port: int = 8000,
         else Path(db)
     settings = WebSettings(db=location, host=host, port=port, allowed_hosts=allowed_hosts,
                            max_upload=max_upload, shared=shared, secure_cookies=secure_cookies,
-                           pool_size=pg_pool.DEFAULT_SIZE, access_log=access_log)
+                           pool_size=DEFAULT_POOL_SIZE, access_log=access_log)
     os.environ[HEADER_TIMEOUT_ENV] = str(running.header_timeout)
     _announce(settings, running)
     options: dict[str, Any] = dict(

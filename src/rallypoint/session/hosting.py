@@ -1,0 +1,40 @@
+"""What a hosted server asks of the library beside campaigns: its connection pool and its health.
+
+The web front end reaches the store only through the session layer; these are the few calls a
+server process makes about the database itself (docs/hosting.md).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rallypoint.store import pg_pool
+from rallypoint.store.health import Health, check
+from rallypoint.store.postgres import is_postgres_url
+
+DEFAULT_POOL_SIZE = pg_pool.DEFAULT_SIZE
+"""Connections a server process pools at most (a request holds one at a time)."""
+
+__all__ = ["DEFAULT_POOL_SIZE", "Health", "health", "pool_stats", "start_pool", "stop_pool"]
+
+
+def start_pool(location: Path | str, size: int) -> None:
+    """Pool this process's connections to ``location`` (PostgreSQL; no-op for SQLite or size 0)."""
+    if size and is_postgres_url(location):
+        pg_pool.start(str(location), max_size=size)
+
+
+def stop_pool(location: Path | str) -> None:
+    """Close the pool :func:`start_pool` started (no-op when none runs)."""
+    if is_postgres_url(location):
+        pg_pool.stop(str(location))
+
+
+def pool_stats(location: Path | str) -> dict[str, int]:
+    """The pool's counters (``psycopg_pool``'s names); empty without a pool."""
+    return pg_pool.stats(str(location)) if is_postgres_url(location) else {}
+
+
+def health(location: Path | str) -> Health:
+    """Whether the database answers and its migrations are this version's."""
+    return check(location)
