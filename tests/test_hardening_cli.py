@@ -68,8 +68,14 @@ def test_delete_asks_backs_up_and_deletes(db: Path) -> None:
     assert rp("new", SQUARES, "--name", "farm").exit_code == 0
     assert rp("new", SQUARES, "--name", "keep").exit_code == 0
     refused = rp("delete", "farm", input="n\n")
-    assert refused.exit_code == 1 and "nothing deleted" in refused.output
-    assert rp("delete", "farm").exit_code == 1  # no answer at all: nothing deleted either
+    # Declined is a refusal: one line, exit 2, like every other (a script never reads it as done).
+    assert refused.exit_code == 2
+    assert refused.stderr.strip().splitlines() == [
+        "error (illegal-now): delete of 'farm' not confirmed. Nothing was deleted; answer y, or "
+        "pass --yes."]
+    no_answer = rp("delete", "farm")                # no answer at all: nothing deleted either
+    assert no_answer.exit_code == 2 and "not confirmed" in no_answer.stderr
+    assert not (db.parent / "backups").exists(), "nothing written, not even the backup"
     done = rp("delete", "farm", input="y\n")
     assert done.exit_code == 0, done.output
     assert "deleted farm (1 event)" in done.output

@@ -37,6 +37,8 @@ def delete(
     The only way events leave the store. The backup goes to a ``backups`` folder beside the
     database; a broken campaign is backed up as far as it can be read.
     """
+    from rallypoint.core.errors import IllegalNowError
+
     with guarded():
         info = session().resolve(campaign)
         if not yes:
@@ -47,8 +49,10 @@ def delete(
             except typer.Abort:
                 confirmed = False
             if not confirmed:
-                console.print("nothing deleted", highlight=False)
-                raise typer.Exit(1)
+                # Declined is a refusal like any other (exit 2, nothing written), so a script
+                # piping in "n" or no answer at all never reads it as done.
+                raise IllegalNowError(f"delete of {info.name!r} not confirmed",
+                                      fix="Nothing was deleted; answer y, or pass --yes.")
         backup = None if no_backup else backup_path(_backup_root(), info.name, info.id)
         if backup is not None:
             backup.parent.mkdir(parents=True, exist_ok=True)

@@ -33,9 +33,36 @@ WorkersOpt = Annotated[int | None, typer.Option(
     max=256)]
 SchedulerOpt = Annotated[str | None, typer.Option(
     help="Dask scheduler address (e.g. tcp://10.0.0.5:8786): run the chunks on that cluster.")]
+
+
+def _output_file(suffixes: tuple[str, ...]) -> Callable[[Path | None], Path | None]:
+    """An option callback refusing, before any run starts, a file that could not be written
+    at the end: a missing folder (not made on a typo's behalf) or a suffix not among
+    ``suffixes`` (any suffix when there are none)."""
+    def check(path: Path | None) -> Path | None:
+        if path is None:
+            return None
+        if suffixes and path.suffix.lower() not in suffixes:
+            raise typer.BadParameter(f"cannot write {_short(path.name)!r}: give a file ending "
+                                     f"in {' or '.join(suffixes)}")
+        if not path.parent.is_dir():
+            raise typer.BadParameter(f"no folder {_short(str(path.parent))!r} to write into: "
+                                     "make it first, or give another path")
+        if path.is_dir():
+            raise typer.BadParameter(f"{_short(str(path))!r} is a folder: give a file name")
+        return path
+    return check
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 CsvOpt = Annotated[Path | None, typer.Option(
-    help="Write the per-run values to this CSV file (seed and parameters in '#' lines).")]
-PlotOpt = Annotated[Path | None, typer.Option(help="Write a plot to this .png or .svg file.")]
+    help="Write the per-run values to this CSV file (seed and parameters in '#' lines).",
+    callback=_output_file(()))]
+PlotOpt = Annotated[Path | None, typer.Option(help="Write a plot to this .png or .svg file.",
+                                              callback=_output_file((".png", ".svg")))]
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,10 @@ from rallypoint.cli.simulate_kit import (
 if TYPE_CHECKING:
     from rallypoint.lab.results import SimResult
 
+MAX_HORIZON = 500
+"""Most turns (or FO hours) an exact table runs to: far past any TCS scenario's length, and the
+fractions of longer ones run to thousands of digits."""
+
 odds = typer.Typer()
 """The ruleset's commands of ``rallypoint odds`` (joined through its plugin's ``odds_cli``)."""
 
@@ -72,9 +76,10 @@ def tcs_implementation_odds(
     weighted_turns: Annotated[int, typer.Option(help="Weighted turns accrued.", min=0,
                                                 max=10_000)],
     per_turn: Annotated[int | None, typer.Option(
-        help="Weighted turns added each later turn: show the turns until implementation.")]
-    = None,
-    horizon: Annotated[int, typer.Option(help="Turns to show with --per-turn.")] = 24,
+        help="Weighted turns added each later turn: show the turns until implementation.",
+        min=0, max=10_000)] = None,
+    horizon: Annotated[int, typer.Option(help="Turns to show with --per-turn.", min=1,
+                                         max=MAX_HORIZON)] = 24,
     as_json: JsonOpt = False,
 ) -> None:
     """Chance a Recovery Op Sheet implements (Prep. Defense line)."""
@@ -113,7 +118,7 @@ def _turns_table(result: dict[str, Any], per_turn: int) -> None:
 @odds.command("tcs-fo")
 def tcs_fo_odds(
     number: Annotated[int, typer.Option(help="FO Recovery Number (AFH 12, GD'41 11, BW 9).")],
-    horizon: Annotated[int, typer.Option(help="Hours to show.")] = 24,
+    horizon: Annotated[int, typer.Option(help="Hours to show.", min=1, max=MAX_HORIZON)] = 24,
     as_json: JsonOpt = False,
 ) -> None:
     """A dead Soviet FO's chance to return each whole hour, and hours until he does."""
@@ -214,9 +219,10 @@ def tcs_recovery(
     row: Annotated[int | None, typer.Option(
         help="Also simulate turns to implementation for this Implementation Table row.")]
     = None,
-    per_turn: Annotated[int, typer.Option(help="Weighted turns accrued each turn (with --row).")]
-    = 3,
-    turns: Annotated[int, typer.Option(help="Turns checked (with --row).")] = 24,
+    per_turn: Annotated[int, typer.Option(help="Weighted turns accrued each turn (with --row).",
+                                          min=0, max=10_000)] = 3,
+    turns: Annotated[int, typer.Option(help="Turns checked (with --row).", min=1,
+                                       max=MAX_HORIZON)] = 24,
     runs: RunsOpt = 1_000_000,
     seed: SeedOpt = None,
     chunks: ChunksOpt = DEFAULT_CHUNKS,

@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 from typer.models import CommandInfo
 
-from rallypoint.cli import campaign_verbs, pbem, reveal, serve, usage
+from rallypoint.cli import campaign_verbs, completion, pbem, reveal, serve, usage
 from rallypoint.cli.session import (
     SETTINGS,
     CampaignOpt,
@@ -191,7 +191,8 @@ def undo(campaign: CampaignOpt = None) -> None:
 @core_app.command()
 def verify(
     file: Annotated[Path | None, typer.Argument(
-        help="An export file to re-check offline instead, every roll included.")] = None,
+        help="An export file to re-check offline instead, every roll included (- for "
+             "standard input).")] = None,
     campaign: CampaignOpt = None, as_json: JsonOpt = False,
 ) -> None:
     """Check a campaign's hash chain and head; exit 1 if any event was edited, lost or cut."""
@@ -223,6 +224,7 @@ reveal.register(core_app)  # the end of a campaign played by mail with hidden pa
 campaign_verbs.register(core_app)
 serve.register(core_app)  # the web app, on this machine or hosted
 usage.install()
+completion.install()  # --install-completion names the start-up file it edits
 
 
 @core_app.command()

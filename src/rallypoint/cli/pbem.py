@@ -6,6 +6,8 @@ A thin shell over :mod:`rallypoint.session.pbem`; docs/two-player.md walks throu
 from __future__ import annotations
 
 import dataclasses
+import json
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -17,6 +19,7 @@ from rallypoint.cli.session import (
     JsonOpt,
     campaign_ref,
     console,
+    err_console,
     guarded,
     print_json,
     report,
@@ -31,20 +34,30 @@ ForOpt = Annotated[str | None, typer.Option(
 
 
 def export(
-    file: Annotated[Path, typer.Argument(help="JSON file to write.")],
+    file: Annotated[Path, typer.Argument(help="JSON file to write (- for standard output; "
+                                             "the summary then goes to standard error).")],
     campaign: CampaignOpt = None,
     for_seat: ForOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Export a campaign to one JSON file: a turn file for the other seat (--for), or a backup."""
+    from rallypoint.cli.stdio import is_stdio, output_path
     from rallypoint.session.pbem import export_turn
 
+    # With the file on standard output (-, /dev/stdout, a pipe), the summary must not mix in.
     with guarded():
-        done = export_turn(session(), campaign_ref(campaign), file, for_seat=for_seat)
+        piped = is_stdio(file) or (file.exists() and not file.is_file())
+        with output_path(file) as target:
+            done = export_turn(session(), campaign_ref(campaign), target, for_seat=for_seat)
+    out = err_console if piped else console
     if as_json:
-        print_json(fields(done, file=str(file)))
+        if piped:
+            sys.stderr.write(json.dumps(fields(done, file=str(file)), indent=2) + "\n")
+        else:
+            print_json(fields(done, file=str(file)))
         return
-    line = f"exported {_events(done.events)} to {escape(str(file))}"
+    line = f"exported {_events(done.events)} to " + (
+        "standard output" if is_stdio(file) else escape(str(file)))
     if done.sender is not None:
         line += f", signed by {done.sender}" + (f" for {done.reader}" if done.reader else "")
     if done.request is not None:
@@ -58,11 +71,12 @@ def export(
                  "(redacted; `rallypoint reveal` merges them)")
     if done.revealed:
         line += "; with the revealed dice secret"
-    console.print(line, highlight=False, soft_wrap=True)
+    out.print(line, highlight=False, soft_wrap=True)
 
 
 def import_(
-    file: Annotated[Path, typer.Argument(help="JSON file from `rallypoint export`.")],
+    file: Annotated[Path, typer.Argument(help="JSON file from `rallypoint export` (- for "
+                                             "standard input).")],
     name: Annotated[str | None, typer.Option(help="Name for a new campaign.")] = None,
     as_name: Annotated[str | None, typer.Option(
         "--as", help="Keep the file as a new campaign of this name (e.g. a fork of yours).")]
@@ -75,10 +89,11 @@ def import_(
     replay of every event through its rules); a file that fails any check, repeats what you
     have, or forks from your history is refused and nothing is written.
     """
+    from rallypoint.cli.stdio import input_path
     from rallypoint.session.pbem import import_turn
 
-    with guarded():
-        done = import_turn(session(), file, name=name, as_name=as_name)
+    with guarded(), input_path(file) as source:
+        done = import_turn(session(), source, name=name, as_name=as_name)
     if as_json:
         print_json(fields(done, file=str(file)))
         return

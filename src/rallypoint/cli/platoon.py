@@ -63,7 +63,8 @@ def create(
             scenario = expand(PlatoonScenario(platoon=info))
         # The roster seed is public (the roster is); the dice are not, unless asked for.
         created = session().create_from(RULESET.name, scenario, name=name, seed=dice_seed)
-    console.print(f"created platoon campaign [bold]{name}[/] (id {created.id[:8]}{drawn})",
+    console.print(f"created platoon campaign [bold]{escape(created.name)}[/] (id {created.id[:8]}"
+                  f"{drawn})",
                   highlight=False)
 
 
@@ -136,23 +137,16 @@ def report(
 
 
 def _read_report(path: Path) -> dict[str, Any]:
-    import json
-
+    """A battle report file, TOML or JSON, through the same limits as every untrusted file
+    (UTF-8, size, nesting, 64-bit numbers), so a bad file is one line, never a traceback."""
     from rallypoint.core.errors import DataFileError
+    from rallypoint.core.inputs import loads_json, read_text
     from rallypoint.core.tomlfile import read_toml
 
     if path.suffix.lower() == ".toml":
         data, _ = read_toml(path)
         return data
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError:
-        raise DataFileError(f"cannot read {str(path)!r}", fix="Check the path.") from None
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DataFileError(f"bad JSON: {exc.msg}", where=f"{path}:{exc.lineno}",
-                            fix="Fix the JSON on that line.") from None
+    value = loads_json(read_text(path, "battle report"), str(path))
     if not isinstance(value, dict):
         raise DataFileError("a report is a JSON object", where=str(path),
                             fix="See docs/platoon-battle.md for the schema.")

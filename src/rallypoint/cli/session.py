@@ -55,10 +55,25 @@ SETTINGS = Settings()
 
 
 def fail(error: RallypointError) -> NoReturn:
-    """Print one line for a refused command and exit with status 2 (nothing was written)."""
-    err_console.print(f"[bold red]error[/] [dim]({error.code})[/]: {escape(error.message)}",
+    """Print one line for a refused command and exit with status 2 (nothing was written).
+
+    Each part of the line is capped (:data:`MAX_PART`): a refusal quotes the input it refuses,
+    and 5,000 characters pasted into an option must not come back as a screenful.
+    """
+    from rallypoint.core.inputs import shorten
+
+    line = " ".join(shorten(error.what, MAX_PART).split())
+    if error.where:
+        line += f" (at {shorten(error.where, MAX_PART // 2)})"
+    if error.fix:
+        line = line.rstrip(".") + ". " + shorten(error.fix, MAX_PART)
+    err_console.print(f"[bold red]error[/] [dim]({error.code})[/]: {escape(line)}",
                       highlight=False, soft_wrap=True)
     raise typer.Exit(2)
+
+
+MAX_PART = 400
+"""Most characters of a refusal's what and fix (half that of its where) echoed to the player."""
 
 
 @contextmanager

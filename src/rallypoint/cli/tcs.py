@@ -426,7 +426,7 @@ def render(c: Campaign) -> None:
     from rich.table import Table
 
     data: dict[str, Any] = c.ruleset.state_json(c.state)
-    console.print(f"[bold]{c.name}[/] — {data['title']} · turn {data['turn']} "
+    console.print(f"[bold]{escape(c.name)}[/] — {escape(data['title'])} · turn {data['turn']} "
                   f"({data['clock'][11:16]}{', night' if data['night'] else ''}) · "
                   f"version {c.version}", highlight=False)
     fos = any(v["pile"] == "fo" for comp in data["companies"].values()

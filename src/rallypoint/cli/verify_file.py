@@ -30,11 +30,12 @@ def _withheld_checks(checked: Verified) -> str:
 
 def verify_file(path: Path, as_json: bool) -> None:
     """Print the file's verdict; exit 1 if anything fails to check."""
+    from rallypoint.cli.stdio import input_path
     from rallypoint.dice.audit import Verdict
     from rallypoint.session.pbem import verify_file as check
 
-    with guarded():
-        checked = check(path)
+    with guarded(), input_path(path) as source:
+        checked = check(source)
     count, report = checked.events, checked.dice
     if as_json:
         print_json({"events": count, "chain": "ok", "withheld": checked.withheld,

@@ -224,7 +224,7 @@ def _check_event(walk: _Walk, event: LoggedEvent, rolls: list[Roll]) -> EventDic
     raw = event.payload.get(PROOF_KEY)
     count = sum(len(r.faces) for r in rolls)
     if walk.seed is not None:
-        return _legacy(walk.seed, event, rolls) if rolls else None
+        return _legacy(walk.seed, event, rolls, raw) if rolls else None
     if raw is None:
         if not rolls:
             return None
@@ -332,10 +332,21 @@ def _take_round(walk: _Walk, position: int, round_: int) -> None:
     walk.gap = False
 
 
-def _legacy(seed: str, event: LoggedEvent, rolls: list[Roll]) -> EventDice:
-    """A pre-dice-v1 event: its rolls, in stored order, from ``SeededRoller(seed, v<seq-1>)``."""
-    roller = SeededRoller(seed, f"v{event.seq - 1}")
+def _legacy(seed: str, event: LoggedEvent, rolls: list[Roll], raw: Any = None) -> EventDice:
+    """A plain-seed event: its rolls, in stored order, from ``SeededRoller(seed, v<seq-1>)``,
+    unless its proof marks them typed in (and holds exactly the faces stored)."""
     count = sum(len(r.faces) for r in rolls)
+    if raw is not None:
+        try:
+            proof = DiceProof.model_validate(raw)
+        except ValidationError as exc:
+            return EventDice(seq=event.seq, verdict=Verdict.FAILED, dice=count,
+                             reason=f"malformed dice proof: {exc.errors()[0]['msg']}")
+        stored = Counter((sides_of(r), f) for r in rolls for f in r.faces)
+        if proof.mode is DiceMode.TYPED and stored == Counter(proof.tape):
+            return EventDice(seq=event.seq, verdict=Verdict.TYPED, dice=count,
+                             reason="typed in by the player")
+    roller = SeededRoller(seed, f"v{event.seq - 1}")
     for r in rolls:
         sides = sides_of(r)
         for face in r.faces:

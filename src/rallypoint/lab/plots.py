@@ -73,7 +73,7 @@ def _save(fig: Figure, path: Path) -> Path:
     if suffix not in FORMATS:
         raise MalformedInputError(f"cannot plot to {path.name!r}",
                                   fix="Give a file ending in .png or .svg.")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    # No folder is made: a missing one is a typo (the command line refuses it before running).
     # No timestamp in SVG metadata: the same run writes the same file.
     metadata: dict[str, Any] = {"Date": None} if suffix == ".svg" else {}
     fig.savefig(path, format=suffix[1:], dpi=110, metadata=metadata)

@@ -114,7 +114,12 @@ def _typed(campaign: Campaign, command: Command, dice: str | Sequence[int], keys
     """Physical dice typed in: in two-seat play only when every seat's signed card agreed."""
     scripted = ScriptedRoller.parse(dice) if isinstance(dice, str) else ScriptedRoller(dice)
     used: Roller = scripted
-    if v1:
+    if not v1:
+        # A plain-seed campaign's typed dice are marked too, so its own `verify` tells them
+        # from seeded dice that fail to reproduce (before, nothing told them apart).
+        used = roller_for(campaign.events, command.model_dump(mode="json"), secret=None,
+                          script=scripted)
+    else:
         seats = keys.seats if keys else ()
         if seats and not keys.physical_dice:  # type: ignore[union-attr]
             raise IllegalNowError(

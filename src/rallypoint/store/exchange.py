@@ -215,6 +215,11 @@ def write_atomically(path: Path, text: str, what: str = "the export") -> None:
     if path.is_dir():
         raise DataFileError(f"cannot write {what}: {shown!r} is a folder",
                             fix="give a file name inside it, e.g. roster.json")
+    if path.exists() and not path.is_file():
+        # A device, pipe or socket (/dev/stdout, a FIFO) is written to, never renamed over:
+        # replacing it would swap the device node for a plain file.
+        _write_through(path, text, what)
+        return
     try:
         fd, temp_name = tempfile.mkstemp(prefix=f".{path.name[:40]}.", suffix=".tmp",
                                          dir=path.parent)
@@ -234,6 +239,16 @@ def write_atomically(path: Path, text: str, what: str = "the export") -> None:
     except BaseException:
         Path(temp_name).unlink(missing_ok=True)
         raise
+
+
+def _write_through(path: Path, text: str, what: str) -> None:
+    """Write ``text`` into an existing non-regular file (no temp file, no rename)."""
+    try:
+        with path.open("w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise DataFileError(f"cannot write {what} to {shorten(str(path), 120)!r}: "
+                            f"{exc.strerror}", fix="check the path and its permissions") from exc
 
 
 def read_export(path: Path) -> ExportedCampaign:
