@@ -437,6 +437,68 @@ def test_one_battle_nets_its_morale_changes_then_bounds_them() -> None:
     assert load_data(raw).reading("morale", "bound_each_step") is False
 
 
+def _night(**p: int) -> int:
+    # Crew 3 has no tank and sits the action out; its loader starts at fatigue 40.
+    c = campaign(tankless=("3",), edit={"3L": {"fatigue": 40}}, parameters=p)
+    return int(quiet_day(c).state.men["3L"].fatigue)
+
+
+def _second_wound(**p: int) -> int:
+    c = campaign(action_days=(1, 2), parameters=p)
+    for die in (3, 1):  # fit on day 1 + 2 + 3 = 6, then on day 2 + 2 + 1 = 5
+        c = run(c, report(c, [tank("1", result="hit"), tank("2"), tank("3")], {"1L": "light"}),
+                dice=(die,))
+    return int(c.state.men["1L"].fit_day)
+
+
+def _battle_evening(**p: int) -> int:
+    c = campaign(action_days=(1,), parameters=p)
+    return int(quiet_day(c).state.crews["1"].cohesion)
+
+
+def _knocked_out(**p: int) -> int:
+    c = campaign(action_days=(1,), parameters=p)
+    c = run(c, report(c, [tank("1", result="knocked_out", ordnance_days=2), tank("2"),
+                          tank("3")]))
+    return int(c.state.morale)
+
+
+def _withdrawn(**p: int) -> int:
+    c = campaign(("1", "2"), action_days=(1, 5), tankless=("2",), parameters=p)
+    assert c.state.withdrawn()
+    return int(rest(c).state.fought)
+
+
+def _request(**p: int) -> str:
+    # A gunner by trade commands crew 1 and is killed.
+    c = campaign(action_days=(1,), drop=("1C",), parameters=p,
+                 extra=[man("X", "gunner", crew="1", seat="commander")])
+    c = run(c, report(c, [tank("1", result="hit"), tank("2"), tank("3")], {"X": "killed"}),
+            dice=(1,))
+    trade: str = view(c)["requests"][0]["trade"]
+    return trade
+
+
+@pytest.mark.parametrize(("switch", "play", "taken", "other"), [
+    ("fatigue.night_per_man", _night, 40 - 30, 40 - 4),
+    ("wounds.later_fit_day", _second_wound, 6, 5),
+    ("cohesion.battle_evening", _battle_evening, 62, 60),
+    ("morale.knocked_out_is_lost", _knocked_out, 50, 60),
+    ("replacements.withdrawn_action_counts", _withdrawn, 1, 0),
+    ("replacements.request_seat_trade", _request, "commander", "gunner"),
+])
+def test_the_readings_the_rules_always_took_have_switches(
+        switch: str, play: Any, taken: object, other: object) -> None:
+    # docs/rules/platoon.md "Readings": each reading the rules always took is the switch's
+    # default, the other reading is 0, and a campaign stored before the switch keeps the first.
+    assert play() == taken
+    assert play(**{switch: 0}) == other
+    section, _, key = switch.partition(".")
+    raw = resolve_data({})
+    del raw["sections"][section][key]
+    assert load_data(raw).reading(section, key, before=True) is True
+
+
 def test_threshold_shift_stand_in_is_exact() -> None:
     assert [threshold_shift(m, RULES) for m in (0, 20, 50, 55, 60, 90)] == [
         Fraction(-5), Fraction(-3), Fraction(0), Fraction(1, 2), Fraction(1), Fraction(4)]

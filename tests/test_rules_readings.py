@@ -96,9 +96,10 @@ def test_an_old_campaign_shows_the_readings_it_was_created_with(tmp_path: Path) 
                                  "golden-platoon"])
     assert result.exit_code == 0, result.output
     values = {r["switch"]: r["value"] for r in json.loads(result.output)[0]["readings"]}
-    old = "0 (created before this switch: the older reading)"
+    old = "0 (created before this switch: the reading it was played with)"
     assert values["morale.bound_each_step"] == old
     assert values["fatigue.rest_rounds_up"] == old
+    assert values["fatigue.night_per_man"] == old.replace("0", "1", 1)
     assert values["fit.min_crew"] == "2"
     wrong = runner.invoke(app, ["--db", db, "rules", "readings", "squares", "--campaign",
                                 "golden-platoon"])

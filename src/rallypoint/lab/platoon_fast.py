@@ -47,6 +47,18 @@ def check_policy(policy: str) -> bool:
     return WAITING_POLICIES[policy]
 
 
+def check_readings(state: PlatoonState) -> None:
+    """The kernel plays the shipped reading of each switch it does not mirror (docs/rules/
+    platoon.md, "Readings"); another is refused rather than silently played the default way."""
+    from rallypoint.rulesets.platoon.data import SWITCHED_READINGS
+
+    off = [f"{s}.{k}" for s, k in SWITCHED_READINGS if not state.rules.reading(s, k, before=True)]
+    if off:
+        raise MalformedInputError(
+            f"the fast platoon kernel plays only the default reading of {', '.join(off)}",
+            fix="Use --engine rules for another reading.")
+
+
 def _fight(p: Platoons, t: Tables, gen: np.random.Generator, day: int, fit: BoolArray,
            fights: BoolArray, intensity: int) -> BoolArray:
     """A STAND-IN battle (``battle.standin_battle``) taken back by ``days.fight`` (14.1–14.6)
@@ -170,6 +182,7 @@ def campaigns(begin: Prepared, intensity: int, runs: int, gen: np.random.Generat
     state = begin.state
     t = tables or Tables.from_state(state)
     waits = check_policy(begin.policy.name)
+    check_readings(state)
     p = Platoons(state, runs, t)
     action_days = set(state.action_days)
     out = {name: np.zeros((runs, begin.days)) for name in SERIES}

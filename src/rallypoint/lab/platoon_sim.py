@@ -154,9 +154,10 @@ def prepare(spec: PlatoonSpec) -> Prepared:
     state = start(created_with(ruleset, scenario, {**lab_years, **spec.parameters},
                                names)).state
     if spec.engine == "fast":
-        from rallypoint.lab.platoon_fast import check_policy
+        from rallypoint.lab.platoon_fast import check_policy, check_readings
 
         check_policy(spec.policy)
+        check_readings(state)
     return Prepared(state, policies[spec.policy], days, year_days)
 
 

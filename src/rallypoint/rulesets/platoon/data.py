@@ -42,6 +42,11 @@ ADDED_READINGS = (("fatigue", "rest_rounds_up"), ("year", "once_after_calendar")
 """Switches added after campaigns existed: off (0) when a campaign's stored data lacks them,
 whatever their shipped value (see :meth:`PlatoonData.reading`); docs/rules/platoon.md
 "Readings" lists each."""
+SWITCHED_READINGS = (("replacements", "withdrawn_action_counts"), ("morale", "knocked_out_is_lost"),
+                     ("fatigue", "night_per_man"), ("cohesion", "battle_evening"),
+                     ("wounds", "later_fit_day"), ("replacements", "request_seat_trade"))
+"""Readings the rules always took, made switches later: on (1) when a campaign's stored data
+lacks them, the reading it was played with (``reading(..., before=True)``)."""
 ATTRIBUTES = ("age", "skill", "nerve", "initiative", "steadiness")
 
 
@@ -103,14 +108,16 @@ class PlatoonData(FrozenModel):
         """The value of parameter ``section.key``."""
         return self.sections[section][key].value
 
-    def reading(self, section: str, key: str) -> bool:
-        """A reading switched on by parameter ``section.key`` (one of :data:`ADDED_READINGS`).
+    def reading(self, section: str, key: str, before: bool = False) -> bool:
+        """A reading switched by parameter ``section.key``.
 
         A campaign stores the data it was created with; when that data predates the parameter,
-        the campaign keeps the reading it was played with (off), so its log replays unchanged.
+        the campaign keeps the reading it was played with, ``before``: off for a reading added
+        later (:data:`ADDED_READINGS`), on for one the rules always took
+        (:data:`SWITCHED_READINGS`), so its log replays unchanged.
         """
         found = self.sections.get(section, {}).get(key)
-        return bool(found.value) if found is not None else False
+        return bool(found.value) if found is not None else before
 
 
 @cache

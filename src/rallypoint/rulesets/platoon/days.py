@@ -56,7 +56,8 @@ def fight(state: PlatoonState, report: BattleReport, dice: pd.Recorder,
         crew = state.crews[crew_id]
         state = state.with_crew(replace(state.crews[crew_id], cohesion=_clamp(t.cohesion)))
         if crew.tank is not None and t.result in (TankResult.KNOCKED_OUT, TankResult.WRITTEN_OFF):
-            morale.append(-rules.n("morale", "tank_lost"))
+            if _lost(state, t.result):
+                morale.append(-rules.n("morale", "tank_lost"))
             tank = state.tanks[crew.tank]
             if t.result is TankResult.KNOCKED_OUT:
                 assert t.ordnance_days is not None
@@ -84,6 +85,13 @@ def fight(state: PlatoonState, report: BattleReport, dice: pd.Recorder,
     return morning(evening(state, hooks, rest=False, fought=fought), dice)
 
 
+def _lost(state: PlatoonState, result: TankResult) -> bool:
+    """14.5 "Each tank lost": knocked out or written off (parameter ``morale.knocked_out_is_lost``
+    = 0: written off only, a knocked-out tank comes back from ordnance)."""
+    knocked_out = state.rules.reading("morale", "knocked_out_is_lost", before=True)
+    return result is TankResult.WRITTEN_OFF or knocked_out
+
+
 def _morale_after(state: PlatoonState, changes: list[int]) -> int:
     """14.5: morale after one battle's changes (tanks lost, men killed, objective, enemy
     withdrawn, in that order), bounded to 0..``morale.cap``.
@@ -109,7 +117,10 @@ def _wound(state: PlatoonState, man: Man, result: ManResult, dice: pd.Recorder) 
         status = Status.KILLED if result is ManResult.KILLED else Status.EVACUATED
         state = state.with_man(replace(man, status=status, crew=None, seat=None,
                                        wound=Wound.NONE, fit_day=None))
-        trade = man.seat or man.trade
+        # The request is for the trade of the seat he held (``replacements.request_seat_trade``
+        # = 0: his own trade): a gunner commanding the tank is replaced by a commander.
+        seat_trade = rules.reading("replacements", "request_seat_trade", before=True)
+        trade = (man.seat or man.trade) if seat_trade else man.trade
         why = f"{man.name} {'killed' if status is Status.KILLED else 'evacuated'}"
         return file_request(state, "man", trade, why, dice, lieutenant=man.lieutenant)
     if result is ManResult.LIGHT:
@@ -120,7 +131,10 @@ def _wound(state: PlatoonState, man: Man, result: ManResult, dice: pd.Recorder) 
                       odds=lambda _: ", ".join(f"{d}d {fraction_text(p)}"
                                                for d, p in odds.items()))
         fit_day = state.day + base + r.natural
-        man = replace(man, wound=Wound.LIGHT, fit_day=max(fit_day, man.fit_day or 0),
+        # A second light wound keeps the later fit day (``wounds.later_fit_day`` = 0: its own).
+        later = rules.reading("wounds", "later_fit_day", before=True)
+        man = replace(man, wound=Wound.LIGHT,
+                      fit_day=max(fit_day, man.fit_day or 0) if later else fit_day,
                       light_wounds=man.light_wounds + 1)
     return state.with_man(man)
 
@@ -130,7 +144,8 @@ def rest(state: PlatoonState, dice: pd.Recorder, hooks: Hooks) -> PlatoonState:
     withdrawn = state.withdrawn()
     state = replace(state, morale=_clamp(state.morale + state.rules.n("morale", "rest_day"),
                                          state.rules.n("morale", "cap")),
-                    fought=state.fought + (1 if withdrawn else 0))
+                    fought=state.fought + (1 if withdrawn and state.rules.reading(
+                        "replacements", "withdrawn_action_counts", before=True) else 0))
     return morning(evening(state, hooks, rest=True), dice)
 
 
@@ -145,12 +160,15 @@ def evening(state: PlatoonState, hooks: Hooks, rest: bool,
     """
     rules = state.rules
     fresh = rules.reading("fatigue", "rest_rounds_up")
+    per_man = rules.reading("fatigue", "night_per_man", before=True)
+    together = rest or rules.reading("cohesion", "battle_evening", before=True)
     men = {}
     for man_id, man in state.men.items():
         if man.status in (Status.KILLED, Status.EVACUATED):
             men[man_id] = man
             continue
-        night = man_id in fought and not rest
+        # 14.1 per man (``fatigue.night_per_man`` = 0: after an action every man has the night).
+        night = not rest and (man_id in fought or not per_man)
         pct = rules.n("fatigue", "night_recovery" if night else "rest_recovery")
         fatigue = man.fatigue - _given_back(man.fatigue, pct, up=not night and fresh)
         # The lieutenant's trust in himself does not grow: 9.9 is about the other commanders.
@@ -161,7 +179,7 @@ def evening(state: PlatoonState, hooks: Hooks, rest: bool,
     cap = rules.n("cohesion", "cap")
     crews = {
         c.id: replace(c, cohesion=max(c.cohesion, min(cap, c.cohesion + rules.n(
-            "cohesion", "per_day")))) if any(c.seats.values()) else c
+            "cohesion", "per_day")))) if any(c.seats.values()) and together else c
         for c in state.crews.values()
     }
     return replace(state, men=men, crews=crews)

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rallypoint.core.readings import Reading
-from rallypoint.rulesets.platoon.data import default_data
+from rallypoint.rulesets.platoon.data import SWITCHED_READINGS, default_data
 
 _READINGS: tuple[tuple[str, str, str, str, str], ...] = (
     ("14.1 \"A platoon on its third day running starts the day already shaken; rested men "
@@ -19,6 +19,21 @@ _READINGS: tuple[tuple[str, str, str, str, str], ...] = (
      "man to 0.",
      "\"Rested men start fresh\": rounding down would leave a man at 1 to 3 tired for ever.",
      "fatigue.rest_rounds_up", "0: rounds down"),
+    ("14.1 \"A day out of action gives most of it back\" (the night after an action, for a "
+     "man whose tank sat it out)",
+     "Read per man: a man who fought gets the night's little back; a man whose tank sat the "
+     "action out, and every unassigned man, had a day out of action and gets most of it back.",
+     "The clause is about a day out of action, and his was one.",
+     "fatigue.night_per_man", "0: after an action day every man gets the night's share"),
+    ("14.3 \"fit again a few days later\" (a second light wound on a man already wounded)",
+     "The later of the two fit days holds.",
+     "A man is not fit while either wound is open.",
+     "wounds.later_fit_day", "0: the new wound's own fit day"),
+    ("14.4 \"gains a little for each day it stays together\" (the battle day)",
+     "A battle day's evening is a day together: the crew holds the report's cohesion plus a "
+     "day's gain.",
+     "The crew spent the day together, in battle.",
+     "cohesion.battle_evening", "0: the report's cohesion is the day's"),
     ("14.5 \"Each tank lost lowers it a good deal … an objective taken or held raises it a "
      "good deal\" (one battle that does both, near 0 or the cap)",
      "A battle's morale changes are added up first, then the sum is bounded to 0..cap once: a "
@@ -28,6 +43,21 @@ _READINGS: tuple[tuple[str, str, str, str, str], ...] = (
      "morale.bound_each_step",
      "1: each change is bounded in the seed's order (tanks lost, men killed, objective, "
      "enemy withdrawn), so a loss below 0 is not made up"),
+    ("14.5 \"Each tank lost lowers it a good deal\" (what is lost)",
+     "A tank knocked out or written off is lost; a tank merely hit is not.",
+     "The platoon loses the tank for the coming days either way.",
+     "morale.knocked_out_is_lost", "0: only a written-off tank"),
+    ("14.6 \"the actions already fought in this campaign over the actions this campaign "
+     "holds\" (an action the platoon was withdrawn from, 14.7)",
+     "It counts toward campaign progress.",
+     "\"The action is fought without it\": it was fought, and progress measures the "
+     "campaign, not the platoon's share of it.",
+     "replacements.withdrawn_action_counts", "0: only actions the platoon fought"),
+    ("14.6 \"files a request for a trade, not for a seat\" (a man serving out of his trade)",
+     "The request is for the trade of the seat he held: a gunner commanding the tank is "
+     "replaced by a commander.",
+     "The seat is what is empty.",
+     "replacements.request_seat_trade", "0: his own trade"),
     ("14.7 \"Fewer than two fit tanks on the morning of an action\" (what a fit tank is)",
      "A fit tank has its own tank with it (not at ordnance, written off or in the park), at "
      "least this many men aboard, and someone in a driver's seat; no commander is needed.",
@@ -76,7 +106,7 @@ def readings(rules_data: Mapping[str, Any] | None = None) -> tuple[Reading, ...]
 
     Args:
         rules_data: A campaign's stored rules data; a switch it lacks (a campaign created before
-            the switch existed) reads 0, the reading the campaign was played with.
+            the switch existed) reads as the reading the campaign was played with.
     """
     shipped = default_data()
     found = []
@@ -90,8 +120,10 @@ def readings(rules_data: Mapping[str, Any] | None = None) -> tuple[Reading, ...]
 
 
 def _value(rules_data: Mapping[str, Any], section: str, key: str) -> str:
-    """A switch's value in stored rules data; 0 when the data predates it."""
+    """A switch's value in stored rules data; when the data predates it, the reading the
+    campaign was played with (0 for a reading added later, 1 for one the rules always took)."""
     entry = rules_data.get("sections", {}).get(section, {}).get(key)
     if entry is None:
-        return "0 (created before this switch: the older reading)"
+        before = 1 if (section, key) in SWITCHED_READINGS else 0
+        return f"{before} (created before this switch: the reading it was played with)"
     return str(entry["value"])

@@ -87,4 +87,5 @@ def _value(rules_data: Mapping[str, Any], switch: str) -> str:
     if entry is not None:
         return _text(entry["value"])
     old = Parameters.model_fields[switch].default
-    return f"{_text(getattr(old, 'value', old))} (created before this switch: the older reading)"
+    played = _text(getattr(old, "value", old))
+    return f"{played} (created before this switch: the reading it was played with)"
