@@ -156,20 +156,38 @@ def _dice_rounds(campaign_id: str) -> tuple[Any, ...]:
 
 
 @core_app.command()
-def log(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
+def log(
+    campaign: CampaignOpt = None, as_json: JsonOpt = False,
+    last: Annotated[int | None, typer.Option(
+        "--last", min=1, help="Only the newest N events.")] = None,
+    since: Annotated[int | None, typer.Option(
+        "--since", min=1, help="Only events from #SEQ on.")] = None,
+    pager: Annotated[bool | None, typer.Option(
+        "--pager/--no-pager", help="Page the log through $PAGER (default: when the terminal "
+        "is too short for it).")] = None,
+) -> None:
     """The event log: every event, every roll with purpose, modifiers and odds."""
     from rich.markup import escape
 
     from rallypoint.session import log_entries
 
-    entries = log_entries(current(campaign, whole=True))
+    entries = log_entries(current(campaign, whole=True), since=since, last=last)
     if as_json:
         print_json([e.to_json() for e in entries])
         return
+    lines = []
     for e in entries:
         # Strike-through is lost when piped or under NO_COLOR: the word "(undone)" is not.
-        line = (f"[dim]#{e.seq:<3}[/] [strike dim]{escape(e.summary)}[/] [yellow](undone)[/]"
-                if e.undone else f"[dim]#{e.seq:<3}[/] {escape(e.summary)}")
+        lines.append(f"[dim]#{e.seq:<3}[/] [strike dim]{escape(e.summary)}[/] [yellow](undone)[/]"
+                     if e.undone else f"[dim]#{e.seq:<3}[/] {escape(e.summary)}")
+    paged = pager if pager is not None else (
+        console.is_terminal and sum(x.count("\n") + 1 for x in lines) > console.height)
+    if paged:
+        with console.pager(styles=True):
+            for line in lines:
+                console.print(line, highlight=False)
+        return
+    for line in lines:
         console.print(line, highlight=False)
 
 

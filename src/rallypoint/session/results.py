@@ -72,12 +72,26 @@ def summary(campaign: Campaign, event: EventRecord) -> str:
     return campaign.describe(event.seq)
 
 
-def log_entries(campaign: Campaign) -> list[LogEntry]:
-    """The whole log of a fully loaded campaign, oldest first."""
+def log_entries(campaign: Campaign, *, since: int | None = None,
+                last: int | None = None) -> list[LogEntry]:
+    """The log of a fully loaded campaign, oldest first: all of it, or a page of it.
+
+    Only the events shown are described, so a page of a long campaign costs what its events do.
+
+    Args:
+        campaign: The campaign, loaded whole.
+        since: Start at this seq (events before it are left out).
+        last: Only the newest this many (of those from ``since`` on).
+    """
+    events = campaign.events
+    if since is not None:
+        events = events[max(since, 1) - 1:]  # seqs are contiguous from 1
+    if last is not None:
+        events = events[len(events) - last:] if last < len(events) else events
     return [LogEntry(seq=e.seq, type=e.type, recorded_at=e.recorded_at,
                      undone=e.seq in campaign.undone, summary=campaign.describe(e.seq),
                      rolls=tuple(campaign.rolls(e.seq)))
-            for e in campaign.events]
+            for e in events]
 
 
 def campaign_view(campaign: Campaign) -> dict[str, Any]:
