@@ -44,14 +44,20 @@ from tcs_partial_kit import SIDES, TCS, fresh, partial_fold, record, seen
 # --- the oracle -----------------------------------------------------------------------------
 
 
+def old_format(records: Sequence[EventRecord]) -> list[EventRecord]:
+    """Stand-ins that ask ``redact_events`` (``like=``) for the format stored before issue 18."""
+    return [r.model_copy(update={"payload": {"$redacted": []}}) for r in records]
+
+
 def mismatches(records: Sequence[EventRecord], apply: Any = None, *,
-               whole_log: bool = True) -> list[str]:
+               whole_log: bool = True, old: bool = False) -> list[str]:
     """Every (prefix, side) where the side's view of the partial fold differs from the whole.
 
     The partial fold is the kit's own (``partial_fold``) and, with the real ``apply_redacted``,
     also the core's (``Campaign.from_events`` reads a redacted event as ``Withheld``).
     ``whole_log``: the log was made in one whole database, so nothing is ever owed in it (a
-    split game's merged log owes between a turn and its ``accrued``).
+    split game's merged log owes between a turn and its ``accrued``). ``old``: the partial log
+    is in the format stored before issue 18 (markers and paths).
     """
     found = []
     for k in range(1, len(records) + 1):
@@ -60,7 +66,8 @@ def mismatches(records: Sequence[EventRecord], apply: Any = None, *,
         if whole_log:  # every turn accrued every sheet
             assert TCS.owed(whole.state, whole.version) is None
         for side in SIDES:
-            shown = redact_events(prefix, Viewer.of_side(side))
+            shown = redact_events(prefix, Viewer.of_side(side),
+                                  like=old_format(prefix) if old else ())
             partial = partial_fold(shown, apply)
             if seen(whole.state, side) != seen(partial, side):
                 found.append(f"seq {k}, {side}")
@@ -221,11 +228,22 @@ def game() -> Campaign:
 
 def test_the_fixed_game_reaches_every_redacted_kind(game: Campaign) -> None:
     kinds = {r.type for side in SIDES for r in redact_events(game.events, Viewer.of_side(side))
-             if "$redacted" in r.payload}
+             if WITHHELD in r.payload}
     assert kinds >= {"sheet_written", "turn_advanced", "attacked", "reassigned",
                      "implementation_checked", "distributed", "moved", "left_center"}
     assert game.state.morale["ErP112"] < 4  # Finland's battalion recovered morale
     assert mismatches(game.events) == []
+
+
+def test_a_partial_log_stored_in_the_old_format_still_folds(game: Campaign) -> None:
+    # Before issue 18 a redaction left ``{"$withheld": owner}`` markers and a ``$redacted``
+    # list of paths; a database holding such a partial log must fold it the same.
+    old = redact_events(game.events, Viewer.of_side("soviet"), like=old_format(game.events))
+    assert any("$redacted" in r.payload for r in old)
+    assert not any(isinstance(r.payload.get(WITHHELD), dict) for r in old)
+    assert mismatches(game.events, old=True) == []
+    undone = game.undo().undo()
+    assert mismatches(undone.events, old=True) == []
 
 
 def test_the_fixed_game_after_undoing_its_tail(game: Campaign) -> None:
@@ -279,18 +297,17 @@ def test_a_redacted_check_shows_its_proofs_numbering_and_its_morale(game: Campai
     assert last["morale"] and last["morale"][0]["formation"] == "ErP112"  # public state
     check = next(r for r in shown if r.type == "implementation_checked").payload
     proof = check["dice_proof"]
-    assert {k: proof[k] for k in ("command", "tape", "links")} == {
-        k: {WITHHELD: "finland"} for k in ("command", "tape", "links")}
+    assert not {"command", "tape", "links", "nonce"} & set(proof)
     assert proof["mode"] == "pair" and proof["seat"] == "finland"
     assert isinstance(proof["round"], int) and isinstance(proof["position"], int)
     assert check["morale"] == []  # it waited for the distributions
-    assert check["sheet"] == {WITHHELD: "finland"}
+    assert "sheet" not in check and check[WITHHELD] == {"finland": None}
 
 
 def test_the_own_turn_is_sealed_but_shows_the_own_accruals(game: Campaign) -> None:
     turns = [r for r in redact_events(game.events, Viewer.of_side("finland"))
              if r.type == "turn_advanced"]
-    assert all("$redacted" in t.payload for t in turns)
+    assert all(t.payload[WITHHELD] == {"@referee": None, "soviet": None} for t in turns)
     assert [[a["sheet"] for a in t.payload["accruals"]] for t in turns][:3] == [["F"]] * 3
 
 
@@ -299,7 +316,12 @@ def test_a_public_part_that_does_not_read_is_refused() -> None:
     with pytest.raises(IntegrityError, match="counters do not read"):
         apply_redacted(state, "moved", {"v": 3, "counter": "T/609-1", "hex": "1.01",
                                         "counters": {"T/609-1": {"steps": "many"}},
-                                        "$redacted": []})
+                                        WITHHELD: {"soviet": None}})
+    with pytest.raises(IntegrityError, match="does not fold from its public parts"):
+        apply_redacted(state, "turn_advanced", {"v": 3, "clock": "1939-12-13T15:20:00",
+                                                "night": False, "accruals": [],
+                                                WITHHELD: {"soviet": None}})
+    # The old format: a marker where a part the fold needs was.
     with pytest.raises(IntegrityError, match="does not fold from its public parts"):
         apply_redacted(state, "turn_advanced", {"v": 3, "turn": {WITHHELD: "finland"},
                                                 "clock": "1939-12-13T15:20:00",

@@ -79,20 +79,21 @@ def test_a_redacted_event_keeps_its_hashes_and_says_what_it_withholds(
     written = seen[1]  # Finland's sheet
     assert written.type == "sheet_written" and is_redacted(written)
     assert (written.hash, written.prev_hash) == (records[1].hash, records[1].prev_hash)
-    assert written.payload["centers"] == {WITHHELD: "finland"}
-    assert written.payload[BLIND] == {WITHHELD: "finland"}
-    assert {"path": ["centers"], "owner": "finland"} in written.payload[REDACTED]
+    # Withheld values are left out, with the blind; one opaque part names the owner, no path.
+    assert "centers" not in written.payload and BLIND not in written.payload
+    assert written.payload[WITHHELD] == {"finland": None} and REDACTED not in written.payload
     # The Soviets' own sheet, and a public event, come back untouched.
     assert seen[2] is records[2] and seen[0] is records[0]
     # The check of Finland's sheet: the roll and the recovery roll withheld, the turn public.
     check = seen[6]
     assert check.type == "implementation_checked"
-    assert check.payload["roll"] == {WITHHELD: "finland"}
+    assert "roll" not in check.payload and check.payload[WITHHELD] == {"finland": None}
     assert check.payload["turn"] == 4
     # A turn is sealed: each side sees only its own sheet's accrual, and the event says so
     # even to a viewer from whom nothing was taken (nobody learns whether the other accrues).
     turn = seen[3]
     assert [a["sheet"] for a in turn.payload["accruals"]] == ["S-lair"]
+    assert turn.payload[WITHHELD] == {"@referee": None, "finland": None}
     assert is_redacted(redact_events(records, FINLAND)[3])
 
 
@@ -220,7 +221,8 @@ def test_undoing_a_secret_event_keeps_its_summary_secret(played: tuple[Session, 
     session.undo(ref)
     records = _records(session, ref)
     undone = redact_events(records, SOVIET)[-1]
-    assert undone.type == "undone" and undone.payload["summary"] == {WITHHELD: "finland"}
+    assert undone.type == "undone" and "summary" not in undone.payload
+    assert undone.payload[WITHHELD] == {"finland": None} and BLIND in records[-1].payload
     assert redact_events(records, FINLAND)[-1] is records[-1]
 
 

@@ -22,12 +22,14 @@ from rallypoint.core.events import (
     GENESIS_HASH,
     REDACTED_KEY,
     UNDONE,
+    WITHHELD_KEY,
     Created,
     EventModel,
     EventRecord,
     NewEvent,
     Undone,
     Withheld,
+    is_redacted_payload,
 )
 from rallypoint.core.ruleset import Command, Ruleset, get_ruleset
 from rallypoint.dice import Roll, Roller
@@ -85,7 +87,7 @@ def read_event(ruleset: Ruleset[Any], record: EventRecord) -> EventModel:
     """
     if record.type in (CREATED, UNDONE):
         return read_core(record)
-    if REDACTED_KEY in record.payload:
+    if is_redacted_payload(record.payload):
         return Withheld.model_construct(type=record.type, shown=record.payload)
     return ruleset.read_event(record.type, record.payload)
 
@@ -93,7 +95,7 @@ def read_event(ruleset: Ruleset[Any], record: EventRecord) -> EventModel:
 def read_core(record: EventRecord) -> Created | Undone:
     """A ``created`` or ``undone`` record as its core event, with any withheld value left out."""
     payload = record.payload
-    if REDACTED_KEY in payload:
+    if is_redacted_payload(payload):
         payload = _public_core(record.type, payload)
     return CORE_EVENTS.read(record.type, payload)
 
@@ -101,11 +103,13 @@ def read_core(record: EventRecord) -> Created | Undone:
 def _public_core(event_type: str, payload: Mapping[str, Any]) -> dict[str, Any]:
     """A redacted core payload without its withheld values (``created``: a legacy plain seed;
     ``undone``: its summary), so that it reads as its core event."""
-    from rallypoint.core.visibility import BLIND, WITHHELD
+    from rallypoint.core.visibility import BLIND
 
+    # Either format: the current one leaves withheld values out; the old one put a nested
+    # ``{"$withheld": owner}`` marker in their place.
     public = {k: v for k, v in payload.items()
-              if k not in (REDACTED_KEY, BLIND)
-              and not (isinstance(v, Mapping) and WITHHELD in v)}
+              if k not in (REDACTED_KEY, WITHHELD_KEY, BLIND)
+              and not (isinstance(v, Mapping) and WITHHELD_KEY in v)}
     if event_type == UNDONE and "summary" not in public:
         public["summary"] = "an event whose details are withheld"
     return public

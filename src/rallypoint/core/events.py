@@ -285,8 +285,20 @@ CORE_EVENTS: EventReader[Created | Undone] = EventReader(CoreEvent, CORE_SCHEMA,
 
 
 REDACTED_KEY = "$redacted"
+"""The payload key that marked an event redacted for its reader before issue 18 (a list of the
+withheld paths; still read in partial logs stored then): its hash is a commitment, not checkable
+here."""
+WITHHELD_KEY = "$withheld"
 """The payload key that marks an event redacted for its reader (see
-:mod:`rallypoint.core.visibility`): its hash is then a commitment, not checkable here."""
+:mod:`rallypoint.core.visibility`): ``{"$withheld": {owner: null, ...}}``, one opaque part per
+owner whose secrets the event's type can hold. (Before issue 18 it was only the nested marker
+``{"$withheld": owner}`` in place of each withheld value.)"""
+
+
+def is_redacted_payload(payload: Mapping[str, Any]) -> bool:
+    """Whether a stored payload was redacted for its reader, in either format (the current one:
+    a top-level ``$withheld`` mapping; the old one: a ``$redacted`` list of paths)."""
+    return REDACTED_KEY in payload or isinstance(payload.get(WITHHELD_KEY), Mapping)
 
 
 class Withheld(EventModel):

@@ -7,13 +7,22 @@ Everything here filters at the edge, after the rules have run, from those declar
 (boardgame.io's ``playerView``, but the ``created`` event is filtered like any other, so the
 initial state cannot leak a secret: its issue #1159).
 
-A redacted event keeps its ``seq``, ``type``, ``recorded_at``, ``prev_hash`` and ``hash``; each
-withheld value is replaced by ``{"$withheld": OWNER}`` (a withheld list item is dropped) and the
-payload gains ``"$redacted"``: the list of withheld paths. The chain still links (each event names
-the previous hash), every event shown whole is checked against its hash, and a redacted event's
-hash stays a commitment the owner cannot change: at the reveal the whole event must hash to it
-(:func:`check_reveal`). Events with a secret carry a random ``blind`` (see :func:`blind_for`) so
-that their hash cannot be brute-forced from the few values a secret can take.
+A redacted event keeps its ``seq``, ``type``, ``recorded_at``, ``prev_hash`` and ``hash``. Its
+payload is the event's public projection: every withheld value left out (a key dropped, a list
+item dropped), its ``blind`` and recorded ``command`` left out, and one ``"$withheld"`` mapping
+with one opaque part per owner the event's *type* can hide something for, ``{"soviet": null}``,
+whether that owner hid anything this time or not (issue 18). So the redacted shape names no
+path and counts nothing: a turn with none, one or two of the other side's sheets accruing looks
+the same. The chain still links (each event names the previous hash), every event shown whole is
+checked against its hash, and a redacted event's hash stays a commitment the owner cannot
+change: at the reveal the whole event must hash to it and redact again to exactly what was shown
+(:func:`check_reveal`). Every event that hides anything carries a random ``blind``
+(:func:`with_blind`, ``undone`` and ``created`` included) so that its hash cannot be
+brute-forced from the few values a secret can take.
+
+Partial logs stored before issue 18 hold the old format (each withheld value replaced by a
+``{"$withheld": owner}`` marker, and ``"$redacted"`` listing the withheld paths): they are still
+read, folded and checked at the reveal (:func:`redact_events` ``like=``), never written anew.
 """
 
 from __future__ import annotations
@@ -31,17 +40,25 @@ from rallypoint.core.events import (
     GENESIS_HASH,
     REDACTED_KEY,
     UNDONE,
+    WITHHELD_KEY,
     ChainProblem,
     EventRecord,
     NewEvent,
+    is_redacted_payload,
 )
 
-WITHHELD = "$withheld"
-"""The key of the marker that replaces a withheld value: ``{"$withheld": owner}``."""
+WITHHELD = WITHHELD_KEY
+"""The key of a redacted event's withheld parts, ``{"$withheld": {owner: null}}`` (and, in the
+old format, of the marker that replaced each withheld value: ``{"$withheld": owner}``)."""
 REDACTED = REDACTED_KEY
-"""The payload key listing what a redacted event withholds (its presence marks the event)."""
+"""The old format's payload key listing the withheld paths (read, never written)."""
 BLIND = "blind"
 """The payload key of an event's random blinding value (withheld from anyone it hides from)."""
+COMMAND = "command"
+"""The payload key of an event's recorded command (issue 18): withheld whenever anything of the
+event is, since a command names what its event hides (a check names its sheet)."""
+_ENVELOPE_SECRETS = (BLIND, COMMAND)
+"""Envelope keys a redacted event never shows: they belong to the whole event, not to an owner."""
 REFEREE_ONLY = "@referee"
 """An owner no side sees: only the referee and a reveal (e.g. a legacy plain dice seed)."""
 
@@ -129,10 +146,14 @@ class EventSecrets:
         sealed: Redact the event for every viewer who does not see all, even when nothing of it
             is withheld from them, so that *whether* it holds a secret does not show (a TCS turn
             tells nobody whether the other side has a sheet accruing).
+        parties: Owners whose opaque withheld part the redacted event lists whether or not they
+            hide anything in it this time (a TCS turn: every side), so that the redacted shape
+            does not tell who had something to hide; the owners of ``parts`` are listed too.
     """
 
     parts: tuple[Secret, ...] = ()
     sealed: bool = False
+    parties: tuple[str, ...] = ()
 
     @property
     def secret(self) -> bool:
@@ -142,6 +163,12 @@ class EventSecrets:
     def owners(self) -> frozenset[str]:
         """Every side something of the event belongs to."""
         return frozenset(s.owner for s in self.parts)
+
+    def withheld_from(self, viewer: Viewer) -> tuple[str, ...]:
+        """The owners whose part a redaction for ``viewer`` lists (sorted): every party and
+        owner the viewer does not see."""
+        return tuple(sorted(o for o in self.owners() | frozenset(self.parties)
+                            if not viewer.sees(o)))
 
 
 NOTHING = EventSecrets()
@@ -219,7 +246,8 @@ def event_secrets(records: Sequence[EventRecord],
 
     Core events: ``created`` hides a legacy plain dice seed in a campaign of two or more sides
     (it would let its holder compute every roll); ``undone`` hides its summary from whoever its
-    target hid anything from.
+    target hid anything from, sealed and with the same parties as its target (so an undone turn
+    tells no more than the turn).
     """
     if not records:
         return []
@@ -236,7 +264,7 @@ def event_secrets(records: Sequence[EventRecord],
         elif record.type == UNDONE:
             target = by_seq.get(int(record.payload.get("target", 0)), NOTHING)
             hides = EventSecrets(tuple(Secret(("summary",), o) for o in sorted(target.owners())),
-                                 target.sealed) if target.secret else NOTHING
+                                 target.sealed, target.parties) if target.secret else NOTHING
         elif shared:
             hides, owners = declared.event_secrets(scenario, owners, record.type, record.payload)
         else:
@@ -247,22 +275,34 @@ def event_secrets(records: Sequence[EventRecord],
 
 
 def redact_events(records: Sequence[EventRecord], viewer: Viewer,
-                  declaration: Declaration | None = None) -> list[EventRecord]:
+                  declaration: Declaration | None = None, *,
+                  like: Sequence[EventRecord] = ()) -> list[EventRecord]:
     """The log as ``viewer`` may see it: filter(events, viewer) → redacted events.
 
     Events that hide nothing from the viewer come back unchanged (the same objects). The others
-    keep seq, type, time and both hashes, with each withheld value replaced by a
-    ``{"$withheld": owner}`` marker (list items dropped), the ``blind`` and any listed dice proof
-    withheld, and ``"$redacted"`` listing the withheld paths. Check the result with
-    :func:`verify_visible_chain`.
+    keep seq, type, time and both hashes; their payload is the public projection (withheld
+    values, list items, the ``blind`` and the recorded ``command`` left out) plus
+    ``{"$withheld": {owner: null, ...}}``, one opaque part per owner the event's type can hide
+    something for. Check the result with :func:`verify_visible_chain`.
+
+    Args:
+        records: The log (``created`` first).
+        viewer: Who is looking.
+        declaration: The ruleset's secrets declaration (default: the log's ruleset's).
+        like: What the viewer was shown of these events, when that is known (at the reveal):
+            an event shown in the format stored before issue 18 (``"$redacted"``) is redacted
+            in that format again, so that an old partial log can still be checked.
     """
     if viewer.sees_all():
         return list(records)
     hidden = event_secrets(records, declaration)
-    return [_redact_record(r, h, viewer) for r, h in zip(records, hidden, strict=True)]
+    old = {r.seq for r in like if REDACTED in r.payload}
+    return [_redact_record(r, h, viewer, legacy=r.seq in old)
+            for r, h in zip(records, hidden, strict=True)]
 
 
-def _redact_record(record: EventRecord, hides: EventSecrets, viewer: Viewer) -> EventRecord:
+def _redact_record(record: EventRecord, hides: EventSecrets, viewer: Viewer, *,
+                   legacy: bool = False) -> EventRecord:
     if is_redacted(record):
         # Already redacted, for the database holding it (a partial log in play by e-mail): it
         # withholds what that seat may not see, and it goes on as it is (same hash).
@@ -270,6 +310,21 @@ def _redact_record(record: EventRecord, hides: EventSecrets, viewer: Viewer) -> 
     withheld = [s for s in hides.parts if not viewer.sees(s.owner)]
     if not withheld and not hides.sealed:
         return record
+    if legacy:
+        return _legacy_redacted(record, hides, withheld)
+    # Envelope keys go with the rest: the blind would open the hash to guessing, and the command
+    # names what the event hides. Their owner is irrelevant: no marker is left.
+    envelope = [Secret((key,), REFEREE_ONLY) for key in _ENVELOPE_SECRETS]
+    payload = redact_value(record.payload, [*withheld, *envelope], marker=False)
+    payload[WITHHELD] = dict.fromkeys(hides.withheld_from(viewer))
+    return record.model_copy(update={"payload": payload})
+
+
+def _legacy_redacted(record: EventRecord, hides: EventSecrets,
+                     withheld: list[Secret]) -> EventRecord:
+    """The redaction stored before issue 18: a ``{"$withheld": owner}`` marker in place of each
+    withheld value and ``"$redacted"`` listing the withheld paths (only to check an old partial
+    log at the reveal; it counted the other side's sheets, so it is never written anew)."""
     if BLIND in record.payload:
         withheld.append(Secret((BLIND,), next(iter(sorted(hides.owners())), REFEREE_ONLY)))
     payload = redact_value(record.payload, withheld, marker=True)
@@ -324,8 +379,9 @@ def _withhold(root: dict[str, Any], secret: Secret, marker: bool) -> None:
 
 
 def is_redacted(record: EventRecord) -> bool:
-    """Whether an event was redacted for its viewer (its hash then cannot be checked yet)."""
-    return REDACTED in record.payload
+    """Whether an event was redacted for its viewer (its hash then cannot be checked yet), in
+    either format."""
+    return is_redacted_payload(record.payload)
 
 
 def verify_visible_chain(records: Sequence[EventRecord]) -> ChainProblem | None:
@@ -349,8 +405,8 @@ def check_reveal(seen: Sequence[EventRecord], revealed: Sequence[EventRecord], v
     """At the reveal: does the whole log keep every promise the redacted one made to ``viewer``?
 
     The revealed log must verify whole, hold every event seen (same hashes), and redact, for that
-    viewer, to exactly what the viewer was shown: so no withheld value was changed afterwards and
-    nothing shown was a lie about what was withheld.
+    viewer, to exactly what the viewer was shown (in the format it was shown in): so no withheld
+    value was changed afterwards and nothing shown was a lie about what was withheld.
     """
     from rallypoint.core.events import verify_chain
 
@@ -359,7 +415,7 @@ def check_reveal(seen: Sequence[EventRecord], revealed: Sequence[EventRecord], v
         return problem
     if len(revealed) < len(seen):
         return ChainProblem(seq=len(revealed) + 1, reason="the revealed log is shorter")
-    again = redact_events(revealed[:len(seen)], viewer, declaration)
+    again = redact_events(revealed[:len(seen)], viewer, declaration, like=seen)
     for shown, expected in zip(seen, again, strict=True):
         if shown.hash != expected.hash:
             return ChainProblem(seq=shown.seq, reason="the revealed event has another hash")
@@ -372,24 +428,49 @@ def check_reveal(seen: Sequence[EventRecord], revealed: Sequence[EventRecord], v
 def with_blind(records: Sequence[EventRecord], event: NewEvent, blind: str,
                declaration: Declaration | None = None) -> NewEvent:
     """``event`` with ``blind`` (the front end's fresh random value, e.g. 128 bits in hex) if it
-    would hide anything from a seat of its campaign (``records``: its log so far, ``created``
-    first), else unchanged.
+    would hide anything from a seat of its campaign, else unchanged.
 
-    Without it, an opponent could recover a secret with few possible values (a sheet's weighted
-    turns, its row) by hashing every guess until one matches the event's hash.
+    Without it, an opponent could recover a secret with few possible values (a sheet's name,
+    center and size, its row, its weighted turns) by hashing every guess until one matches the
+    event's hash. Every kind of event is covered: a ruleset's, an ``undone`` whose target hid
+    anything (it withholds the target's summary), and a ``created`` with a plain dice seed in a
+    campaign of two or more sides.
+
+    Args:
+        records: The campaign's log so far, ``created`` first (empty for a ``created`` event);
+            for an ``undone``, a log that holds its target (else it is blinded anyway).
+        event: The event about to be recorded.
+        blind: The random value.
+        declaration: The ruleset's secrets declaration (default: the campaign's ruleset's).
     """
-    if not records or event.type in (CREATED, UNDONE):
+    created = records[0].payload if records else event.payload
+    if not records and event.type != CREATED:
         return event
-    created = records[0].payload
     declared = declaration or declaration_of(str(created.get("ruleset", "")))
     scenario = created.get("scenario") or {}
-    if len(declared.sides(scenario)) < 2:
-        return event
-    # Owners do not matter here: only whether the event hides anything at all.
-    hides, _ = declared.event_secrets(scenario, MappingProxyType({}), event.type, event.payload)
-    if not hides.secret:
+    if len(declared.sides(scenario)) < 2 or not _hides(records, event, declared, scenario):
         return event
     return event.model_copy(update={"payload": {**event.payload, BLIND: blind}})
+
+
+def _hides(records: Sequence[EventRecord], event: NewEvent, declared: Declaration,
+           scenario: Mapping[str, Any]) -> bool:
+    """Whether ``event`` (of a campaign with two or more sides) hides anything from a seat."""
+    if event.type == CREATED:
+        return event.payload.get("seed") is not None
+    if event.type == UNDONE:
+        wanted = event.payload.get("target")
+        target = next((r for r in records if r.seq == wanted), None)
+        if target is None or is_redacted(target):
+            return True  # not in hand, or a redacted event: it hid something (it may, at least)
+        if target.type in (CREATED, UNDONE):
+            return False
+        event_type, payload = target.type, target.payload
+    else:
+        event_type, payload = event.type, event.payload
+    # Owners do not matter here: only whether the event hides anything at all.
+    hides, _ = declared.event_secrets(scenario, MappingProxyType({}), event_type, payload)
+    return hides.secret
 
 
 # --- views, decisions and commands -----------------------------------------------------------

@@ -42,7 +42,14 @@ DICE_KEY: Final = "dice"
 """The ``created`` payload key holding the commitment or the seats' anchors."""
 _CREATED, _UNDONE = "created", "undone"
 _REDACTED: Final = "$redacted"
-"""The payload key of an event redacted for the reader (``core.visibility``)."""
+"""The payload key of an event redacted for the reader before issue 18 (``core.visibility``)."""
+_WITHHELD: Final = "$withheld"
+"""The payload key of an event redacted for the reader: one opaque part per owner."""
+
+
+def _is_redacted(payload: Mapping[str, Any]) -> bool:
+    """Whether a payload was redacted for the reader, in either format."""
+    return _REDACTED in payload or isinstance(payload.get(_WITHHELD), Mapping)
 
 
 class LoggedEvent(Protocol):
@@ -186,7 +193,7 @@ def audit(events: Sequence[LoggedEvent], rolls_of: RollsOf,
     walk = _Walk(events[0].payload, revealed_secret, burnt)
     results: list[EventDice] = []
     for event in events[1:]:
-        if event.seq in withheld or _REDACTED in event.payload:
+        if event.seq in withheld or _is_redacted(event.payload):
             results.append(_withheld(walk, event))
         elif event.type != _UNDONE:
             rolls = list(rolls_of(event))
@@ -204,7 +211,10 @@ def _withheld(walk: _Walk, event: LoggedEvent) -> EventDice:
     head = proof_head(raw)
     if head is None or head.mode is not DiceMode.PAIR or head.round is None:
         # A proof withheld whole may have used rounds the reader cannot see; no proof at all
-        # (a redaction keeps a withheld key's marker) rolled nothing.
+        # rolled nothing. An old redaction kept a withheld key's marker and listed its path;
+        # the current one leaves nothing in its place, but the declarations withhold a proof's
+        # command, tape, links and nonce, never its head (position, round, seat), so a proof
+        # the reader cannot see at all is no proof.
         paths = event.payload.get(_REDACTED)
         named = isinstance(paths, list) and any(
             isinstance(p, dict) and (p.get("path") or [None])[0] == PROOF_KEY for p in paths)

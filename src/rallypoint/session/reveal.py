@@ -168,7 +168,8 @@ def _merge(mine: Sequence[EventRecord], theirs: Sequence[EventRecord]) -> list[E
 
 def _check_shown(seen: Sequence[EventRecord], merged: Sequence[EventRecord], seat: str) -> None:
     """Every event ``seat`` held redacted is the honest redaction, for it, of the whole one."""
-    expected = redact_events(merged, Viewer.of_side(seat))
+    # ``like``: an event held in the format stored before issue 18 is checked in that format.
+    expected = redact_events(merged, Viewer.of_side(seat), like=seen)
     for shown, honest in zip(seen, expected, strict=True):
         if is_redacted(shown) and shown.payload != honest.payload:
             raise IntegrityError(

@@ -38,9 +38,10 @@ def row_hash(campaign_id: str, seq: int, type_: str, payload_text: str, recorded
     return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
-REDACTED_ROW: Final = '{"$redacted":'
-"""How a stored payload redacted for this database's seat begins (canonical JSON sorts
-``$redacted`` first): a partial log in play by e-mail (docs/two-player.md)."""
+REDACTED_ROWS: Final = ('{"$withheld":{', '{"$redacted":')
+"""How a stored payload redacted for this database's seat begins (canonical JSON sorts the
+``$`` keys first; the second is the format stored before issue 18): a partial log in play by
+e-mail (docs/two-player.md)."""
 
 
 def row_matches(campaign_id: str, seq: int, type_: str, payload_text: str, recorded_at: str,
@@ -51,7 +52,7 @@ def row_matches(campaign_id: str, seq: int, type_: str, payload_text: str, recor
     commitment to the whole event (checked at the reveal, ``rallypoint reveal``); it was checked
     against the signed turn file it came in, and its links are still checked with every row's.
     """
-    if payload_text.startswith(REDACTED_ROW):
+    if payload_text.startswith(REDACTED_ROWS):
         return True
     return hash_ == row_hash(campaign_id, seq, type_, payload_text, recorded_at, prev_hash)
 

@@ -3,10 +3,11 @@
 Why (issue 12, hidden Op Sheets by e-mail): each player keeps a database that holds their own
 events whole and the opponent's redacted, as :func:`rallypoint.core.visibility.redact_events`
 filters them from the opponent's declaration (:mod:`rallypoint.rulesets.tcs.secrets`). A
-withheld value arrives as a ``{"$withheld": side}`` marker, a withheld list item is dropped, and
-``"$redacted"`` lists the withheld paths. Such a payload does not read as its event model, so it
-cannot go through :func:`rallypoint.rulesets.tcs.fold.apply`; :func:`apply_redacted` folds what
-it shows instead.
+withheld value is simply absent (a key or a list item left out), and ``"$withheld"`` names one
+opaque part per owner; a partial log stored before issue 18 has a ``{"$withheld": side}`` marker
+in place of each withheld value and ``"$redacted"`` listing the withheld paths, and folds the
+same. Such a payload does not read as its event model, so it cannot go through
+:func:`rallypoint.rulesets.tcs.fold.apply`; :func:`apply_redacted` folds what it shows instead.
 
 What a redacted TCS event shows is exactly what sits on the table, and that is all the
 opponent's state needs: the counters each event leaves (``counters``, always public), the turn,
@@ -27,7 +28,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from rallypoint.core.errors import IntegrityError
-from rallypoint.core.visibility import BLIND, REDACTED, WITHHELD
+from rallypoint.core.visibility import BLIND, COMMAND, REDACTED, WITHHELD
 from rallypoint.rulesets.tcs import fold
 from rallypoint.rulesets.tcs.events import READER, CounterAfter, MoraleRoll
 from rallypoint.rulesets.tcs.state import TcsState
@@ -40,13 +41,15 @@ _TABLE_ONLY = frozenset({"sheet_written", "reassigned", "attacked", "left_center
 centers, row, status, a seam count near its center): their public effect is their counters."""
 _TABLE_AND_MORALE = frozenset({"implementation_checked", "distributed"})
 """Events that also carry battalion morale recovery rolls, which are public state."""
-_ENVELOPE = (REDACTED, BLIND, "dice_proof")
-"""Keys the rules never read: what was withheld, the hash blind, the dice proof (whose public
-parts, mode, position, round and seat, the dice audit reads, not the fold)."""
+_ENVELOPE = (WITHHELD, REDACTED, BLIND, COMMAND, "dice_proof")
+"""Keys the rules never read: what was withheld (either format), the hash blind, the recorded
+command, the dice proof (whose public parts, mode, position, round and seat, the dice audit
+reads, not the fold)."""
 
 
 def is_withheld(value: Any) -> bool:
-    """Whether ``value`` is the marker a redacted event has in place of a withheld value."""
+    """Whether ``value`` is the marker a redacted event stored before issue 18 has in place of a
+    withheld value (the current format leaves the value out)."""
     return isinstance(value, Mapping) and len(value) == 1 and WITHHELD in value
 
 
@@ -87,7 +90,8 @@ def apply_redacted(state: TcsState, event_type: str, payload: Mapping[str, Any])
 
 def _public(payload: Mapping[str, Any]) -> dict[str, Any]:
     """The payload without the keys the rules never read and without withheld top-level
-    values (nested markers stay, so a part the fold needs cannot pass unnoticed)."""
+    values (old nested markers stay, so a part the fold needs cannot pass unnoticed; in the
+    current format such a part is missing, and the event model refuses it)."""
     return {k: v for k, v in payload.items() if k not in _ENVELOPE and not is_withheld(v)}
 
 

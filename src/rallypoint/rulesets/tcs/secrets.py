@@ -124,11 +124,13 @@ class TcsSecrets:
             owners = MappingProxyType({**owners, sheet: owner})
             return EventSecrets(tuple(Secret((k,), owner) for k in _SHEET_PARTS)), owners
         if event_type in ("turn_advanced", "accrued"):
-            # Sealed: a turn (or owed accruals) shows nobody whether the other side has a sheet
-            # accruing.
+            # Sealed, with a part for every side (and the referee's, for a sheet of no known
+            # side): a turn (or owed accruals) shows nobody whether, or how many of, the other
+            # side's sheets accrue, nor when one stops (issue 18).
             return EventSecrets(tuple(
                 Secret(("accruals", n), owners.get(str(a.get("sheet")), REFEREE_ONLY))
-                for n, a in enumerate(payload.get("accruals") or ())), sealed=True), owners
+                for n, a in enumerate(payload.get("accruals") or ())), sealed=True,
+                parties=(*self.sides(scenario), REFEREE_ONLY)), owners
         if event_type == "implementation_checked":
             owner = owners.get(sheet, REFEREE_ONLY)
             return EventSecrets((*(Secret((k,), owner) for k in _CHECK_PARTS),
