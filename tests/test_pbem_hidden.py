@@ -226,7 +226,7 @@ def test_a_false_public_part_is_caught_at_the_reveal(game: Game, tmp_path: Path)
     path = copy.export("finland")
     data = json.loads(path.read_text(encoding="utf-8"))
     lie = data["events"][-1]
-    assert lie["type"] == "turn_advanced" and "$redacted" in lie["payload"]
+    assert lie["type"] == "turn_advanced" and "$withheld" in lie["payload"]
     lie["payload"]["clock"] = "1939-12-13T23:00:00"
     _resign(data, _key(copy.dbs["finland"], copy.campaign, "finland"))
     path.write_text(json.dumps(data), encoding="utf-8")
@@ -329,7 +329,7 @@ def test_a_partial_log_resumes_from_its_state_snapshot(game: Game, tmp_path: Pat
     copy.send("finland")  # a redacted turn after the snapshot
     with soviet._store() as store:
         info = store.find(copy.campaign)
-        assert any("$redacted" in r.payload for r in store.events(info.id)[-2:])
+        assert any("$withheld" in r.payload for r in store.events(info.id)[-2:])
         resumed = snapshots.resume(store, info)
     assert resumed is not None  # the tail's Withheld events fold from the snapshot too
     whole = soviet.load(copy.campaign, whole=True)

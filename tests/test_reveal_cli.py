@@ -82,7 +82,7 @@ def rows(db: Path, campaign: str) -> list[Any]:
 
 def redacted(db: Path, campaign: str) -> int:
     """Events this database holds redacted: counted from its rows."""
-    return sum("$redacted" in r.payload for r in rows(db, campaign))
+    return sum("$withheld" in r.payload for r in rows(db, campaign))
 
 
 def dice_in(game: Hidden) -> int:
@@ -91,7 +91,7 @@ def dice_in(game: Hidden) -> int:
     tapes = {}
     for db in (game.finland, game.soviet):
         for r in rows(db, game.campaign):
-            if "dice_proof" in r.payload and "$redacted" not in r.payload:
+            if "dice_proof" in r.payload and "$withheld" not in r.payload:
                 tapes[r.seq] = len(DiceProof.model_validate(r.payload["dice_proof"]).tape)
     return sum(tapes.values())
 

@@ -151,7 +151,7 @@ def test_an_owed_event_is_the_owners_secret_and_sealed(split: Split) -> None:
     for side in SIDES:
         shown = [r for r in redact_events(split.log.events, Viewer.of_side(side))
                  if r.type == "accrued"]
-        assert shown and all("$redacted" in r.payload for r in shown)
+        assert shown and all("$withheld" in r.payload for r in shown)
         other = {"finland": "S", "soviet": "F"}[side]
         assert all(a["sheet"] != other for r in shown for a in r.payload["accruals"])
         summaries = [DECLARATION.public_summary(r.type, r.payload) for r in shown]

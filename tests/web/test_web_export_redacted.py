@@ -29,13 +29,13 @@ def table(request: pytest.FixtureRequest,
 
 def digest_of_withheld(events: list[dict[str, Any]]) -> str:
     """The digest recomputed from the file alone (sorted keys, no spaces: canonical JSON)."""
-    shown = [[e["seq"], e["payload"]] for e in events if "$redacted" in e["payload"]]
+    shown = [[e["seq"], e["payload"]] for e in events if "$withheld" in e["payload"]]
     text = json.dumps(shown, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _marked(value: Any) -> bool:
-    """Whether a payload carries a ``{"$withheld": side}`` marker anywhere."""
+    """Whether a payload carries a ``$withheld`` part (or an old marker) anywhere."""
     if isinstance(value, dict):
         return "$withheld" in value or any(_marked(v) for v in value.values())
     if isinstance(value, list):
@@ -56,7 +56,7 @@ def test_a_sides_export_carries_the_digest_of_what_it_withholds(
     other = "soviet" if side == "finland" else "finland"
     text = json.dumps(document)
     assert all(s not in text for s in SECRETS[other])
-    withheld = [e for e in document["events"] if "$redacted" in e["payload"]]
+    withheld = [e for e in document["events"] if "$withheld" in e["payload"]]
     assert withheld, "the other side's sheet is withheld"
     turn = document["turn"]
     assert turn["redacted"] == digest_of_withheld(document["events"])
@@ -76,7 +76,7 @@ def test_a_sides_export_carries_the_digest_of_what_it_withholds(
 
 def test_an_edited_withheld_payload_is_refused(table: Table, tmp_path: Path) -> None:
     document = table.people["finland"].get(f"/api/campaigns/{table.ref}/export").json()
-    hidden = next(e for e in document["events"] if "$redacted" in e["payload"])
+    hidden = next(e for e in document["events"] if "$withheld" in e["payload"])
     hidden["payload"]["forged"] = True  # its hash cannot show it: the digest does
     path = tmp_path / "edited.json"
     path.write_text(json.dumps(document), encoding="utf-8")

@@ -315,6 +315,11 @@ def _redact_record(record: EventRecord, hides: EventSecrets, viewer: Viewer, *,
     # Envelope keys go with the rest: the blind would open the hash to guessing, and the command
     # names what the event hides. Their owner is irrelevant: no marker is left.
     envelope = [Secret((key,), REFEREE_ONLY) for key in _ENVELOPE_SECRETS]
+    if record.type == UNDONE:
+        # An undone's summary says what its target did for every party (a turn: every sheet's
+        # accrual), so it is withheld whenever any party's part is: an undone turn then looks
+        # the same whether or not the other side had a sheet in it.
+        envelope.append(Secret(("summary",), REFEREE_ONLY))
     payload = redact_value(record.payload, [*withheld, *envelope], marker=False)
     payload[WITHHELD] = dict.fromkeys(hides.withheld_from(viewer))
     return record.model_copy(update={"payload": payload})
