@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from rallypoint.core.blinds import with_blind
 from rallypoint.core.campaign import Campaign, created_from_scenario, start
 from rallypoint.core.events import EventRecord, NewEvent
 from rallypoint.core.ruleset import Command
@@ -25,7 +26,6 @@ from rallypoint.core.visibility import (
     declaration_of,
     is_redacted,
     redact_state,
-    with_blind,
 )
 from rallypoint.dice import ScriptedRoller
 from rallypoint.dice.audit import logical_position

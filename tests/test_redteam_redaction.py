@@ -28,6 +28,7 @@ from typing import Any
 
 import pytest
 
+from rallypoint.core.blinds import with_blind
 from rallypoint.core.campaign import Campaign
 from rallypoint.core.events import EventRecord, NewEvent, event_hash
 from rallypoint.core.visibility import (
@@ -38,7 +39,6 @@ from rallypoint.core.visibility import (
     event_secrets,
     is_redacted,
     redact_events,
-    with_blind,
 )
 from rallypoint.rulesets.tcs.commands import AdvanceTurn, WriteSheet
 from rallypoint.rulesets.tcs.events import (

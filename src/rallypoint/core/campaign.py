@@ -54,9 +54,16 @@ def created_from_scenario(
     # Build the initial state now so a scenario that validates but cannot start is refused
     # before anything is written.
     ruleset.initial_state(scenario, rules_data)
-    return NewEvent.of(Created(ruleset=ruleset.name, name=name, scenario=scenario,
-                               rules_data=rules_data,
-                               seed=seed if seed is not None else secrets.token_hex(16)))
+    created = NewEvent.of(Created(ruleset=ruleset.name, name=name, scenario=scenario,
+                                  rules_data=rules_data,
+                                  seed=seed if seed is not None else secrets.token_hex(16)))
+    if seed is None:
+        return created  # a random seed (dropped anyway when the dice are committed)
+    from rallypoint.core.blinds import with_blind
+
+    # A seed typed in (a word anyone might guess) is withheld from the seats of a campaign of
+    # two or more sides: blinded like any other secret (issue 18).
+    return with_blind((), created, secrets.token_hex(16))
 
 
 @contextmanager
@@ -279,8 +286,12 @@ class Campaign:
                 fix="Undo only after a command has been recorded.",
             )
         target = effective[-1]
-        return NewEvent.of(Undone(target=target.seq,
-                                  summary=self.describe(target.seq)))
+        from rallypoint.core.blinds import with_blind
+
+        # Blinded like any event that hides something: an undone hidden event withholds its
+        # summary, which a guess could otherwise be hashed against (issue 18).
+        return with_blind(self.events, NewEvent.of(Undone(
+            target=target.seq, summary=self.describe(target.seq))), secrets.token_hex(16))
 
     def record(self, event: NewEvent) -> Campaign:
         """Seal ``event`` as the next event (in memory) and return the campaign after it."""

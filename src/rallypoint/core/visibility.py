@@ -28,7 +28,7 @@ read, folded and checked at the reveal (:func:`redact_events` ``like=``), never 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
@@ -43,9 +43,9 @@ from rallypoint.core.events import (
     WITHHELD_KEY,
     ChainProblem,
     EventRecord,
-    NewEvent,
     is_redacted_payload,
 )
+from rallypoint.core.jsonpaths import Path, redact_value
 
 WITHHELD = WITHHELD_KEY
 """The key of a redacted event's withheld parts, ``{"$withheld": {owner: null}}`` (and, in the
@@ -61,10 +61,6 @@ _ENVELOPE_SECRETS = (BLIND, COMMAND)
 """Envelope keys a redacted event never shows: they belong to the whole event, not to an owner."""
 REFEREE_ONLY = "@referee"
 """An owner no side sees: only the referee and a reveal (e.g. a legacy plain dice seed)."""
-
-Path = tuple[str | int, ...]
-"""A place inside a JSON value: keys and list indexes."""
-
 
 class Role(StrEnum):
     """What kind of viewer."""
@@ -339,50 +335,6 @@ def _legacy_redacted(record: EventRecord, hides: EventSecrets,
     return record.model_copy(update={"payload": payload})
 
 
-def redact_value(value: Mapping[str, Any], secrets: Iterable[Secret], *,
-                 marker: bool) -> dict[str, Any]:
-    """A deep copy of ``value`` without the parts at ``secrets``' paths.
-
-    ``marker``: put ``{"$withheld": owner}`` where a mapping's value was (events); otherwise drop
-    the key (views, which need not say what they leave out). List items are always dropped.
-    Paths that do not exist are ignored.
-    """
-    copy: dict[str, Any] = _deep_copy(value)
-    # Deepest and highest indexes first, so dropping a list item leaves earlier paths valid.
-    for secret in sorted(secrets, key=lambda s: (len(s.path), _sort_key(s.path)), reverse=True):
-        _withhold(copy, secret, marker)
-    return copy
-
-
-def _sort_key(path: Path) -> tuple[tuple[int, int | str], ...]:
-    return tuple((0, p) if isinstance(p, int) else (1, p) for p in path)
-
-
-def _deep_copy(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {k: _deep_copy(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_deep_copy(v) for v in value]
-    return value
-
-
-def _withhold(root: dict[str, Any], secret: Secret, marker: bool) -> None:
-    parent: Any = root
-    for step in secret.path[:-1]:
-        try:
-            parent = parent[step]
-        except (KeyError, IndexError, TypeError):
-            return
-    last = secret.path[-1]
-    if isinstance(parent, list) and isinstance(last, int) and 0 <= last < len(parent):
-        del parent[last]
-    elif isinstance(parent, dict) and last in parent:
-        if marker:
-            parent[last] = {WITHHELD: secret.owner}
-        else:
-            del parent[last]
-
-
 def is_redacted(record: EventRecord) -> bool:
     """Whether an event was redacted for its viewer (its hash then cannot be checked yet), in
     either format."""
@@ -428,54 +380,6 @@ def check_reveal(seen: Sequence[EventRecord], revealed: Sequence[EventRecord], v
             return ChainProblem(seq=shown.seq,
                                 reason="what was shown does not match the revealed event")
     return None
-
-
-def with_blind(records: Sequence[EventRecord], event: NewEvent, blind: str,
-               declaration: Declaration | None = None) -> NewEvent:
-    """``event`` with ``blind`` (the front end's fresh random value, e.g. 128 bits in hex) if it
-    would hide anything from a seat of its campaign, else unchanged.
-
-    Without it, an opponent could recover a secret with few possible values (a sheet's name,
-    center and size, its row, its weighted turns) by hashing every guess until one matches the
-    event's hash. Every kind of event is covered: a ruleset's, an ``undone`` whose target hid
-    anything (it withholds the target's summary), and a ``created`` with a plain dice seed in a
-    campaign of two or more sides.
-
-    Args:
-        records: The campaign's log so far, ``created`` first (empty for a ``created`` event);
-            for an ``undone``, a log that holds its target (else it is blinded anyway).
-        event: The event about to be recorded.
-        blind: The random value.
-        declaration: The ruleset's secrets declaration (default: the campaign's ruleset's).
-    """
-    created = records[0].payload if records else event.payload
-    if not records and event.type != CREATED:
-        return event
-    declared = declaration or declaration_of(str(created.get("ruleset", "")))
-    scenario = created.get("scenario") or {}
-    if len(declared.sides(scenario)) < 2 or not _hides(records, event, declared, scenario):
-        return event
-    return event.model_copy(update={"payload": {**event.payload, BLIND: blind}})
-
-
-def _hides(records: Sequence[EventRecord], event: NewEvent, declared: Declaration,
-           scenario: Mapping[str, Any]) -> bool:
-    """Whether ``event`` (of a campaign with two or more sides) hides anything from a seat."""
-    if event.type == CREATED:
-        return event.payload.get("seed") is not None
-    if event.type == UNDONE:
-        wanted = event.payload.get("target")
-        target = next((r for r in records if r.seq == wanted), None)
-        if target is None or is_redacted(target):
-            return True  # not in hand, or a redacted event: it hid something (it may, at least)
-        if target.type in (CREATED, UNDONE):
-            return False
-        event_type, payload = target.type, target.payload
-    else:
-        event_type, payload = event.type, event.payload
-    # Owners do not matter here: only whether the event hides anything at all.
-    hides, _ = declared.event_secrets(scenario, MappingProxyType({}), event_type, payload)
-    return hides.secret
 
 
 # --- views, decisions and commands -----------------------------------------------------------

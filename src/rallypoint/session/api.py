@@ -19,6 +19,7 @@ from pathlib import Path
 from secrets import token_hex
 from typing import Any
 
+from rallypoint.core.blinds import with_blind
 from rallypoint.core.campaign import Campaign, created_event, created_from_scenario
 from rallypoint.core.errors import (
     DataFileError,
@@ -31,7 +32,6 @@ from rallypoint.core.errors import (
 )
 from rallypoint.core.events import ChainProblem, NewEvent, Undone
 from rallypoint.core.ruleset import Command, Decision, PolicyInfo, Ruleset, get_ruleset
-from rallypoint.core.visibility import with_blind
 from rallypoint.dice import Roller, SeededRoller
 from rallypoint.dice.play import commit_server_dice
 from rallypoint.session import dice, snapshots
@@ -223,9 +223,6 @@ class Session:
             # dice-v1: the log gets the commitment, the store keeps the secret (docs/dice.md).
             payload, secret = commit_server_dice(created.payload)
             created = NewEvent(type=created.type, payload=payload)
-        # A plain seed hidden from the seats (``--seed``, a word anyone might guess) is blinded
-        # like any other secret.
-        created = with_blind((), created, token_hex(16))
         with self._store(write=True) as store:
             new_id = campaign_id or uuid.uuid4().hex
             if secret is not None:
@@ -336,11 +333,8 @@ class Session:
         """
         with self._store(write=True) as store:
             campaign = _loaded(store, ref, whole=True)[0]
-            # Blinded like any event that hides something: an undone hidden event withholds
-            # its summary, which a guess could otherwise be hashed against (issue 18).
-            event = with_blind(campaign.events, campaign.undo_event(
-                campaign.version if expected_version is None else expected_version),
-                token_hex(16))
+            event = campaign.undo_event(campaign.version if expected_version is None
+                                        else expected_version)
             undone = event.event
             assert isinstance(undone, Undone)
             dice.check_undo(store, campaign, undone.target)  # two seats: consent

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from secrets import token_hex
 from typing import TYPE_CHECKING, Final
 
+from rallypoint.core.blinds import with_blind
 from rallypoint.core.campaign import Campaign
 from rallypoint.core.events import NewEvent
-from rallypoint.core.visibility import with_blind
 from rallypoint.dice import ScriptedRoller
 
 if TYPE_CHECKING:
