@@ -137,7 +137,7 @@ def test_the_reveal_line_and_a_merged_log_that_verifies_and_imports(
         f"dice-v1: {dice_in(game)} verified, 0 failed (dice)\n")
     merged = json.loads(out.read_text(encoding="utf-8"))
     assert [e["hash"] for e in merged["events"]] == [r.hash for r in held]
-    assert not any("$redacted" in e["payload"] for e in merged["events"])
+    assert not any({"$redacted", "$withheld"} & set(e["payload"]) for e in merged["events"])
     assert rows(game.soviet, game.campaign) == held  # the reveal writes only --out
 
     checked = cli(tmp_path / "anyone.sqlite3", "verify", str(out))

@@ -68,6 +68,9 @@ def mismatches(records: Sequence[EventRecord], apply: Any = None, *,
         for side in SIDES:
             shown = redact_events(prefix, Viewer.of_side(side),
                                   like=old_format(prefix) if old else ())
+            if not old:  # issue 18: a sealed turn names every other party, whatever it hides
+                assert all(sorted(r.payload[WITHHELD]) == sorted({"@referee", *SIDES} - {side})
+                           for r in shown if r.type in ("turn_advanced", "accrued"))
             partial = partial_fold(shown, apply)
             if seen(whole.state, side) != seen(partial, side):
                 found.append(f"seq {k}, {side}")

@@ -66,7 +66,7 @@ def test_hidden_sheets_by_mail_from_the_first_sheet_to_the_reveal(tmp_path: Path
     assert done.revealed > 0 and done.other == "finland"
     data = json.loads(merged.read_text(encoding="utf-8"))
     records = [EventRecord.model_validate(e) for e in data["events"]]
-    assert not any("$redacted" in r.payload for r in records)
+    assert not any({"$redacted", "$withheld"} & set(r.payload) for r in records)
     state = Campaign.from_events(records).state
     assert {k: s.weighted_turns for k, s in state.sheets.items()} == {"F-hideout": 15,
                                                                      "S-lair": 9}
