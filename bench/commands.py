@@ -133,9 +133,8 @@ def main() -> None:
             rows.append((f"`rallypoint {' '.join(argv[:-2])}`, small campaign",
                          f"{t * 1000:.0f} ms", "≤ 200 ms", "met" if t <= 0.2 else "**missed**",
                          f"median of {runs} runs of the installed entry point"))
-        for exe, how in ((["uv", "run", "rallypoint"], "uv syncs first; with `[tool.uv] "
-                          "compile-bytecode = true` every sync re-compiles site-packages "
-                          "(astral-sh/uv#12202)"),
+        for exe, how in ((["uv", "run", "rallypoint"], "uv syncs first (a no-op sync, no "
+                          "compile: bench/uv_run.py)"),
                          (["uv", "run", "--no-sync", "rallypoint"], "uv finds the environment "
                           "and runs the entry point, no sync, no compile")):
             t = median_of(db, ["show", "--campaign", "tcs"], max(3, runs // 3), exe=exe)
