@@ -528,3 +528,43 @@ def test_the_shaken_penalty_has_no_cap() -> None:
     units += [unit(f"f{n}", sq, brigade="b2", sp=1) for n, sq in enumerate(["C3", "C4", "C5",
                                                                             "D5", "E5"])]
     assert mods(battle(units), "brig", "t", "sp") == {LOST: -2, SHAKEN: -5}
+
+
+# -- Readings the rules always took, with their switches (docs/rules/squares.md "Readings") ----
+
+
+def _old_data_reads(name: str) -> object:
+    """The value a campaign stored before parameter ``name`` existed plays by."""
+    from rallypoint.rulesets.squares.data import load_data, resolve_data
+
+    raw = resolve_data({})
+    del raw["parameters"][name]
+    return getattr(load_data(raw).params, name)
+
+
+def test_unowned_fortification_is_friendly_by_the_parameter() -> None:
+    units = [unit("t", "D4", sp=4, disordered=True), FAR_ENEMY]
+    works = [{"kind": "fortification", "squares": ["D4"]}]
+    assert mods(battle(units, terrain=works), "brig", "t", "disorder").get(FORT) == 1
+    c = battle(units, terrain=works, parameters={"unowned_fortification_friendly": False})
+    assert FORT not in mods(c, "brig", "t", "disorder")
+    assert _old_data_reads("unowned_fortification_friendly") is True
+
+
+def test_a_shaken_friend_is_a_friend_by_the_parameter() -> None:
+    units = [unit("t", "D4", sp=4), unit("f", "E5", brigade="b2", sp=1), FAR_ENEMY]
+    assert mods(battle(units), "brig", "t", "sp") == {LOST: -2, SHAKEN: -1}
+    c = battle(units, parameters={"shaken_friends_are_friends": False})
+    assert mods(c, "brig", "t", "sp") == {LOST: -2, SHAKEN: -1, ALONE: -1}
+    assert _old_data_reads("shaken_friends_are_friends") is True
+
+
+def test_a_passed_sp_rally_leaves_disorder_by_the_parameter() -> None:
+    for clears in (False, True):
+        c = _supported(4, disordered=True, parameters={
+            "rally_eligibility": "either", "sp_rally_clears_disorder": clears})
+        after = run(c, rally(c, "brig", "t", "sp"), (6,))
+        assert last_event(after, Rallied).result == "pass"
+        assert after.state.units["t"].sp == 5
+        assert after.state.units["t"].disordered is not clears
+    assert _old_data_reads("sp_rally_clears_disorder") is False

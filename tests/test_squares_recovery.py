@@ -137,3 +137,15 @@ def test_disorder_then_recover_round_trip() -> None:
         c.decide(Disorder(expected_version=c.version, unit="t"), ScriptedRoller(()))
     c = activate(c, "t")
     assert not c.state.units["t"].disordered
+
+
+def test_an_enemy_in_the_same_square_is_adjacent_by_the_parameter() -> None:
+    units = [unit("t", "D4", sp=4, disordered=True), unit("e", "D4", brigade="r1")]
+    assert last_event(activate(battle(units), "t"), Activated).recovered is False
+    c = activate(battle(units, parameters={"same_square_is_adjacent": False}), "t")
+    assert last_event(c, Activated).recovered is True
+    from rallypoint.rulesets.squares.data import load_data, resolve_data
+
+    raw = resolve_data({})
+    del raw["parameters"]["same_square_is_adjacent"]
+    assert load_data(raw).params.same_square_is_adjacent is True

@@ -126,6 +126,11 @@ class Parameters(FrozenModel):
     # played by the old reading, so a missing value means that reading, not the new default.
     line_of_sight: SightLine = SightLine.BRESENHAM
     enemy_leaders_block_rally: StrictBool = False
+    # Readings the rules always took, made switches later: missing means that same reading.
+    same_square_is_adjacent: StrictBool = True
+    unowned_fortification_friendly: StrictBool = True
+    shaken_friends_are_friends: StrictBool = True
+    sp_rally_clears_disorder: StrictBool = False
 
 
 class RulesData(FrozenModel):

@@ -231,7 +231,10 @@ def modifiers(state: SquaresState, leader_id: str, unit_id: str, kind: RallyKind
         elif key == "shaken_friends":
             value, detail = rule.value * len(shaken), ", ".join(names[f] for f in shaken)
         elif key == "no_friends":
-            value = 0 if friends else rule.value
+            # A shaken friend is still "a friendly unit" (parameter shaken_friends_are_friends;
+            # false: only non-shaken friends keep a unit from being alone).
+            counted = friends if state.rules.params.shaken_friends_are_friends else steady
+            value = 0 if counted else rule.value
         elif key == "steady_friends":
             value, detail = rule.value * len(steady), ", ".join(names[f] for f in steady)
             if rule.cap is not None and abs(value) > rule.cap:

@@ -20,11 +20,23 @@ _READINGS: tuple[tuple[str, str, str, str], ...] = (
      "A step-by-step recovery keeps the break risk meaningful for a unit rallied again and "
      "again.",
      "sp_rally_gain"),
+    ("Rally: \"If the result is 6 or more, then the test is passed and the results "
+     "applied.\" (an SP rally of a disordered unit)",
+     "A passed SP rally gives back SP and leaves disorder alone.",
+     "Each rally wins back what it was tried for: the seed offers a separate rally, with its "
+     "own +2, to remove disorder.",
+     "sp_rally_clears_disorder"),
     ("Recovery: \"no enemy units in an adjacent square\"; Rally: \"same or adjacent squares\"",
      "Adjacent is the eight surrounding squares, diagonals included; the unit's own square "
      "counts too.",
      "Most square-grid miniatures games count diagonals.",
      "adjacency"),
+    ("Recovery: \"There are no enemy units in an adjacent square\"; Rally: \"A Rally may "
+     "not be attempted if any enemy is adjacent\" (an enemy in the unit's own square)",
+     "It counts: an enemy in the same square blocks recovery and a rally as one next to it "
+     "does.",
+     "An enemy in the unit's own square is closer than adjacent.",
+     "same_square_is_adjacent"),
     ("Rally: \"Once a unit has lost two or more SP or a brigade element is suffering from "
      "disorder, a leader activation … may be used\"",
      "Each condition opens its own rally: disorder a disorder rally, two SP lost an SP rally.",
@@ -46,12 +58,23 @@ _READINGS: tuple[tuple[str, str, str, str], ...] = (
      "units only.",
      "The rally clause says \"any enemy\" where the recovery clause says \"enemy units\".",
      "enemy_leaders_block_rally"),
+    ("Modifiers: \"Testing unit is in a square with friendly fortification terrain: +1\" "
+     "(fortification that belongs to no side)",
+     "It is friendly to whoever holds it.",
+     "A redoubt nobody built for either side serves whoever stands in it.",
+     "unowned_fortification_friendly"),
     ("Rally modifiers: \"There are no enemy units visible to testing unit: +1\" (do units "
      "block sight)",
      "Only terrain blocks sight; units do not.",
      "The seed speaks of terrain; several units share a square on this grid, and the player "
      "can rule by eye.",
      "units_block_sight"),
+    ("Rally SP only: \"Each shaken friendly unit in same or adjacent squares: -1\"; \"If no "
+     "friendly unit in same or adjacent square: -1\"",
+     "A shaken friend is still a friendly unit: a unit with only shaken friends near takes -1 "
+     "for each, not also -1 for being alone.",
+     "The seed calls the shaken ones friendly units in the line before.",
+     "shaken_friends_are_friends"),
 )
 """(clause, reading, why, parameter), in seed order."""
 

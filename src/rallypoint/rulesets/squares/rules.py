@@ -216,6 +216,10 @@ def _decide_rally(state: SquaresState, cmd: Rally, roller: Roller) -> Rallied:
         gain = state.rules.params.sp_rally_gain
         stamina = state.stamina(cmd.unit)
         after = replace(unit, sp=stamina if gain == "all" else min(stamina, unit.sp + gain))
+        # A passed SP rally leaves disorder alone (parameter sp_rally_clears_disorder; true:
+        # "the results applied" as a full rally, disorder removed too).
+        if state.rules.params.sp_rally_clears_disorder:
+            after = replace(after, disordered=False)
     elif result is rl.RallyResult.BREAK:
         after = replace(unit, status=Status.BROKEN)
     leaders = _detach(state, cmd.unit) if result is rl.RallyResult.BREAK else {}

@@ -6,6 +6,7 @@ everything that changes lives in small frozen values replaced, never mutated, by
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
@@ -13,7 +14,7 @@ from functools import cached_property
 from rallypoint.core.errors import IllegalNowError, UnknownIdError
 from rallypoint.core.suggest import match_id
 from rallypoint.rulesets.squares.data import RulesData
-from rallypoint.rulesets.squares.grid import Square, near, sight_blocker
+from rallypoint.rulesets.squares.grid import Square, adjacent, near, sight_blocker
 from rallypoint.rulesets.squares.scenario import (
     BrigadeSpec,
     LeaderSpec,
@@ -222,23 +223,30 @@ class SquaresState:
         return [u for u in self.units.values() if u.in_play]
 
     def enemies_adjacent(self, unit_id: str) -> list[str]:
-        """Enemy units in play in the same or an adjacent square (same square counts)."""
+        """Enemy units in play in an adjacent square (the same square too, by parameter
+        ``same_square_is_adjacent``)."""
         me = self.units[unit_id]
         side, here = self.board.side_of(unit_id), Square.parse(me.square)
-        adjacency = self.rules.params.adjacency
+        close = self._enemy_close()
         return [u.id for u in self.in_play()
-                if self.board.side_of(u.id) != side
-                and near(here, Square.parse(u.square), adjacency)]
+                if self.board.side_of(u.id) != side and close(here, Square.parse(u.square))]
 
     def enemy_leaders_adjacent(self, unit_id: str) -> list[str]:
         """Enemy leader figures in the same or an adjacent square (for the rally clause's 'any
         enemy is adjacent', parameter ``enemy_leaders_block_rally``)."""
         me = self.units[unit_id]
         side, here = self.board.side_of(unit_id), Square.parse(me.square)
-        adjacency = self.rules.params.adjacency
+        close = self._enemy_close()
         return [ld.id for ld in self.leaders.values()
-                if self.board.side_of(ld.id) != side
-                and near(here, Square.parse(ld.square), adjacency)]
+                if self.board.side_of(ld.id) != side and close(here, Square.parse(ld.square))]
+
+    def _enemy_close(self) -> Callable[[Square, Square], bool]:
+        """The seed's "adjacent" for an enemy ("no enemy units in an adjacent square", "any
+        enemy is adjacent"). The reading: an enemy in the unit's own square is closer still,
+        so it counts (parameter ``same_square_is_adjacent``; false: the squares around only)."""
+        params = self.rules.params
+        test = near if params.same_square_is_adjacent else adjacent
+        return lambda a, b: test(a, b, params.adjacency)
 
     def friends_near(self, unit_id: str) -> list[str]:
         """Other friendly units in play in the same or adjacent squares."""
@@ -287,7 +295,11 @@ class SquaresState:
         entry = self.board.terrain.get(Square.parse(self.units[unit_id].square))
         if entry is None or not self.rules.terrain.kinds[entry.kind].fortification:
             return False
-        return entry.side is None or entry.side == self.board.side_of(unit_id)
+        # Terrain that belongs to nobody is friendly to whoever holds it (parameter
+        # ``unowned_fortification_friendly``; false: only terrain given to the unit's side).
+        if entry.side is None:
+            return self.rules.params.unowned_fortification_friendly
+        return entry.side == self.board.side_of(unit_id)
 
 
 def sight_key(a: Square, b: Square) -> str:
