@@ -12,10 +12,13 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from rallypoint.core.errors import IllegalNowError, IntegrityError
+from rallypoint.core.campaign import Campaign
+from rallypoint.core.errors import IllegalNowError, IntegrityError, RallypointError
+from rallypoint.core.visibility import Viewer, redact_events
 from rallypoint.dice.sealed import PairAnswer
 from rallypoint.dice.v1 import chain_link
 from rallypoint.session import Session
@@ -23,6 +26,7 @@ from rallypoint.session.pair import AwaitingDice
 from rallypoint.session.pbem import answer, import_turn, verify_file
 from rallypoint.session.stall import RoundKind, rounds_of, stall
 from rallypoint.store.signing import SeatKey
+from tcs_partial_kit import SIDES
 from test_pbem import (
     MARK,
     RALLY,
@@ -34,6 +38,7 @@ from test_pbem import (
     rehash,
     start_game,
 )
+from test_tcs_partial_owed import SHEET_F, SHEET_S, TURN, Split, whole
 
 
 def asked(game: Game) -> Path:
@@ -187,3 +192,78 @@ def test_a_void_of_another_round_is_refused(tmp_path: Path) -> None:
                    encoding="utf-8")
     with pytest.raises(IntegrityError, match="voids round 5, but the round open here is 1"):
         import_turn(game.allied, bad)
+
+
+# --- "Fired" for a hidden sheet by mail (seed 000 / TCS 4.01: 'fired, or were fired upon, in
+# any way: 1', the lowest rate applying). The database that advances the turn cannot name the
+# other side's hidden sheet; its owner marks it (`tcs fired`), during the turn or, once the
+# owed accrual is made, as a correction of it.
+
+FIRE_F = {"kind": "fired", "sheets": ["F"]}
+TURN_NAMING_F = {**TURN, "fired": ["F"]}
+TURN_NAMING_BOTH = {**TURN, "fired": ["F", "S"]}
+
+
+def _weighted(log: Campaign) -> dict[str, int]:
+    return {k: s.weighted_turns for k, s in log.state.sheets.items()}
+
+
+@pytest.mark.parametrize(("one_database", "by_mail", "expected"), [
+    # The Soviets advance turn 1 → 2 in their database, Finland's F fired during turn 1:
+    # marked afterwards, it corrects Finland's owed accrual of turn 2 (3 → 1).
+    ([("soviet", TURN_NAMING_F, ())],
+     [("soviet", TURN, ()), ("finland", FIRE_F | {"turn": 1}, ())], {"F": 1, "S": 3}),
+    # Marked during the turn, before the other database advances it: the owed accrual reads it.
+    ([("soviet", TURN_NAMING_F, ())],
+     [("finland", FIRE_F, ()), ("soviet", TURN, ())], {"F": 1, "S": 3}),
+    # Both sides fired during turn 2: each side marks its own sheet.
+    ([("finland", TURN, ()), ("soviet", TURN_NAMING_BOTH, ())],
+     [("finland", TURN, ()), ("finland", FIRE_F, ()), ("soviet", TURN, ()),
+      ("soviet", {"kind": "fired", "sheets": ["S"], "turn": 2}, ())], {"F": 3 + 1, "S": 3 + 1}),
+])
+def test_fired_by_mail_accrues_as_in_one_database(
+        one_database: list[tuple[str, dict[str, Any], tuple[int, ...]]],
+        by_mail: list[tuple[str, dict[str, Any], tuple[int, ...]]],
+        expected: dict[str, int]) -> None:
+    opening = [("finland", SHEET_F, ()), ("soviet", SHEET_S, ())]
+    reference = whole([*opening, *one_database])
+    played = Split()
+    for side, body, faces in [*opening, *by_mail]:
+        played.act(side, body, faces)
+    for side in SIDES:
+        played.accrue(side)
+    assert _weighted(played.log) == _weighted(reference)
+    # The oracle, from the core table alone (tcs-core-facts.md): unassigned 3, fired 1.
+    assert _weighted(reference) == expected
+    # Without the mark, by mail accrues F at 3: the gap the mark closes.
+    unmarked = Split()
+    for side, body, faces in [*opening, *by_mail]:
+        if body.get("kind") != "fired":
+            unmarked.act(side, body, faces)
+    for side in SIDES:
+        unmarked.accrue(side)
+    assert _weighted(unmarked.log)["F"] == _weighted(reference)["F"] + 2
+
+
+def test_a_fired_mark_is_the_owners_secret_and_cannot_rewrite_a_checked_accrual() -> None:
+    played = Split()
+    opening: list[tuple[str, dict[str, Any], tuple[int, ...]]] = [
+        ("finland", SHEET_F, ()), ("soviet", SHEET_S, ()), ("soviet", TURN, ()),
+        ("finland", FIRE_F | {"turn": 1}, ())]
+    for side, body, faces in opening:
+        played.act(side, body, faces)
+    mark = next(r for r in played.log.events if r.type == "fired")
+    shown = next(r for r in redact_events(played.log.events, Viewer.of_side("soviet"))
+                 if r.seq == mark.seq)
+    assert "F" not in json.dumps({k: v for k, v in shown.payload.items() if k != "$redacted"})
+    # The other side cannot name F, and the mark cannot reach back past the latest accrual
+    # nor change weighted turns a check has read.
+    with pytest.raises(RallypointError, match="no Recovery Op Sheet 'F'"):
+        played.act("soviet", FIRE_F | {"turn": 1})
+    for side, body, faces in [("soviet", TURN, ()), ("soviet", TURN, ())]:
+        played.act(side, body, faces)
+    with pytest.raises(IllegalNowError, match="only its latest"):
+        played.act("finland", FIRE_F | {"turn": 1})
+    played.act("finland", {"kind": "check", "sheet": "F"}, (1, 1))
+    with pytest.raises(IllegalNowError, match="was checked"):
+        played.act("finland", FIRE_F | {"turn": 3})

@@ -226,6 +226,25 @@ def attacked(
 
 
 @app.command()
+def fired(
+    sheet: Annotated[list[str], typer.Argument(help="Your pending sheet ids.")],
+    turn: Annotated[int | None, typer.Option(
+        help="The turn they fired or were fired upon (default: this turn).")] = None,
+    campaign: CampaignOpt = None,
+) -> None:
+    """Your sheets' units fired or were fired upon: their next accrual is at the fired rate.
+
+    By e-mail the other side's database advances the turn and cannot name your hidden sheets:
+    mark them during the turn, or with --turn once the next turn's accrual is made (the latest
+    accrual is corrected). `tcs turn --fired` says the same as the turn is advanced.
+    """
+    from rallypoint.rulesets.tcs.commands import MarkFired
+
+    _run(campaign, lambda c: MarkFired(expected_version=c.version, sheets=tuple(sheet),
+                                       turn=turn))
+
+
+@app.command()
 def check(
     sheet_id: Annotated[str, typer.Argument(metavar="SHEET", help="The sheet to check.")],
     column: Annotated[list[str] | None, typer.Option(

@@ -119,6 +119,21 @@ class Attack(Command):
     note: str = Field(default="", max_length=200)
 
 
+class MarkFired(Command):
+    """A side's own pending sheets fired, or were fired upon, in any way during ``turn``.
+
+    Core TCS: a sheet whose units 'fired, or were fired upon, in any way' accrues 1 for that
+    turn (the lowest rate applies). ``tcs turn --fired`` says it as the turn is advanced; this
+    says it for a sheet the database advancing the turn cannot name (a hidden sheet by e-mail),
+    before the turn ends or, as a correction, once its accrual for the next turn is made.
+    """
+
+    kind: Literal["fired"] = "fired"
+    sheets: tuple[str, ...] = Field(min_length=1, description="pending sheet ids")
+    turn: int | None = Field(default=None, ge=1,
+                             description="the turn they fired (default: the current one)")
+
+
 class CheckImplementation(Command):
     """Roll for a pending sheet's implementation on the Prepared Defense line."""
 
@@ -180,6 +195,6 @@ class RollFos(Command):
 
 TcsCommand = Annotated[
     RecordLoss | MoveCounter | LeaveCenter | WriteSheet | AdvanceTurn | CheckImplementation
-    | Distribute | SetMorale | RollFos | Reassign | Attack | Accrue,
+    | Distribute | SetMorale | RollFos | Reassign | Attack | Accrue | MarkFired,
     Field(discriminator="kind"),
 ]

@@ -8,6 +8,7 @@ from rallypoint.rulesets.tcs.events import (
     Accrued,
     Attacked,
     Distributed,
+    Fired,
     FoRolled,
     ImplementationChecked,
     LeftCenter,
@@ -133,6 +134,11 @@ def describe(e: TcsEvent) -> str:
         return _accrued(e)
     if isinstance(e, (Reassigned, Attacked)):
         return _other(e)
+    if isinstance(e, Fired):
+        fixed = "; ".join(f"{a.sheet}'s accrual for turn {a.turn} corrected to +{a.added} "
+                          f"({a.total} weighted turns)" for a in e.corrections)
+        return (f"{', '.join(e.sheets)} fired or fired upon during turn {e.turn}"
+                + (f": {fixed}" if fixed else ": the next accrual is at the fired rate"))
     if isinstance(e, ImplementationChecked):
         return _check(e)
     if isinstance(e, Distributed):

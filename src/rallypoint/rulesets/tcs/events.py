@@ -170,6 +170,21 @@ class Accrued(_Changes):
     accruals: tuple[OwedAccrual, ...]
 
 
+class Fired(_Changes):
+    """Pending sheets whose units fired or were fired upon during ``turn`` (``tcs fired``).
+
+    ``corrections``: for a sheet whose accrual for the turn after ``turn`` was already made
+    without it (by e-mail: the other database advanced the turn and this one settled what it
+    owed), that accrual again at the fired rate; empty when the accrual is still to come.
+    Later in v3: a new event type, no new version (see the module docstring).
+    """
+
+    type: Literal["fired"] = "fired"
+    sheets: tuple[str, ...]
+    turn: int
+    corrections: tuple[OwedAccrual, ...] = ()
+
+
 class TurnAdvanced(_Changes):
     """The next turn: its number, clock, night, and each pending sheet's accrual."""
 
@@ -277,7 +292,7 @@ class FoRolled(_Changes):
 
 
 TcsEvent = Loss | LeftCenter | Moved | SheetWritten | TurnAdvanced | MoraleSet \
-    | ImplementationChecked | Distributed | FoRolled | Reassigned | Attacked | Accrued
+    | ImplementationChecked | Distributed | FoRolled | Reassigned | Attacked | Accrued | Fired
 """Every TCS event."""
 
 

@@ -14,6 +14,7 @@ from rallypoint.rulesets.tcs.events import (
     Attacked,
     CounterAfter,
     Distributed,
+    Fired,
     ImplementationChecked,
     LeaveOutcome,
     LeftCenter,
@@ -155,6 +156,12 @@ def apply(state: TcsState, event: TcsEvent) -> TcsState:
     if isinstance(event, Attacked):
         return replace(state, attacked={**state.attacked,
                                         **dict.fromkeys(event.companies, event.turn)})
+    if isinstance(event, Fired):
+        marked = state.fired | {(sheet, event.turn) for sheet in event.sheets}
+        sheets = dict(state.sheets)
+        for a in event.corrections:
+            sheets[a.sheet] = _evolve(sheets[a.sheet], weighted_turns=a.total, last_added=a.added)
+        return _evolve(state, fired=marked, sheets=sheets)
     # FoRolled: the FOs' conditions are in ``counters``; remember the hour was rolled.
     return replace(state, fo_rolled_turn=event.turn)
 
@@ -163,7 +170,8 @@ def _accrued(state: TcsState, accruals: Sequence[Accrual], turn: int) -> dict[st
     """The sheets after ``accruals``: each at its new total, accrued through ``turn``."""
     sheets = dict(state.sheets)
     for a in accruals:
-        sheets[a.sheet] = _evolve(sheets[a.sheet], weighted_turns=a.total, accrued_turn=turn)
+        sheets[a.sheet] = _evolve(sheets[a.sheet], weighted_turns=a.total, accrued_turn=turn,
+                                  last_added=a.added)
     return sheets
 
 

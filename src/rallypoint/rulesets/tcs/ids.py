@@ -18,6 +18,7 @@ from rallypoint.rulesets.tcs.commands import (
     CheckImplementation,
     Distribute,
     LeaveCenter,
+    MarkFired,
     MoveCounter,
     Reassign,
     RecordLoss,
@@ -105,6 +106,8 @@ def canonical(state: TcsState, cmd: Command) -> Command:
         update = {"members": _all(cmd.members, m)}
     elif isinstance(cmd, AdvanceTurn):
         update = {"fired": _all(cmd.fired, lambda t: sheet(state, t))}
+    elif isinstance(cmd, MarkFired):
+        update = {"sheets": _all(cmd.sheets, lambda t: sheet(state, t))}
     elif isinstance(cmd, CheckImplementation):
         update = {"sheet": sheet(state, cmd.sheet), "columns": _keys(cmd.columns, loose),
                   "rear_broken": _keys(cmd.rear_broken, lambda t: soft(

@@ -36,7 +36,8 @@ from rallypoint.rulesets.tcs.state import TcsState
 _COUNTERS: TypeAdapter[dict[str, CounterAfter]] = TypeAdapter(dict[str, CounterAfter])
 _MORALE: TypeAdapter[tuple[MoraleRoll, ...]] = TypeAdapter(tuple[MoraleRoll, ...])
 
-_TABLE_ONLY = frozenset({"sheet_written", "reassigned", "attacked", "left_center", "moved"})
+_TABLE_ONLY = frozenset({"sheet_written", "reassigned", "attacked", "left_center", "moved",
+                         "fired"})
 """Events whose withheld parts are all about one side's sheet (which sheet, its members,
 centers, row, status, a seam count near its center): their public effect is their counters."""
 _TABLE_AND_MORALE = frozenset({"implementation_checked", "distributed"})

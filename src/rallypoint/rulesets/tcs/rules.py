@@ -21,6 +21,7 @@ from rallypoint.rulesets.tcs.commands import (
     CheckImplementation,
     Distribute,
     LeaveCenter,
+    MarkFired,
     MoveCounter,
     Reassign,
     RecordLoss,
@@ -53,6 +54,7 @@ from rallypoint.rulesets.tcs.state import CounterState, SheetState, SheetStatus,
 from rallypoint.rulesets.tcs.turns import (
     decide_accrue,
     decide_attack,
+    decide_fired,
     decide_reassign,
     decide_turn,
     refuse_if_owed,
@@ -94,6 +96,7 @@ def decide(state: TcsState, command: Command, roller: Roller) -> TcsEvent:
         RecordLoss: _decide_loss, MoveCounter: _decide_move, LeaveCenter: decide_leave,
         WriteSheet: _decide_sheet, AdvanceTurn: decide_turn, SetMorale: _decide_morale,
         Reassign: decide_reassign, Attack: decide_attack, Accrue: decide_accrue,
+        MarkFired: decide_fired,
     }
     handler = handlers.get(type(command))
     if handler is not None:

@@ -31,6 +31,7 @@ _SHEET_PARTS = ("sheet", "members", "companies", "centers", "other_sheet", "size
 # attacked companies that were recovering (and their sheets), so both are the owner's secret.
 _REASSIGNED_PARTS = ("sheet", "companies", "other_sheet", "reason")
 _ATTACKED_PARTS = ("companies", "sheets", "note")
+_FIRED_PARTS = ("sheets", "turn", "corrections")
 # Battalion morale is public state (the table view shows it to both sides), so the morale
 # recovery rolls of a check or a distribution stay public: the opponent's database folds them.
 _CHECK_PARTS = ("sheet", "weighted_turns", "row", "column", "needed", "roll", "implemented",
@@ -141,6 +142,11 @@ class TcsSecrets:
         if event_type == "attacked":
             owner = _owner_of_members(scenario, payload.get("companies"))
             return EventSecrets(tuple(Secret((k,), owner) for k in _ATTACKED_PARTS)), owners
+        if event_type == "fired":
+            # Which sheets fired (and the accruals corrected) is the sheets' side's own.
+            sheets = payload.get("sheets") or ()
+            owner = owners.get(str(sheets[0]), REFEREE_ONLY) if sheets else REFEREE_ONLY
+            return EventSecrets(tuple(Secret((k,), owner) for k in _FIRED_PARTS)), owners
         if event_type == "distributed":
             owner = _side(_sides_of(scenario), payload.get("company"))
             return EventSecrets((*(Secret((k,), owner) for k in _DISTRIBUTED_PARTS),
@@ -187,6 +193,8 @@ class TcsSecrets:
             return "an Op Sheet assignment changed (withheld)"
         if event_type == "attacked":
             return f"recovering units attacked on turn {payload.get('turn')} (withheld)"
+        if event_type == "fired":
+            return "a side's sheets fired or were fired upon (withheld)"
         if event_type in ("left_center", "moved"):
             what = payload.get("company") or payload.get("counter")
             return f"{what} left a recovery center (details withheld)"
@@ -222,6 +230,11 @@ class TcsSecrets:
             return _side(sides, command.get("formation"))
         if kind in ("write_sheet", "reassign", "attack"):
             return _owner_of_members(scenario, command.get("members"))
+        if kind == "fired":
+            names = command.get("sheets") or ()
+            owners = {self.command_owner(scenario, state, {"kind": "check", "sheet": n})
+                      for n in names}
+            return owners.pop() if len(owners) == 1 else REFEREE_ONLY
         if kind == "check":
             # A sheet the viewer cannot see is nobody's to them: unknown and foreign sheets get
             # the same refusal, so a guess cannot tell that a sheet of that name exists.

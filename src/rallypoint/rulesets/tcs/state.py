@@ -183,6 +183,9 @@ class SheetState:
     """The last turn it accrued through (its written turn until it first accrues). A turn
     advanced in the opponent's database accrues only the sheets that database knows, so a
     sheet can fall behind the turn: :func:`rallypoint.rulesets.tcs.turns.owed` brings it up."""
+    last_added: int = 0
+    """What its latest accrual (for ``accrued_turn``) added: a 'fired' mark that comes after
+    that accrual corrects it (:func:`rallypoint.rulesets.tcs.turns.decide_fired`)."""
 
 
 @dataclass(frozen=True)
@@ -214,6 +217,9 @@ class TcsState:
     fo_rolled_turn: int | None = None
     attacked: dict[str, int] = field(default_factory=dict)
     """Company → the turn it was last attacked while recovering (treated as No Orders)."""
+    fired: frozenset[tuple[str, int]] = frozenset()
+    """``(sheet, turn)``: the sheet's units fired or were fired upon during that turn
+    (``tcs fired``), so its accrual for the next turn is at the fired rate."""
     night_runs: tuple[tuple[int, bool], ...] = ()
     """``(first turn, night)`` of each run of turns with one night flag, oldest first (the
     flags the turns were played with, for owed accruals); empty: every turn had ``night``."""

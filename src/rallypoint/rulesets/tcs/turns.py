@@ -12,11 +12,12 @@ from dataclasses import replace
 from datetime import timedelta
 
 from rallypoint.core.errors import IllegalNowError, UnknownIdError
-from rallypoint.rulesets.tcs.commands import Accrue, AdvanceTurn, Attack, Reassign
+from rallypoint.rulesets.tcs.commands import Accrue, AdvanceTurn, Attack, MarkFired, Reassign
 from rallypoint.rulesets.tcs.events import (
     Accrual,
     Accrued,
     Attacked,
+    Fired,
     OwedAccrual,
     Reassigned,
     TurnAdvanced,
@@ -51,7 +52,8 @@ def decide_turn(state: TcsState, cmd: AdvanceTurn) -> TurnAdvanced:
     night = track.is_night(clock)
     turn = state.turn + 1
     attacked = set(state.attacked_now())
-    accruals = [_accrual(state, sheet, night, sheet.id in cmd.fired,
+    accruals = [_accrual(state, sheet, night,
+                         sheet.id in cmd.fired or (sheet.id, state.turn) in state.fired,
                          bool(attacked & set(sheet.companies)))
                 for sheet in pending.values() if sheet.written_turn < turn]
     return TurnAdvanced(turn=turn, clock=clock, night=night, accruals=tuple(accruals),
@@ -114,8 +116,8 @@ def decide_accrue(state: TcsState, cmd: Accrue) -> Accrued:
     Seed: a Recovery Op Sheet 'accumulates weighted turns at the same rate as any other Op
     Sheet' on every turn, whichever database advanced it. Each missed turn takes its own night
     flag, the attack recorded on the turn before it (as ``decide_turn`` reads it), the sheet's
-    other-sheet assignment and vehicle rule; nobody could name the sheet as fired in the other
-    database, so 'fired' applies only through an attack.
+    other-sheet assignment and vehicle rule, and 'fired' from an attack or from the owner's
+    own mark for the turn before it (``tcs fired``: the other database cannot name the sheet).
 
     Raises:
         IllegalNowError: Nothing is owed.
@@ -129,7 +131,8 @@ def decide_accrue(state: TcsState, cmd: Accrue) -> Accrued:
         sheet = state.sheets[sheet_id]
         for turn in turns:
             attacked = any(state.attacked.get(c) == turn - 1 for c in sheet.companies)
-            a = _accrual(state, sheet, state.night_of(turn), False, attacked)
+            a = _accrual(state, sheet, state.night_of(turn), (sheet_id, turn - 1) in state.fired,
+                         attacked)
             accruals.append(OwedAccrual(sheet=a.sheet, added=a.added, reason=a.reason,
                                         total=a.total, turn=turn))
             sheet = replace(sheet, weighted_turns=a.total)
@@ -173,3 +176,66 @@ def decide_attack(state: TcsState, cmd: Attack) -> Attacked:
     found = _recovering(state, cmd.members)
     sheets = tuple(dict.fromkeys(s.id for s in found.values()))
     return Attacked(companies=tuple(found), sheets=sheets, turn=state.turn, note=cmd.note)
+
+
+def decide_fired(state: TcsState, cmd: MarkFired) -> Fired:
+    """Pending sheets fired, or were fired upon, during a turn: their accrual for the next
+    turn is at the fired rate.
+
+    Core TCS (4.01, weighted turns): 'fired, or were fired upon, in any way: 1'; where several
+    lines apply, the lowest. By e-mail the database that advances the turn cannot name the
+    other side's hidden sheet, so its owner marks it: during the turn (the accrual to come
+    reads the mark), or once that accrual is made (the latest one: it is corrected to the
+    lowest of what it added and the fired rate), but not after the sheet was checked on it.
+
+    Raises:
+        UnknownIdError: A sheet is not pending here.
+        IllegalNowError: The turn is in the future, before the sheet was written, or its
+            accrual is not the sheet's latest, or the sheet was checked since.
+    """
+    turn = state.turn if cmd.turn is None else cmd.turn
+    if turn > state.turn:
+        raise IllegalNowError(f"turn {turn} has not been played (this is turn {state.turn})",
+                              fix="Mark it during that turn, or leave --turn out.")
+    pending = {k: s for k, s in state.sheets.items() if s.status is SheetStatus.PENDING}
+    corrections: list[OwedAccrual] = []
+    for sheet_id in dict.fromkeys(cmd.sheets):
+        sheet = pending.get(sheet_id)
+        if sheet is None:
+            raise UnknownIdError(f"no pending sheet {sheet_id!r}",
+                                 fix=f"Use one of: {', '.join(pending) or 'none'}.")
+        correction = _fired_correction(state, sheet, turn)
+        if correction is not None:
+            corrections.append(correction)
+    return Fired(sheets=tuple(dict.fromkeys(cmd.sheets)), turn=turn,
+                 corrections=tuple(corrections))
+
+
+def _fired_correction(state: TcsState, sheet: SheetState, turn: int) -> OwedAccrual | None:
+    """The sheet's accrual for ``turn + 1`` again at the fired rate, if it was already made
+    (``None``: it is still to come and will read the mark).
+
+    Seed/core: the lowest rate that applies; the vehicle rule multiplies it as it did the
+    accrual being corrected.
+    """
+    if sheet.accrued_turn <= turn:
+        if turn < sheet.written_turn:
+            raise IllegalNowError(f"sheet {sheet.id} was written on turn {sheet.written_turn}, "
+                                  f"after turn {turn}", fix="Name a turn it was pending in.")
+        return None
+    if sheet.accrued_turn != turn + 1:
+        raise IllegalNowError(
+            f"sheet {sheet.id} has accrued through turn {sheet.accrued_turn}: only its latest "
+            f"accrual (for turn {sheet.accrued_turn}, fired during turn "
+            f"{sheet.accrued_turn - 1}) can still be corrected", fix="Mark fire during the "
+            "turn it happens, before the next turn's accrual.")
+    if sheet.last_check_turn is not None and sheet.last_check_turn >= sheet.accrued_turn:
+        raise IllegalNowError(f"sheet {sheet.id} was checked on turn {sheet.last_check_turn} "
+                              "with the weighted turns of that accrual",
+                              fix="Mark fire before checking the sheet.")
+    wt = state.rules.weighted_turns
+    rate = wt.fired * (wt.vehicle_multiplier if sheet.vehicle
+                       and state.rules.params.vehicle_sheets_triple else 1)
+    added = min(sheet.last_added, rate)
+    return OwedAccrual(sheet=sheet.id, added=added, reason="fired or fired upon (corrected)",
+                       total=sheet.weighted_turns - sheet.last_added + added, turn=turn + 1)
