@@ -267,3 +267,34 @@ def test_a_fired_mark_is_the_owners_secret_and_cannot_rewrite_a_checked_accrual(
     played.act("finland", {"kind": "check", "sheet": "F"}, (1, 1))
     with pytest.raises(IllegalNowError, match="was checked"):
         played.act("finland", FIRE_F | {"turn": 3})
+
+
+def test_fired_by_mail_between_two_databases_equals_one_database(tmp_path: Path) -> None:
+    # Through the session and real turn files (hidden sheets): the Soviets' S-lair fired during
+    # turns 1 and 2, while Finland's database advanced both turns.
+    from seats_kit import SCENARIO as TWO_SIDES
+    from seats_kit import SHEETS
+    from seats_kit import execute as run
+    from test_pbem_hidden import Game as Mail
+    from test_pbem_hidden import start
+
+    one = Session(tmp_path / "one.sqlite3")
+    ref = one.create(TWO_SIDES, name="one").id
+    for body in [*SHEETS, {**TURN, "fired": ["S-lair"]}, {**TURN, "fired": ["S-lair"]}]:
+        run(one, ref, body)
+    (tmp_path / "mail-game").mkdir()
+    game: Mail = start(tmp_path / "mail-game", "mail")
+    run(game.dbs["finland"], game.campaign, SHEETS[0])
+    game.send("finland")
+    run(game.dbs["soviet"], game.campaign, SHEETS[1])
+    run(game.dbs["soviet"], game.campaign, {"kind": "fired", "sheets": ["S-lair"]})  # turn 1
+    game.send("soviet")
+    run(game.dbs["finland"], game.campaign, TURN)  # turn 2: S-lair accrues owed, read the mark
+    run(game.dbs["finland"], game.campaign, TURN)  # turn 3
+    assert game.send("finland").owed == 1  # Soviet database: owed accruals for turns 2 and 3
+    soviet = game.dbs["soviet"]
+    run(soviet, game.campaign, {"kind": "fired", "sheets": ["S-lair"], "turn": 2})  # correction
+    lair = soviet.load(game.campaign).state.sheets["S-lair"]
+    assert lair.weighted_turns == one.load(ref).state.sheets["S-lair"].weighted_turns == 1 + 1
+    game.send("soviet")  # Finland's database holds the mark redacted: no S-lair in it
+    assert "S-lair" not in game.whole_text("finland")

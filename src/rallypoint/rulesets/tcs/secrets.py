@@ -144,8 +144,9 @@ class TcsSecrets:
             return EventSecrets(tuple(Secret((k,), owner) for k in _ATTACKED_PARTS)), owners
         if event_type == "fired":
             # Which sheets fired (and the accruals corrected) is the sheets' side's own.
-            sheets = payload.get("sheets") or ()
-            owner = owners.get(str(sheets[0]), REFEREE_ONLY) if sheets else REFEREE_ONLY
+            sheets = payload.get("sheets")
+            first = sheets[0] if isinstance(sheets, (list, tuple)) and sheets else None
+            owner = REFEREE_ONLY if first is None else owners.get(str(first), REFEREE_ONLY)
             return EventSecrets(tuple(Secret((k,), owner) for k in _FIRED_PARTS)), owners
         if event_type == "distributed":
             owner = _side(_sides_of(scenario), payload.get("company"))
