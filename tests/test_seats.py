@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rallypoint.core.errors import IllegalNowError, MalformedInputError, UnknownIdError
-from rallypoint.core.visibility import REFEREE, Viewer
+from rallypoint.core.visibility import PUBLIC, REFEREE, Viewer
 from rallypoint.session import Session
 from rallypoint.session.seats import REFEREE_SEAT, SeatBook
 from seats_kit import execute, two_sided
@@ -66,9 +66,10 @@ def test_passwords_are_kept_only_as_argon2id_hashes(book: tuple[SeatBook, str]) 
 
 def test_invites_open_one_seat_each_once(book: tuple[SeatBook, str]) -> None:
     seats, ref = book
-    invites = seats.open_seats(ref, ["finland", "soviet", REFEREE_SEAT])
     ann, bob = seats.create_account("ann", PASSWORD), seats.create_account("bob", PASSWORD)
-    assert seats.viewer(ref, ann.id) is None
+    invites = seats.open_seats(ref, ["finland", "soviet", REFEREE_SEAT], creator=ann.id)
+    assert seats.viewer(ref, ann.id) == PUBLIC  # the creator, before taking a seat
+    assert seats.viewer(ref, bob.id) is None
     assert seats.join(invites["finland"], ann).seat == "finland"
     with pytest.raises(UnknownIdError):
         seats.join(invites["finland"], bob)  # used
@@ -76,12 +77,12 @@ def test_invites_open_one_seat_each_once(book: tuple[SeatBook, str]) -> None:
         seats.join(invites["soviet"], ann)  # one seat per account
     with pytest.raises(UnknownIdError):
         seats.join("made-up-token", bob)
-    fresh = seats.new_invite(ref, "soviet")
+    fresh = seats.new_invite(ref, "soviet", ann.id)
     with pytest.raises(UnknownIdError):
         seats.join(invites["soviet"], bob)  # replaced
     assert seats.join(fresh, bob).seat == "soviet"
     with pytest.raises(IllegalNowError, match="taken"):
-        seats.new_invite(ref, "soviet")
+        seats.new_invite(ref, "soviet", ann.id)
     assert seats.viewer(ref, ann.id) == Viewer.of_side("finland")
     assert seats.viewer(ref, bob.id) == Viewer.of_side("soviet")
     assert seats.seated_campaigns(bob.id) == {ref: "soviet"}

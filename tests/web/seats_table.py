@@ -1,7 +1,8 @@
 """A shared server with a two-sided TCS campaign and a client per person, for the seats tests.
 
-Ann (Finland) creates the campaign through the API, takes her seat and hands the invites to
-Bob (the Soviets) and Rita (the referee); Carol has an account and no seat; Dan is not logged in.
+Ann (Finland) creates the campaign through the API with a referee's seat, takes her seat and
+hands the invites to Bob (the Soviets) and Rita (the referee); Carol has an account and no
+seat; Dan is not logged in.
 The seats then play ``seats_kit``'s opening: each side writes its own sheet, three turns, and the
 referee checks Finland's sheet with the dice 6,6,3 (only the referee may type dice in), leaving
 Finland a pending distribution.
@@ -90,7 +91,8 @@ def open_table(db: Path | str, tmp_path: Path) -> Iterator[Table]:
                            ("outsider", "carol")):
             people[who].log_in(login)
         made = people["finland"].post("/api/campaigns", {
-            "scenario_toml": SCENARIO.read_text(encoding="utf-8"), "name": "tolvajarvi"})
+            "scenario_toml": SCENARIO.read_text(encoding="utf-8"), "name": "tolvajarvi",
+            "referee": True})
         assert made.status_code == 201, made.text
         body = made.json()
         for who, seat in (("finland", "finland"), ("soviet", "soviet"),

@@ -100,7 +100,7 @@ def test_from_invite_to_seat_through_the_pages(shared: TestClient, db: Path | st
                     files={"file": ("two.toml", SCENARIO.read_bytes(), "text/plain")})
     assert r.status_code == 201 and "/join/" in r.text
     links = dict(__import__("re").findall(r'data-seat="([^"]+)">(http[^<]+)<', r.text))
-    assert set(links) == {"finland", "soviet", "@referee"}
+    assert set(links) == {"finland", "soviet"}  # no referee seat unless the creator opens one
     finland = links["finland"].removeprefix("http://testserver")
     page = shared.get(finland)
     assert page.status_code == 200

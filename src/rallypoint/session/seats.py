@@ -1,14 +1,17 @@
 """Accounts, seats and sessions of shared campaigns (``serve --shared``, a hosted server).
 
-A shared campaign has one seat per side of its scenario, and optionally a referee's
-(:data:`REFEREE_SEAT`). Each seat is joined once, by an invite token, by one account; an account
-holds at most one seat of a campaign. Passwords are kept only as argon2id hashes, invite and
-session tokens only as their SHA-256, so a copy of the database lets no one join, log in or pose
-as a player. The campaign is revealed to every seat when the referee asks, or when every side's
-seat has asked (the end of the campaign); its dice secret is marked revealed then too.
+A shared campaign has one seat per side of its scenario, and a referee's (:data:`REFEREE_SEAT`)
+only if its creator opened one when creating it. Each seat is joined once, by an invite token, by
+one account; an account holds at most one seat of a campaign. Who may do what beyond playing
+their own side is declared once, in :data:`POWERS` (the creator and the referee make invites; a
+side's seat makes none, so no seat can mint itself into a seat it does not hold). Passwords are
+kept only as argon2id hashes, invite and session tokens only as their SHA-256, so a copy of the
+database lets no one join, log in or pose as a player. The campaign is revealed to every seat
+when the referee asks, or when every side's seat has asked (the end of the campaign); its dice
+secret is marked revealed then too.
 
 Works on the same SQLite file or PostgreSQL URL as :class:`~rallypoint.session.Session`
-(tables of migration ``0005_seats``).
+(tables of migrations ``0005_seats`` and ``0008_seat_creators``).
 """
 
 from __future__ import annotations
@@ -18,12 +21,14 @@ import hashlib
 import re
 import secrets
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Final
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -35,7 +40,7 @@ from rallypoint.core.errors import (
     UnknownIdError,
 )
 from rallypoint.core.events import now_text
-from rallypoint.core.visibility import REFEREE, Viewer
+from rallypoint.core.visibility import PUBLIC, REFEREE, NotYourSeatError, Viewer
 from rallypoint.store import EventStore
 from rallypoint.store.location import normalised, open_store
 
@@ -45,6 +50,48 @@ SESSION_DAYS = 30
 """How long a login lasts."""
 LOGIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{2,39}$")
 MIN_PASSWORD = 10
+
+
+
+class Power(StrEnum):
+    """What an account may do to a shared campaign beyond playing its own side."""
+
+    INVITE = "invite"
+    """Make a new invite for a free seat (the seat's old invite stops working)."""
+    RENAME = "rename"
+    """Give the campaign a new name."""
+    DELETE = "delete"
+    """Delete the campaign (a backup export is written first)."""
+    REVEAL = "reveal"
+    """Reveal everything to every seat by its word alone (otherwise every side must ask)."""
+    TYPE_DICE = "type dice"
+    """Type in the dice of a command (they choose its outcome)."""
+    UNDO_ANY = "undo any"
+    """Undo any seat's latest event without asking the other sides."""
+
+
+class Standing(StrEnum):
+    """What an account is to a shared campaign (it may be several: a creator holding a seat)."""
+
+    CREATOR = "creator"
+    """Opened the campaign (a seat of it or not)."""
+    REFEREE = "referee"
+    """Holds the referee's seat (one exists only if the creator opened it)."""
+    SIDE = "side"
+    """Holds a side's seat: plays that side, and has no power over the campaign."""
+
+
+POWERS: Final[Mapping[Standing, frozenset[Power]]] = MappingProxyType({
+    Standing.CREATOR: frozenset({Power.INVITE, Power.RENAME, Power.DELETE}),
+    Standing.REFEREE: frozenset(Power),
+    Standing.SIDE: frozenset(),
+})
+"""Who may do what (docs/web.md has the same table). The creator's :attr:`Power.DELETE` holds
+only while no one else holds a seat, or once the campaign is revealed (it has ended), so that a
+creator cannot wipe a game in play; the referee's holds always. Typed dice, the reveal by one
+word and undoing any event are the referee's alone: a campaign without a referee has no dice
+typed in, is revealed when every side asks, and undoes an event only by its maker with the
+other sides' consent."""
 
 _HASHER = PasswordHasher()  # argon2id with argon2-cffi's RFC 9106 "low memory" defaults
 _DUMMY_HASH = _HASHER.hash("not a password of anyone's")
@@ -219,9 +266,16 @@ class SeatBook:
 
     # --- seats ---------------------------------------------------------------------------------
 
-    def open_seats(self, campaign_id: str, seats: Sequence[str]) -> dict[str, str]:
+    def open_seats(self, campaign_id: str, seats: Sequence[str],
+                   creator: str | None = None) -> dict[str, str]:
         """Give a campaign its seats; return each seat's invite token (shown once: only its
-        hash is kept).
+        hash is kept). The referee's seat exists only if ``seats`` names it: this is the one
+        moment it can be opened.
+
+        Args:
+            campaign_id: The campaign.
+            seats: Its side ids, and :data:`REFEREE_SEAT` if it has a referee.
+            creator: The account opening it (``None``: no creator's powers, only a referee's).
 
         Raises:
             IllegalNowError: The campaign has seats already.
@@ -235,15 +289,63 @@ class SeatBook:
             for seat, token in invites.items():
                 conn.execute(store._sql("INSERT INTO seats (campaign_id, seat, invite_hash) "
                                         "VALUES (?, ?, ?)"), (campaign_id, seat, _digest(token)))
+            if creator is not None:
+                conn.execute(store._sql("INSERT INTO seat_campaigns (campaign_id, creator_id, "
+                                        "opened_at) VALUES (?, ?, ?)"),
+                             (campaign_id, creator, now_text()))
         return invites
 
-    def new_invite(self, campaign_id: str, seat: str) -> str:
-        """A new invite token for a seat no one has joined (the old one stops working).
+    def creator_of(self, campaign_id: str) -> str | None:
+        """The account that opened the campaign (``None``: unknown, or not shared)."""
+        with self._tx(write=False) as (store, conn):
+            row = conn.execute(store._sql("SELECT creator_id FROM seat_campaigns "
+                                          "WHERE campaign_id = ?"), (campaign_id,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def standings(self, campaign_id: str, account_id: str | None) -> frozenset[Standing]:
+        """What ``account_id`` is to the campaign (none: a stranger to it)."""
+        if account_id is None:
+            return frozenset()
+        found: set[Standing] = set()
+        if self.creator_of(campaign_id) == account_id:
+            found.add(Standing.CREATOR)
+        seat = self.seat_of(campaign_id, account_id)
+        if seat is not None:
+            found.add(Standing.REFEREE if seat.seat == REFEREE_SEAT else Standing.SIDE)
+        return frozenset(found)
+
+    def powers(self, campaign_id: str, account_id: str | None) -> frozenset[Power]:
+        """Every power ``account_id`` has over the campaign now (:data:`POWERS`, with the
+        creator's delete only while no one else is seated or once all is revealed)."""
+        standings = self.standings(campaign_id, account_id)
+        granted = frozenset().union(*(POWERS[s] for s in standings))
+        if Power.DELETE in granted and Standing.REFEREE not in standings:
+            seats = self.seats(campaign_id)
+            others = any(s.account_id not in (None, account_id) for s in seats)
+            if others and not _revealed(seats):
+                granted -= {Power.DELETE}
+        return granted
+
+    def require(self, campaign_id: str, account_id: str | None, power: Power) -> None:
+        """Refuse unless ``account_id`` has ``power`` over the campaign.
 
         Raises:
+            NotYourSeatError: It has not (the message says who has).
+        """
+        if power not in self.powers(campaign_id, account_id):
+            raise NotYourSeatError(f"{_WHO_MAY[power]}, not you",
+                                   fix=f"Ask {_ASK[power]}.")
+
+    def new_invite(self, campaign_id: str, seat: str, by: str | None) -> str:
+        """A new invite token for a seat no one has joined (the old one stops working), made by
+        the account ``by``: the creator or the referee (:data:`POWERS`).
+
+        Raises:
+            NotYourSeatError: ``by`` may not make invites.
             UnknownIdError: No such seat.
             IllegalNowError: Someone holds the seat.
         """
+        self.require(campaign_id, by, Power.INVITE)
         found = {s.seat: s for s in self.seats(campaign_id)}
         if seat not in found:
             raise UnknownIdError(f"this campaign has no seat {seat!r}",
@@ -273,6 +375,15 @@ class SeatBook:
             rows = conn.execute(store._sql("SELECT campaign_id, seat FROM seats "
                                            "WHERE account_id = ?"), (account_id,)).fetchall()
         return {str(r[0]): str(r[1]) for r in rows}
+
+    def campaigns_of(self, account_id: str) -> frozenset[str]:
+        """The campaigns ``account_id`` holds a seat in or opened."""
+        with self._tx(write=False) as (store, conn):
+            rows = conn.execute(store._sql(
+                "SELECT campaign_id FROM seats WHERE account_id = ? UNION "
+                "SELECT campaign_id FROM seat_campaigns WHERE creator_id = ?"),
+                (account_id, account_id)).fetchall()
+        return frozenset(str(r[0]) for r in rows)
 
     def join(self, token: str, account: Account) -> Seat:
         """Take the seat an invite token opens.
@@ -304,10 +415,13 @@ class SeatBook:
 
     def viewer(self, campaign_id: str, account_id: str | None) -> Viewer | None:
         """How an account sees a campaign: as its seat (shown everything once revealed, still
-        acting only for its side); ``None``: it holds no seat there."""
+        acting only for its side); its creator holding no seat sees what is public (and makes
+        its invites); ``None``: a stranger to it."""
         seats = self.seats(campaign_id)
         mine = next((s for s in seats if account_id and s.account_id == account_id), None)
         if mine is None:
+            if account_id is not None and self.creator_of(campaign_id) == account_id:
+                return PUBLIC
             return None
         if _revealed(seats):
             return REFEREE if mine.seat == REFEREE_SEAT else Viewer.of_side(mine.seat,
@@ -372,6 +486,25 @@ class SeatBook:
                                            "AND target_seq = ?"),
                                 (campaign_id, target_seq)).fetchall()
         return frozenset(str(r[0]) for r in rows)
+
+
+_WHO_MAY: Final[Mapping[Power, str]] = MappingProxyType({
+    Power.INVITE: "only the campaign's creator or its referee makes invites",
+    Power.RENAME: "only the campaign's creator or its referee renames it",
+    Power.DELETE: "only the referee deletes a campaign in play (its creator: before anyone "
+                  "else has joined, or once all is revealed)",
+    Power.REVEAL: "only the referee reveals everything alone",
+    Power.TYPE_DICE: "only the referee types dice in",
+    Power.UNDO_ANY: "only the referee undoes another seat's event",
+})
+_ASK: Final[Mapping[Power, str]] = MappingProxyType({
+    Power.INVITE: "the campaign's creator (or its referee) for a new invite",
+    Power.RENAME: "the campaign's creator (or its referee) to rename it",
+    Power.DELETE: "the referee, or ask for the reveal first (every side asking ends the game)",
+    Power.REVEAL: "for the reveal from every side",
+    Power.TYPE_DICE: "nobody: leave the dice empty to roll dice-v1 dice",
+    Power.UNDO_ANY: "the seat that made the event",
+})
 
 
 def _revealed(seats: Sequence[Seat]) -> bool:

@@ -239,6 +239,17 @@ CREATE TABLE rate_hits (
 CREATE INDEX rate_hits_by_key ON rate_hits (bucket, key, at);
 """
 
+_SEAT_CREATORS = """
+-- Who opened each shared campaign (docs/web.md, "who may do what"): its creator makes invites
+-- and renames it, holding a seat of it or not. A campaign opened before this table has no row:
+-- only its referee has those powers.
+CREATE TABLE seat_campaigns (
+    campaign_id TEXT PRIMARY KEY,
+    creator_id TEXT NOT NULL REFERENCES accounts(id),
+    opened_at TEXT NOT NULL
+);
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("0001_initial", _INITIAL),
     ("0002_campaign_heads", _HEADS),
@@ -248,6 +259,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("0006_pbem", _PBEM),
     ("0007_sealed_dice", _SEALED),
     ("0008_rate_limits", _RATE_LIMITS),
+    ("0009_seat_creators", _SEAT_CREATORS),
 ]
 """Every migration as ``(name, sql)``, in the order they are applied."""
 

@@ -235,6 +235,17 @@ CREATE TABLE rate_hits (
 CREATE INDEX rate_hits_by_key ON rate_hits (bucket, key, at);
 """
 
+_SEAT_CREATORS: Final = """
+-- Who opened each shared campaign (docs/web.md, "who may do what"): its creator makes invites
+-- and renames it, holding a seat of it or not. A campaign opened before this table has no row:
+-- only its referee has those powers.
+CREATE TABLE seat_campaigns (
+    campaign_id TEXT PRIMARY KEY,
+    creator_id TEXT NOT NULL REFERENCES accounts(id),
+    opened_at TEXT NOT NULL
+);
+"""
+
 MIGRATIONS: Final[list[tuple[str, str]]] = [
     ("0001_initial", _INITIAL),
     ("0002_secrets", _SECRETS),
@@ -243,6 +254,7 @@ MIGRATIONS: Final[list[tuple[str, str]]] = [
     ("0006_pbem", _PBEM),
     ("0007_sealed_dice", _SEALED),
     ("0008_rate_limits", _RATE_LIMITS),
+    ("0009_seat_creators", _SEAT_CREATORS),
 ]
 """Every migration as ``(name, sql)``, in the order they are applied; never edit a shipped one."""
 
@@ -289,6 +301,6 @@ VALUES (%s, %s, %s, %s, %s, %s, %s)
 
 TABLES_KEYED_BY_CAMPAIGN: Final = ("local_use", "dice_secrets", "seats", "seat_actions",
                                      "undo_consents", "dice_requests", "dice_answers",
-                                     "state_snapshots",
+                                     "state_snapshots", "seat_campaigns",
                                      "events")
 """Every table with a ``campaign_id`` column but the deletion bookkeeping, events last."""

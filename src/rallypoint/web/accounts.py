@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rallypoint.core.errors import RallypointError, UnknownIdError
 from rallypoint.core.visibility import Role
-from rallypoint.session.seats import REFEREE_SEAT
+from rallypoint.session.seats import REFEREE_SEAT, Power
 from rallypoint.web import deps
 from rallypoint.web.auth import (
     SESSION_COOKIE,
@@ -154,7 +154,8 @@ def seats_page(request: Request, cid: str, invites: dict[str, str] | None = None
     auth = _auth(request)
     service = deps.service(request)
     info = service.info(cid)
-    seated = auth.book.seat_of(info.id, require_account(auth, request).id)
+    account = require_account(auth, request)
+    seated = auth.book.seat_of(info.id, account.id)
     if seated is None and invites is None:
         campaign_viewer(request, cid)  # refuses alike an unknown campaign and a foreign one
     campaign = service.load(info.id)
@@ -170,7 +171,8 @@ def seats_page(request: Request, cid: str, invites: dict[str, str] | None = None
         request, "seats.html", status=status, c=campaign, name=info.name,
         seats=auth.book.seats(info.id), mine=seated, revealed=auth.book.revealed(info.id),
         invites={k: f"{base}/join/{v}" for k, v in (invites or {}).items()},
-        latest=latest, error=error, referee=REFEREE_SEAT)
+        latest=latest, error=error, referee=REFEREE_SEAT,
+        may_invite=Power.INVITE in auth.book.powers(info.id, account.id))
 
 
 @router.get("/c/{cid}/seats", response_class=HTMLResponse)
@@ -191,7 +193,7 @@ async def seat_action(request: Request, cid: str) -> Response:
     try:
         action = fields.get("action")
         if action == "invite":
-            token = auth.book.new_invite(info.id, fields.get("seat", ""))
+            token = service.new_invite(info.id, fields.get("seat", ""), account.id)
             return seats_page(request, cid, invites={fields.get("seat", ""): token})
         if action == "reveal":
             auth.book.ask_reveal(info.id, account.id)
@@ -307,24 +309,28 @@ def join_seat(request: Request, body: Invite) -> dict[str, str]:
 
 @api_router.get("/campaigns/{ref}/seats")
 def list_seats(request: Request, ref: Ref) -> dict[str, Any]:
-    """The campaign's seats, who holds each, yours, and whether all is revealed."""
+    """The campaign's seats, who holds each, yours, whether all is revealed, and your powers
+    over the campaign (``invite``, ``rename``, ``delete``...: docs/web.md)."""
     auth = _auth(request)
     viewer = campaign_viewer(request, ref)
     info = deps.service(request).info(ref)
+    powers = auth.book.powers(info.id, require_account(auth, request).id)
     return {"campaign": info.id, "revealed": auth.book.revealed(info.id),
             "yours": REFEREE_SEAT if viewer.role is Role.REFEREE else viewer.side,
+            "powers": sorted(powers),
             "seats": [{"seat": s.seat, "holder": s.holder, "joined_at": s.joined_at,
                        "reveal_asked": s.reveal_asked} for s in auth.book.seats(info.id)]}
 
 
 @api_router.post("/campaigns/{ref}/invites", status_code=201)
 def new_invite(request: Request, ref: Ref, body: SeatName) -> dict[str, str]:
-    """A new invite for a seat no one holds (the old one stops working)."""
+    """A new invite for a seat no one holds (the old one stops working): the creator's or the
+    referee's to make."""
     auth = _auth(request)
     _json_csrf(request)
     campaign_viewer(request, ref)
-    info = deps.service(request).info(ref)
-    return {"seat": body.seat, "invite": auth.book.new_invite(info.id, body.seat)}
+    token = deps.service(request).new_invite(ref, body.seat, require_account(auth, request).id)
+    return {"seat": body.seat, "invite": token}
 
 
 @api_router.post("/campaigns/{ref}/reveal")

@@ -17,7 +17,7 @@ from rallypoint.core.errors import MalformedInputError
 from rallypoint.core.visibility import Viewer
 from rallypoint.session import CampaignInfo, Executed
 from rallypoint.web import deps
-from rallypoint.web.auth import campaign_viewer, require_account
+from rallypoint.web.auth import account_id, campaign_viewer, require_account
 from rallypoint.web.errors import ErrorBody
 from rallypoint.web.security import SAFE_METHODS, check_csrf
 
@@ -62,6 +62,9 @@ class NewCampaign(Strict):
     scenario_toml: str | None = Field(default=None, description="a scenario file's TOML text")
     name: str | None = Field(default=None, max_length=200)
     seed: str | None = Field(default=None, max_length=200)
+    referee: bool = Field(default=False, description="a shared server: open a referee's seat "
+                          "too (it sees every secret, types dice, reveals and deletes alone; "
+                          "only now can it be opened)")
 
 
 class CommandRequest(Strict):
@@ -168,7 +171,8 @@ def list_campaigns(request: Request) -> list[CampaignInfo]:
 @router.post("/campaigns", status_code=201)
 def create_campaign(request: Request, body: NewCampaign) -> CreatedCampaign:
     """Create a campaign (exactly one of ``scenario`` and ``scenario_toml``); on a shared
-    server it gets a seat per side and a referee's, and the answer their invites."""
+    server it gets a seat per side (and a referee's if ``referee``), and the answer their
+    invites; its creator makes new ones and renames it."""
     service, auth = deps.service(request), deps.auth(request)
     if auth is not None:
         require_account(auth, request)
@@ -180,7 +184,8 @@ def create_campaign(request: Request, body: NewCampaign) -> CreatedCampaign:
                                        body.seed)
     else:
         info = service.create_shipped(body.scenario or "", body.name, body.seed)
-    invites = service.open_seats(info) if auth is not None else None
+    invites = service.open_seats(info, account_id(request) or "", body.referee) \
+        if auth is not None else None
     return CreatedCampaign(**info.model_dump(), invites=invites)
 
 
@@ -192,9 +197,11 @@ def view(request: Request, ref: Ref) -> dict[str, Any]:
 
 @router.patch("/campaigns/{ref}")
 def rename(request: Request, ref: Ref, body: RenameRequest) -> CampaignInfo:
-    """Give the campaign a new name (its events, and so its exports, keep theirs)."""
+    """Give the campaign a new name (its events, and so its exports, keep theirs); on a shared
+    server its creator or its referee may."""
     campaign_viewer(request, ref)
-    return deps.service(request).rename(ref, body.name, body.expected_version)
+    return deps.service(request).rename(ref, body.name, body.expected_version,
+                                        account_id(request))
 
 
 @router.delete("/campaigns/{ref}")
@@ -202,8 +209,8 @@ def delete(request: Request, ref: Ref,
            expected_version: Annotated[int, Query(ge=1)]) -> Deleted:
     """Delete the campaign and its whole log, after writing a backup export beside the
     database (import it to have the campaign back)."""
-    count, backup = deps.service(request).delete(ref, expected_version,
-                                                 campaign_viewer(request, ref))
+    campaign_viewer(request, ref)
+    count, backup = deps.service(request).delete(ref, expected_version, account_id(request))
     return Deleted(events=count, backup=str(backup))
 
 

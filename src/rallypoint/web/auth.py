@@ -139,6 +139,19 @@ def require_account(auth: Auth | None, request: Request) -> Account:
     return account
 
 
+def account_id(request: Request) -> str | None:
+    """The id of the account making ``request`` on a shared server (``None``: a server without
+    accounts, where everyone may do everything).
+
+    Raises:
+        NotLoggedInError: A shared server and nobody logged in.
+    """
+    from rallypoint.web import deps
+
+    auth = deps.auth(request)
+    return None if auth is None else require_account(auth, request).id
+
+
 def viewer_of(auth: Auth | None, request: Request, campaign_id: str) -> Viewer:
     """How the request's account sees a campaign: everything on an unshared server; else its
     seat (everything once revealed).

@@ -20,13 +20,13 @@ from starlette.datastructures import FormData, UploadFile
 from rallypoint.core.errors import MalformedInputError, RallypointError, UnknownIdError
 from rallypoint.core.visibility import EVERYTHING, Viewer
 from rallypoint.session import Campaign
-from rallypoint.session.preview import Preview
 from rallypoint.web import deps
 from rallypoint.web.accounts import seats_page
-from rallypoint.web.auth import campaign_viewer, require_account
+from rallypoint.web.auth import account_id, campaign_viewer, require_account
 from rallypoint.web.errors import status_for
 from rallypoint.web.forms import command_from_form, version_from_form
 from rallypoint.web.rulesets import view_module
+from rallypoint.web.seat_preview import SeatPreview
 from rallypoint.web.security import CSRF_FIELD, check_csrf
 
 router = APIRouter(include_in_schema=False)
@@ -127,7 +127,9 @@ async def create(request: Request) -> Response:
         return _index(request, exc, "create")
     if auth is not None:
         # The invites exist only in this answer (the database keeps their hashes).
-        return seats_page(request, info.id, invites=service.open_seats(info), status=201)
+        invites = service.open_seats(info, account_id(request) or "",
+                                     referee=_text(form, "referee") == "yes")
+        return seats_page(request, info.id, invites=invites, status=201)
     return _see(f"/c/{info.id}")
 
 
@@ -273,7 +275,7 @@ async def preview_fragment(request: Request, cid: str) -> HTMLResponse:
     form = await _form(request)
     viewer = campaign_viewer(request, cid)
     campaign = deps.service(request).load(cid)
-    result: Preview | None = None
+    result: SeatPreview | None = None
     try:
         result = deps.service(request).preview(cid, command_from_form(_pairs(form)), viewer)
         error = result.error
@@ -319,10 +321,11 @@ async def rename(request: Request, cid: str) -> Response:
     """Give the campaign a new name."""
     form = await _form(request)
     service = deps.service(request)
-    campaign_viewer(request, cid)  # a seat of the campaign renames it
+    campaign_viewer(request, cid)  # a stranger to the campaign learns nothing of it
     try:
         info = service.rename(cid, _text(form, "name") or "",
-                              version_from_form(_text(form, "expected_version")))
+                              version_from_form(_text(form, "expected_version")),
+                              account_id(request))
     except RallypointError as exc:
         return campaign_page(request, service.load(cid), exc, "rename")
     return _see(f"/c/{info.id}")
@@ -338,8 +341,9 @@ async def delete(request: Request, cid: str) -> Response:
             raise MalformedInputError("deleting needs the confirmation box ticked",
                                       where="confirm", fix="Tick the box, then delete.")
         name = service.info(cid).name
+        campaign_viewer(request, cid)
         count, backup = service.delete(cid, version_from_form(_text(form, "expected_version")),
-                                       campaign_viewer(request, cid))
+                                       account_id(request))
     except RallypointError as exc:
         return campaign_page(request, service.load(cid), exc, "delete")
     return _index(request, notice=f"deleted {name!r} ({count} events); its backup is "

@@ -40,6 +40,8 @@ CSRF_COOKIE = "rallypoint_csrf"
 CSRF_FIELD = "csrf_token"
 """Form field (or ``X-CSRF-Token`` header) carrying the token derived from the cookie."""
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+STATIC_PREFIX = "/static/"
+"""Where the app serves its static assets (the only responses a browser may keep)."""
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'")
@@ -120,7 +122,8 @@ class GuardMiddleware:
             except RefusedRequest as refused:
                 await _refuse(send, refused)
                 return
-        await self.app(scope, receive, self._decorated(send, new_cookie))
+        await self.app(scope, receive, self._decorated(send, new_cookie,
+                                                       _may_carry_secret(scope)))
 
     def _check(self, scope: Scope, headers: dict[str, str]) -> None:
         host = headers.get("host", "")
@@ -181,12 +184,13 @@ class GuardMiddleware:
 
         return replay
 
-    def _decorated(self, send: Send, new_cookie: str | None) -> Send:
+    def _decorated(self, send: Send, new_cookie: str | None, no_store: bool) -> Send:
         async def wrapped(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers = list(message.get("headers", []))
+                headers = [(k, v) for k, v in message.get("headers", [])
+                           if not (no_store and k.lower() == b"cache-control")]
                 names = {k.lower() for k, _ in headers}
-                for key, value in _security_headers(names):
+                for key, value in _security_headers(names, no_store):
                     headers.append((key, value))
                 if new_cookie is not None:
                     headers.append((b"set-cookie", (
@@ -208,9 +212,20 @@ def _same_origin(origin: str, scope: Scope, host: str) -> bool:
     return parts.scheme == scheme and parts.netloc.lower() == host.strip().lower()
 
 
-def _security_headers(present: set[bytes]) -> list[tuple[bytes, bytes]]:
+def _may_carry_secret(scope: Scope) -> bool:
+    """Whether a response to this request may hold a seat's secrets: everything but the static
+    assets (the same files for everyone)."""
+    return not str(scope.get("path", "")).startswith(STATIC_PREFIX)
+
+
+def _security_headers(present: set[bytes], no_store: bool = True) -> list[tuple[bytes, bytes]]:
     extra = [(b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"same-origin"),
              (b"x-frame-options", b"DENY")]
+    if no_store:
+        # A page, an answer or an export holds the secrets of the seat that asked: no browser
+        # cache, shared proxy or back-forward cache may keep it for the next person at that
+        # screen (a route's own Cache-Control is dropped before, never trusted).
+        extra = [*extra, (b"cache-control", b"no-store")]
     if b"content-security-policy" not in present:
         extra.append((b"content-security-policy", CSP.encode()))
     return [(k, v) for k, v in extra if k not in present]

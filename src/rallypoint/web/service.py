@@ -42,8 +42,9 @@ from rallypoint.core.visibility import (
 )
 from rallypoint.session import Campaign, CampaignInfo, Command, Executed, LogEntry, Session
 from rallypoint.session.exports import export_for
-from rallypoint.session.preview import Preview, preview
-from rallypoint.session.seats import REFEREE_SEAT, SeatBook, change_mark, ensure_store
+from rallypoint.session.preview import preview
+from rallypoint.session.seats import REFEREE_SEAT, Power, SeatBook, change_mark, ensure_store
+from rallypoint.web.seat_preview import SeatPreview, shown_preview
 
 LOCAL = EVERYTHING
 """The viewer of a server without accounts: the one local player (or the table) sees all."""
@@ -131,7 +132,7 @@ class Service:
         found = self.session.campaigns()
         if self.book is None:
             return found
-        mine = self.book.seated_campaigns(account_id) if account_id else {}
+        mine = self.book.campaigns_of(account_id) if account_id else frozenset()
         return [c for c in found if c.id in mine]
 
     def scenarios(self) -> list[tuple[str, str, Path]]:
@@ -242,12 +243,32 @@ class Service:
                 "a shared campaign rolls dice-v1 dice: a public seed would let whoever knows it "
                 "compute every roll", where="seed", fix="Leave the dice seed empty.")
 
-    def open_seats(self, info: CampaignInfo) -> dict[str, str]:
-        """A new shared campaign's seats (each side, and a referee): seat → invite token."""
+    def open_seats(self, info: CampaignInfo, creator: str, referee: bool = False
+                   ) -> dict[str, str]:
+        """A new shared campaign's seats, opened by the account ``creator``: one per side, and
+        the referee's if ``referee`` (only now can it be opened): seat → invite token."""
         assert self.book is not None
         campaign = self.load(info.id)
         sides = self.declaration(campaign).sides(campaign.created.scenario)
-        return self.book.open_seats(info.id, [*sides, REFEREE_SEAT])
+        return self.book.open_seats(info.id, [*sides, *([REFEREE_SEAT] if referee else [])],
+                                    creator=creator)
+
+    def require(self, ref: str, account: str | None, power: Power) -> None:
+        """On a shared server, refuse unless ``account`` has ``power`` over the campaign
+        (:data:`rallypoint.session.seats.POWERS`); a server without accounts allows all.
+
+        Raises:
+            NotYourSeatError: It has not.
+        """
+        if self.book is not None:
+            self.book.require(self.info(ref).id, account, power)
+
+    def new_invite(self, ref: str, seat: str, account: str | None) -> str:
+        """A new invite for a free seat, made by the creator or the referee."""
+        assert self.book is not None
+        token = self.book.new_invite(self.info(ref).id, seat, account)
+        self.forget()
+        return token
 
     def import_uploaded(self, filename: str | None, content: bytes, name: str | None
                         ) -> CampaignInfo:
@@ -298,17 +319,23 @@ class Service:
 
         return self._noted(self.session.execute(ref, build, dice=dice or None), viewer)
 
-    def preview(self, ref: str, command: Mapping[str, Any], viewer: Viewer = LOCAL) -> Preview:
+    def preview(self, ref: str, command: Mapping[str, Any], viewer: Viewer = LOCAL
+                ) -> SeatPreview:
         """What a command would do now (nothing stored, no die rolled), if ``viewer`` may make
-        it (a preview of the other side's distribution would show its steps)."""
+        it (a preview of the other side's distribution would show its steps), filtered for
+        ``viewer`` like a view: the state after a TCS turn holds every side's sheets."""
         self.authorize(ref, command, viewer)
-        return preview(self.load(ref), command)
+        campaign = self.load(ref)
+        log = self.records(ref) if not viewer.sees_all() else ()
+        return shown_preview(campaign, log, preview(campaign, command), viewer,
+                             self.declaration(campaign), _public_summary)
 
     def answer(self, ref: str, decision: str | None, policy: str | None,
                expected_version: int, viewer: Viewer = LOCAL) -> Executed:
         """Answer a pending decision by a named policy, made against ``expected_version``; a
         seat answers only its own decisions (``None``: its next one)."""
         self._check_current(ref, expected_version)
+        _require_seat(viewer)
         if viewer.role is not Role.ALL:
             mine = self.pending(self.load(ref), viewer)
             found = [d for d in mine if decision is None or decision in (d.key, d.subject)]
@@ -324,6 +351,7 @@ class Service:
         """Undo the latest effective event (an appended ``undone`` event). On a shared server
         a seat undoes only what it made, and an event that rolled dice only with every other
         side's consent (the referee may undo anything)."""
+        _require_seat(viewer)
         if self.book is not None and viewer.role is Role.SIDE:
             self._check_undo(ref, viewer)
         return self._noted(self.session.undo(ref, expected_version=expected_version), viewer)
@@ -366,18 +394,20 @@ class Service:
             self.book.record_action(done.campaign.campaign_id, done.record.seq, seat)
         return done
 
-    def rename(self, ref: str, name: str, expected_version: int) -> CampaignInfo:
-        """Give the campaign a new name (its events, and so its exports, keep theirs)."""
+    def rename(self, ref: str, name: str, expected_version: int, account: str | None = None
+               ) -> CampaignInfo:
+        """Give the campaign a new name (its events, and so its exports, keep theirs); on a
+        shared server only its creator or its referee (``account``) may."""
+        self.require(ref, account, Power.RENAME)
         self._check_current(ref, expected_version)
         return self.session.rename(ref, name)
 
-    def delete(self, ref: str, expected_version: int, viewer: Viewer = LOCAL
+    def delete(self, ref: str, expected_version: int, account: str | None = None
                ) -> tuple[int, Path]:
         """Delete the campaign after exporting a backup beside the database; return the number
-        of events deleted and the backup's path. On a shared server only the referee may."""
-        if self.book is not None and viewer.role is not Role.REFEREE:
-            raise NotYourSeatError("only the referee deletes a shared campaign",
-                                   fix="Ask the referee, or delete it with the CLI.")
+        of events deleted and the backup's path. On a shared server only the referee may, or
+        its creator (``account``) before anyone else joined or once all is revealed."""
+        self.require(ref, account, Power.DELETE)
         self._check_current(ref, expected_version)
         info = self.session.resolve(ref)
         slug = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in info.name)[:40]
@@ -417,6 +447,13 @@ def _public_summary(record: EventRecord, declared: Declaration) -> str:
     if record.type == UNDONE:
         return f"undo #{record.payload.get('target')}: (withheld)"
     return declared.public_summary(record.type, record.payload)
+
+
+def _require_seat(viewer: Viewer) -> None:
+    """Refuse a write by a viewer holding no seat (a creator who has not joined one)."""
+    if viewer.role is Role.PUBLIC:
+        raise NotYourSeatError("only a seated player can change this campaign",
+                               fix="Join a seat with its invite first.")
 
 
 def _version_of(value: object) -> int:

@@ -21,7 +21,7 @@ from rallypoint.rulesets.tcs.outlook import (
     sheet_outlook,
 )
 from rallypoint.session import Campaign, Decision
-from rallypoint.session.preview import Preview
+from rallypoint.web.seat_preview import SeatPreview
 
 TEMPLATE = "tcs/campaign.html"
 PREVIEW_TEMPLATE = "tcs/preview.html"
@@ -103,13 +103,14 @@ def context(campaign: Campaign, viewer: Viewer = EVERYTHING) -> dict[str, Any]:
     }
 
 
-def preview_context(campaign: Campaign, result: Preview) -> dict[str, Any]:
-    """The company's counters before → after a previewed distribution."""
+def preview_context(campaign: Campaign, result: SeatPreview) -> dict[str, Any]:
+    """The company's counters before → after a previewed distribution (both states as the seat
+    may see them)."""
     company = getattr(result.command, "company", None)
-    companies = campaign.ruleset.state_json(campaign.state)["companies"]
+    companies = result.before["companies"]
     if result.after is None or company not in companies:
         return {"rows": []}
     old = companies[company]["counters"]
-    new = result.after.ruleset.state_json(result.after.state)["companies"][company]["counters"]
+    new = result.after["companies"][company]["counters"]
     return {"rows": [{"id": i, "before": v, "after": new[i], "changed": v != new[i]}
                      for i, v in old.items()]}
