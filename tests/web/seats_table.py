@@ -79,18 +79,25 @@ class Table:
         return self.people[who].post(f"/api/campaigns/{self.ref}/commands", body)
 
 
-def open_table(db: Path | str, tmp_path: Path) -> Iterator[Table]:
-    """Build and play the table (see the module docstring) on the database ``db``."""
+def open_table(db: Path | str, tmp_path: Path, creator: str = "finland") -> Iterator[Table]:
+    """Build and play the table (see the module docstring) on the database ``db``.
+
+    ``creator="host"``: Hank creates the campaign (with a referee's seat) and hands every
+    invite on, holding no seat himself (he is ``people["host"]``).
+    """
     app = create_app(WebSettings(db=db, allowed_hosts=("testserver",), shared=True,
                                  backups=tmp_path / "backups"))
+    who_all = ("finland", "soviet", "referee", "outsider", "anonymous",
+               *(("host",) if creator == "host" else ()))
     with ExitStack() as stack:
         clients = {who: stack.enter_context(TestClient(app, base_url="http://testserver"))
-                   for who in ("finland", "soviet", "referee", "outsider", "anonymous")}
+                   for who in who_all}
         people = {who: Person(c) for who, c in clients.items()}
         for who, login in (("finland", "ann"), ("soviet", "bob"), ("referee", "rita"),
-                           ("outsider", "carol")):
-            people[who].log_in(login)
-        made = people["finland"].post("/api/campaigns", {
+                           ("outsider", "carol"), ("host", "hank")):
+            if who in people:
+                people[who].log_in(login)
+        made = people[creator].post("/api/campaigns", {
             "scenario_toml": SCENARIO.read_text(encoding="utf-8"), "name": "tolvajarvi",
             "referee": True})
         assert made.status_code == 201, made.text

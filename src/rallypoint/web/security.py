@@ -12,6 +12,9 @@ A server on loopback is still reachable from any page the player's browser opens
   this server never grants.
 - **Oversized bodies** are refused (413) from ``Content-Length`` or while streaming, before a
   route reads them.
+- **Caching**: every response but the static assets carries ``Cache-Control: no-store`` (a
+  page, an answer or an export holds the secrets of the seat that asked; no browser or proxy
+  may keep it for the next person at that screen).
 
 Every refusal is a ``{code, message}`` JSON body like the library's errors.
 """
