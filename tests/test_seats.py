@@ -132,3 +132,20 @@ def test_both_backends_keep_state_snapshots(db: Path | str) -> None:
     campaign = session.load(ref)
     assert campaign.version == 77 and len(campaign.events) < 20
     assert session.load(ref, whole=True).state == campaign.state
+
+
+def test_the_powers_table_is_the_documented_one() -> None:
+    """docs/web.md's table, row by row (the oracle), against ``granted``."""
+    from rallypoint.session.powers import Power, Standing, granted
+
+    def of(*standings: Standing, others: bool = True, revealed: bool = False) -> set[str]:
+        return {str(p) for p in granted(standings, others_seated=others, revealed=revealed)}
+
+    assert of(Standing.SIDE) == set()
+    assert of(Standing.CREATOR) == {"invite", "rename"}
+    assert of(Standing.CREATOR, others=False) == {"invite", "rename", "delete"}
+    assert of(Standing.CREATOR, revealed=True) == {"invite", "rename", "delete"}
+    assert of(Standing.CREATOR, Standing.SIDE) == {"invite", "rename"}
+    assert of(Standing.REFEREE) == {"invite", "rename", "delete", "reveal", "type dice",
+                                    "undo any"} == {str(p) for p in Power}
+    assert of() == set()

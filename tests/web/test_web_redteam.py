@@ -88,6 +88,7 @@ READS = [
     Read("/c/{cid}/lab"),
     Read("/c/{cid}/lab/rest.svg", seated=(409,)),  # the lab simulates shipped scenarios only
     Read("/c/{cid}/log"),
+    Read("/c/{cid}/readings"),
     Read("/c/{cid}/download/{name}.json", seated=(404,)),  # a TCS page offers no download
     Read("/c/{cid}/export"),
     Read("/c/{cid}/seats"),

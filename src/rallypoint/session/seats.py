@@ -3,12 +3,12 @@
 A shared campaign has one seat per side of its scenario, and a referee's (:data:`REFEREE_SEAT`)
 only if its creator opened one when creating it. Each seat is joined once, by an invite token, by
 one account; an account holds at most one seat of a campaign. Who may do what beyond playing
-their own side is declared once, in :data:`POWERS` (the creator and the referee make invites; a
-side's seat makes none, so no seat can mint itself into a seat it does not hold). Passwords are
-kept only as argon2id hashes, invite and session tokens only as their SHA-256, so a copy of the
-database lets no one join, log in or pose as a player. The campaign is revealed to every seat
-when the referee asks, or when every side's seat has asked (the end of the campaign); its dice
-secret is marked revealed then too.
+their own side is declared once, in :data:`rallypoint.session.powers.POWERS` (the creator and
+the referee make invites; a side's seat makes none, so no seat can mint itself into a seat it
+does not hold). Passwords are kept only as argon2id hashes, invite and session tokens only as
+their SHA-256, so a copy of the database lets no one join, log in or pose as a player. The
+campaign is revealed to every seat when the referee asks, or when every side's seat has asked
+(the end of the campaign); its dice secret is marked revealed then too.
 
 Works on the same SQLite file or PostgreSQL URL as :class:`~rallypoint.session.Session`
 (tables of migrations ``0005_seats`` and ``0008_seat_creators``).
@@ -21,14 +21,12 @@ import hashlib
 import re
 import secrets
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from enum import StrEnum
 from pathlib import Path
-from types import MappingProxyType
-from typing import Any, Final
+from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -40,7 +38,8 @@ from rallypoint.core.errors import (
     UnknownIdError,
 )
 from rallypoint.core.events import now_text
-from rallypoint.core.visibility import PUBLIC, REFEREE, NotYourSeatError, Viewer
+from rallypoint.core.visibility import PUBLIC, REFEREE, Viewer
+from rallypoint.session.powers import Power, Standing, granted, refusal
 from rallypoint.store import EventStore
 from rallypoint.store.location import normalised, open_store
 
@@ -52,46 +51,6 @@ LOGIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{2,39}$")
 MIN_PASSWORD = 10
 
 
-
-class Power(StrEnum):
-    """What an account may do to a shared campaign beyond playing its own side."""
-
-    INVITE = "invite"
-    """Make a new invite for a free seat (the seat's old invite stops working)."""
-    RENAME = "rename"
-    """Give the campaign a new name."""
-    DELETE = "delete"
-    """Delete the campaign (a backup export is written first)."""
-    REVEAL = "reveal"
-    """Reveal everything to every seat by its word alone (otherwise every side must ask)."""
-    TYPE_DICE = "type dice"
-    """Type in the dice of a command (they choose its outcome)."""
-    UNDO_ANY = "undo any"
-    """Undo any seat's latest event without asking the other sides."""
-
-
-class Standing(StrEnum):
-    """What an account is to a shared campaign (it may be several: a creator holding a seat)."""
-
-    CREATOR = "creator"
-    """Opened the campaign (a seat of it or not)."""
-    REFEREE = "referee"
-    """Holds the referee's seat (one exists only if the creator opened it)."""
-    SIDE = "side"
-    """Holds a side's seat: plays that side, and has no power over the campaign."""
-
-
-POWERS: Final[Mapping[Standing, frozenset[Power]]] = MappingProxyType({
-    Standing.CREATOR: frozenset({Power.INVITE, Power.RENAME, Power.DELETE}),
-    Standing.REFEREE: frozenset(Power),
-    Standing.SIDE: frozenset(),
-})
-"""Who may do what (docs/web.md has the same table). The creator's :attr:`Power.DELETE` holds
-only while no one else holds a seat, or once the campaign is revealed (it has ended), so that a
-creator cannot wipe a game in play; the referee's holds always. Typed dice, the reveal by one
-word and undoing any event are the referee's alone: a campaign without a referee has no dice
-typed in, is revealed when every side asks, and undoes an event only by its maker with the
-other sides' consent."""
 
 _HASHER = PasswordHasher()  # argon2id with argon2-cffi's RFC 9106 "low memory" defaults
 _DUMMY_HASH = _HASHER.hash("not a password of anyone's")
@@ -315,16 +274,11 @@ class SeatBook:
         return frozenset(found)
 
     def powers(self, campaign_id: str, account_id: str | None) -> frozenset[Power]:
-        """Every power ``account_id`` has over the campaign now (:data:`POWERS`, with the
-        creator's delete only while no one else is seated or once all is revealed)."""
-        standings = self.standings(campaign_id, account_id)
-        granted = frozenset().union(*(POWERS[s] for s in standings))
-        if Power.DELETE in granted and Standing.REFEREE not in standings:
-            seats = self.seats(campaign_id)
-            others = any(s.account_id not in (None, account_id) for s in seats)
-            if others and not _revealed(seats):
-                granted -= {Power.DELETE}
-        return granted
+        """Every power ``account_id`` has over the campaign now (:func:`granted`)."""
+        seats = self.seats(campaign_id)
+        others = any(s.account_id not in (None, account_id) for s in seats)
+        return granted(self.standings(campaign_id, account_id), others_seated=others,
+                       revealed=_revealed(seats))
 
     def require(self, campaign_id: str, account_id: str | None, power: Power) -> None:
         """Refuse unless ``account_id`` has ``power`` over the campaign.
@@ -333,8 +287,7 @@ class SeatBook:
             NotYourSeatError: It has not (the message says who has).
         """
         if power not in self.powers(campaign_id, account_id):
-            raise NotYourSeatError(f"{_WHO_MAY[power]}, not you",
-                                   fix=f"Ask {_ASK[power]}.")
+            raise refusal(power)
 
     def new_invite(self, campaign_id: str, seat: str, by: str | None) -> str:
         """A new invite token for a seat no one has joined (the old one stops working), made by
@@ -486,25 +439,6 @@ class SeatBook:
                                            "AND target_seq = ?"),
                                 (campaign_id, target_seq)).fetchall()
         return frozenset(str(r[0]) for r in rows)
-
-
-_WHO_MAY: Final[Mapping[Power, str]] = MappingProxyType({
-    Power.INVITE: "only the campaign's creator or its referee makes invites",
-    Power.RENAME: "only the campaign's creator or its referee renames it",
-    Power.DELETE: "only the referee deletes a campaign in play (its creator: before anyone "
-                  "else has joined, or once all is revealed)",
-    Power.REVEAL: "only the referee reveals everything alone",
-    Power.TYPE_DICE: "only the referee types dice in",
-    Power.UNDO_ANY: "only the referee undoes another seat's event",
-})
-_ASK: Final[Mapping[Power, str]] = MappingProxyType({
-    Power.INVITE: "the campaign's creator (or its referee) for a new invite",
-    Power.RENAME: "the campaign's creator (or its referee) to rename it",
-    Power.DELETE: "the referee, or ask for the reveal first (every side asking ends the game)",
-    Power.REVEAL: "for the reveal from every side",
-    Power.TYPE_DICE: "nobody: leave the dice empty to roll dice-v1 dice",
-    Power.UNDO_ANY: "the seat that made the event",
-})
 
 
 def _revealed(seats: Sequence[Seat]) -> bool:

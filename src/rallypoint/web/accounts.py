@@ -15,7 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rallypoint.core.errors import RallypointError, UnknownIdError
 from rallypoint.core.visibility import Role
-from rallypoint.session.seats import REFEREE_SEAT, Power
+from rallypoint.session.powers import Power
+from rallypoint.session.seats import REFEREE_SEAT
 from rallypoint.web import deps
 from rallypoint.web.auth import (
     SESSION_COOKIE,

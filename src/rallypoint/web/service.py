@@ -42,8 +42,9 @@ from rallypoint.core.visibility import (
 )
 from rallypoint.session import Campaign, CampaignInfo, Command, Executed, LogEntry, Session
 from rallypoint.session.exports import export_for
+from rallypoint.session.powers import Power
 from rallypoint.session.preview import preview
-from rallypoint.session.seats import REFEREE_SEAT, Power, SeatBook, change_mark, ensure_store
+from rallypoint.session.seats import REFEREE_SEAT, SeatBook, change_mark, ensure_store
 from rallypoint.web.seat_preview import SeatPreview, shown_preview
 
 LOCAL = EVERYTHING
