@@ -17,6 +17,9 @@ Two attacks an opponent could make on the events it is shown redacted, each trie
   database stores) and on a shared web server (a side's filtered export): with the blind it
   finds nothing. Its control: the same attack on the same event with the blind taken out
   (re-hashed) finds the secret, so the attack is real and only the blind stops it.
+- **Washing.** A reader cannot check a redacted event's hash, so a sender who marks a public
+  event redacted (a loss whose counter it brought back) and re-signs its file would be taken on
+  trust until the reveal: the import refuses an event no honest redaction makes.
 """
 
 from __future__ import annotations
@@ -395,3 +398,32 @@ def test_the_reveal_checks_a_partial_log_in_either_format(
                                                               "night": True}})
         problem = check_reveal(lie, log, FINLAND)
         assert problem is not None and problem.seq == log[turn].seq
+
+
+# --- redaction-washing: a sender marking a public event redacted ---------------------------------
+
+
+def test_a_public_event_sent_as_redacted_is_refused(tmp_path: Path) -> None:
+    # Finland records a loss, then forges it in its turn file: the counter comes back whole and
+    # the event is marked redacted, so that the Soviets could not check it against its hash;
+    # the file is re-signed with Finland's own seat key (the digest of withheld payloads too).
+    from rallypoint.core.errors import IntegrityError
+    from test_pbem_hidden import OTHER, _key, _resign, start
+
+    game = start(tmp_path, "washing")
+    execute(game.dbs["finland"], game.campaign, {"kind": "loss", "counter": "1/ErP112-1"})
+    path = game.export("finland")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    loss = data["events"][-1]
+    assert loss["type"] == "loss" and not is_redacted(EventRecord.model_validate(loss))
+    counter = loss["payload"]["counters"]["1/ErP112-1"]
+    loss["payload"]["counters"]["1/ErP112-1"] = {**counter, "steps": 5, "pile": "map"}
+    loss["payload"][WITHHELD] = {"finland": None}
+    _resign(data, _key(game.dbs["finland"], game.campaign, "finland"))
+    path.write_text(json.dumps(data), encoding="utf-8")
+    soviet = game.dbs[OTHER["finland"]]
+    before = len(list(soviet.load(game.campaign, whole=True).events))
+    with pytest.raises(IntegrityError, match=r"event #\d+ arrives redacted, but a 'loss' event "
+                                             "never hides anything"):
+        import_turn(soviet, path)
+    assert len(list(soviet.load(game.campaign, whole=True).events)) == before

@@ -39,6 +39,7 @@ from rallypoint.rulesets.tcs.commands import (
 from rallypoint.rulesets.tcs.partial import apply_redacted
 from rallypoint.rulesets.tcs.scenario import Pile
 from rallypoint.rulesets.tcs.state import SheetStatus, TcsState
+from tcs_partial_kit import DECLARATION as TCS_SECRETS
 from tcs_partial_kit import SIDES, TCS, fresh, partial_fold, record, seen
 
 # --- the oracle -----------------------------------------------------------------------------
@@ -247,6 +248,17 @@ def test_a_partial_log_stored_in_the_old_format_still_folds(game: Campaign) -> N
     assert mismatches(game.events, old=True) == []
     undone = game.undo().undo()
     assert mismatches(undone.events, old=True) == []
+
+
+def test_every_type_that_hides_something_is_declared_so(game: Campaign) -> None:
+    # ``may_hide`` lets an import refuse a public event sent as redacted (issue 18): it must
+    # hold for every type the declaration hides something of, and for no other.
+    from rallypoint.core.visibility import event_secrets
+
+    hiding = {r.type for r, h in zip(game.events, event_secrets(game.events), strict=True)
+              if h.secret and r.type not in ("created", "undone")}
+    assert hiding == {t for t in {r.type for r in game.events} if TCS_SECRETS.may_hide(t)}
+    assert hiding >= {"sheet_written", "turn_advanced", "implementation_checked", "moved"}
 
 
 def test_the_fixed_game_after_undoing_its_tail(game: Campaign) -> None:

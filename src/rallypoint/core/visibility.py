@@ -194,6 +194,11 @@ class Declaration(Protocol):
         """What a redacted event says in the log (``payload`` is already redacted)."""
         ...
 
+    def may_hide(self, event_type: str) -> bool:
+        """Whether an event of this type can ever hide something (else it never arrives
+        redacted: a sender marking one so would dodge its hash check)."""
+        ...
+
     def view_secrets(self, scenario: Mapping[str, Any],
                      state: Mapping[str, Any]) -> tuple[Secret, ...]:
         """The secret parts of a state view (paths inside ``state_json``)."""
@@ -464,6 +469,10 @@ class OpenDeclaration:
     def public_summary(self, event_type: str, payload: Mapping[str, Any]) -> str:
         """Never needed (nothing is withheld)."""
         return event_type
+
+    def may_hide(self, event_type: str) -> bool:
+        """Nothing is secret."""
+        return False
 
     def view_secrets(self, scenario: Mapping[str, Any],
                      state: Mapping[str, Any]) -> tuple[Secret, ...]:

@@ -26,7 +26,7 @@ from rallypoint.store.foldcheck import check_import
 from rallypoint.store.records import CampaignInfo
 from rallypoint.store.signing import TurnSignature, check_signatures, seat_keys
 from rallypoint.store.sqlite import EventStore
-from rallypoint.store.visibility import redacted_digest
+from rallypoint.store.visibility import dishonest_redaction, redacted_digest
 
 FORMAT: Final = "rallypoint-campaign"
 FORMAT_VERSION: Final = 3
@@ -432,10 +432,18 @@ def check_redacted(exported: ExportedCampaign) -> None:
     """The redacted payloads are the ones the signed header's ``turn.redacted`` hashes.
 
     Raises:
-        IntegrityError: A redacted event was edited (or redacted) after the file was signed.
+        IntegrityError: A redacted event was edited (or redacted) after the file was signed, or
+            is not one an honest redaction makes (:func:`dishonest_redaction`).
     """
     stated = exported.turn.redacted if exported.turn else None
     if redacted_digest(exported.events) != stated:
         raise IntegrityError("the file's withheld events are not the ones its signed header "
                              "names (edited after it was signed?)", where="turn.redacted",
                              fix="Do not trust this file; ask the sender to export it again")
+    dishonest = dishonest_redaction(exported.events)
+    if dishonest is not None:
+        seq, why = dishonest
+        raise IntegrityError(f"event #{seq} arrives redacted, but {why}: its hash cannot be "
+                             "checked, so the sender could have written anything in it",
+                             where=f"seq {seq}", fix="Do not trust this file; ask the sender "
+                             "to export it again")

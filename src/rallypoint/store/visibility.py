@@ -5,16 +5,26 @@
 export never branches on a ruleset's secrets itself. A redacted event keeps its hashes (the chain
 still links) but its hash can no longer be recomputed by the reader, so the turn file's signed
 header also carries :func:`redacted_digest`: a hash of every redacted payload, which binds what
-the reader was shown to the sender's signature.
+the reader was shown to the sender's signature, and every redacted event must look like an
+honest redaction (:func:`dishonest_redaction`): else a sender could mark any of its events
+redacted, and the reader, who cannot check a redacted event's hash, would take it on trust.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
-from rallypoint.core.events import EventRecord, canonical_json
-from rallypoint.core.visibility import Viewer, is_redacted, redact_events
+from rallypoint.core.events import CREATED, UNDONE, EventRecord, canonical_json
+from rallypoint.core.visibility import (
+    REDACTED,
+    REFEREE_ONLY,
+    WITHHELD,
+    Viewer,
+    declaration_of,
+    is_redacted,
+    redact_events,
+)
 
 
 def visible_records(records: Sequence[EventRecord], viewer: str | None) -> list[EventRecord]:
@@ -36,3 +46,52 @@ def redacted_digest(records: Sequence[EventRecord]) -> str | None:
     if not shown:
         return None
     return hashlib.sha256(canonical_json(shown).encode("utf-8")).hexdigest()
+
+
+def dishonest_redaction(records: Sequence[EventRecord]) -> tuple[int, str] | None:
+    """The first redacted event that no honest redaction could make, as (seq, why), or ``None``.
+
+    An event arrives redacted only if its type can hide something (the ruleset's ``may_hide``;
+    an ``undone`` only if its target can, a ``created`` only its plain seed), and its withheld
+    part names only the campaign's sides or the referee, each as an opaque ``null``.
+    """
+    if not records:
+        return None
+    created = records[0].payload
+    declared = declaration_of(str(created.get("ruleset", "")))
+    parties = {*declared.sides(created.get("scenario") or {}), REFEREE_ONLY}
+    by_seq = {r.seq: r for r in records}
+    for record in records:
+        if not is_redacted(record):
+            continue
+        why = _kind_problem(record, by_seq, declared.may_hide) or _part_problem(record, parties)
+        if why is not None:
+            return record.seq, why
+    return None
+
+
+def _kind_problem(record: EventRecord, by_seq: Mapping[int, EventRecord],
+                  may_hide: Callable[[str], bool]) -> str | None:
+    """Why an event of this type cannot arrive redacted (``None``: it can)."""
+    if record.type == CREATED:
+        return None  # its seed, checked as a part below
+    if record.type == UNDONE:
+        target = by_seq.get(int(record.payload.get("target") or 0))
+        if target is None or is_redacted(target) or may_hide(target.type):
+            return None
+        return f"it undoes #{target.seq}, a {target.type!r} that hides nothing"
+    if not may_hide(record.type):
+        return f"a {record.type!r} event never hides anything"
+    return None
+
+
+def _part_problem(record: EventRecord, parties: set[str]) -> str | None:
+    """Why the withheld part is not one an honest redaction makes (``None``: it is)."""
+    if REDACTED in record.payload:
+        return None  # the format stored before issue 18: its markers name their owners
+    part = record.payload[WITHHELD]
+    if not part or not set(part) <= parties or any(v is not None for v in part.values()):
+        return "its withheld part is not one opaque part per side of the campaign"
+    if record.type == CREATED and set(part) != {REFEREE_ONLY}:
+        return "a 'created' event withholds only a plain dice seed, the referee's"
+    return None

@@ -41,6 +41,10 @@ _DISTRIBUTED_PARTS = ("sheet", "steps", "unspent")
 # position, round and seat stay public, so both databases agree on position and round numbering.
 _PROOF_PARTS = ("command", "tape", "links", "nonce")
 _LEFT_PARTS = ("sheet", "sheet_cancelled", "companies")
+_HIDING = frozenset({"sheet_written", "turn_advanced", "accrued", "implementation_checked",
+                     "reassigned", "attacked", "distributed", "left_center", "moved"})
+"""The event types that can hide something (``moved``: when it leaves a center or attests a
+seam count); any other type never arrives redacted."""
 
 
 def _sides_of(scenario: Mapping[str, Any]) -> dict[str, str]:
@@ -165,6 +169,10 @@ class TcsSecrets:
             owner = _scenario_counter_side(scenario, payload.get("counter"))
             return EventSecrets((Secret(("attest_distance",), owner),)), owners
         return NOTHING, owners
+
+    def may_hide(self, event_type: str) -> bool:
+        """The event types :meth:`event_secrets` can hide something of."""
+        return event_type in _HIDING
 
     def public_summary(self, event_type: str, payload: Mapping[str, Any]) -> str:
         """What a redacted TCS event says in the log."""
