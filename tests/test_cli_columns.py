@@ -111,3 +111,46 @@ def test_every_listed_scenario_name_starts_a_campaign(tmp_path: Path) -> None:
         assert Path(s["path"]).stem == s["name"]
         out = run(db, "new", s["name"], "--name", f"c-{s['name']}")
         assert out.startswith(f"created campaign c-{s['name']} ({s['ruleset']}, id ")
+
+
+LAB_80 = """\
+metric                    n      mean    se        sd       p10   median   p90
+──────────────────────────────────────────────────────────────────────────────
+steps_inf                 1000   4.346   0.01505   0.4759   4     4        5
+steps_hwy                 1000   1.334   0.01492   0.4719   1     1        2
+steps_to                  1000   1       0         0        1     1        1
+steps_tank                1000   1.348   0.01507   0.4766   1     1        2
+turns_to_implementation   1000   6.349   0.1074    3.396    2     6        11
+note: a fast array version of the recovery rolls, over the data file's recovery
+table
+"""
+
+COMPARE_80 = """\
+variant comparison, A: number=11 · B: number=12 (paired run by run: same seed
+and chunks)
+metric            A       B       B − A   se      95 % interval
+───────────────────────────────────────────────────────────────
+hours_to_return   12.42   36.03   23.61   1.099   21.46 … 25.77
+"""
+
+
+def _tidy(out: str) -> str:
+    return "\n".join(line.rstrip() for line in out.splitlines()) + "\n"
+
+
+def test_a_lab_table_fits_80_columns_in_plain_words(tmp_path: Path) -> None:
+    out = _tidy(run(tmp_path / "lab.sqlite3", "simulate", "tcs-recovery", "--modifier", "1",
+                    "--row", "3", "--runs", "1000", "--seed", "1", "--workers", "1"))
+    assert out.startswith("simulate tcs-recovery: 1000 runs in ")
+    assert "· seed 1, 32 chunks (--seed repeats it) metric " in " ".join(out.split())
+    assert "(--seed repeats it)\n" + LAB_80 in out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    for internal in ("NumpyRoller", "PCG64", "numpy", "kernel", "vectorised"):
+        assert internal not in out
+
+
+def test_a_lab_comparison_names_its_variants_above_an_80_column_table(tmp_path: Path) -> None:
+    out = _tidy(run(tmp_path / "lab.sqlite3", "simulate", "tcs-fo", "--number", "11",
+                    "--compare-number", "12", "--runs", "1000", "--seed", "1", "--workers", "1"))
+    assert out.endswith(COMPARE_80)
+    assert max(len(line) for line in out.splitlines()) <= 80

@@ -51,7 +51,7 @@ def test_simulate_tcs_policy_variant_and_text_output() -> None:
     out = runner.invoke(app, ["simulate", "tcs", "--runs", "8", "--scenario", "example2",
                               "--compare", "policy=heal_first", *FAST])
     assert out.exit_code == 0, out.output
-    assert "variant comparison" in out.output and "seed entropy 7" in out.output
+    assert "variant comparison" in out.output and "seed 7, " in out.output
 
 
 def test_simulate_tcs_recovery_json_beside_exact() -> None:

@@ -6,6 +6,7 @@ import csv
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -126,3 +127,47 @@ def test_plot_suffix_is_checked(tmp_path: Path) -> None:
     with pytest.raises(MalformedInputError, match=r"\.png or \.svg"):
         plots.fan_chart(tmp_path / "fan.jpg", {"A": {"fit": np.ones((2, 3))}}, "fan")
     assert plots.companion(Path("a/fan.png"), "compare") == Path("a/fan-compare.png")
+
+
+def _captured(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The figures the plot functions would save (kept open to inspect)."""
+    figures: list[Any] = []
+
+    def keep(fig: Any, path: Path) -> Path:
+        figures.append(fig)
+        return path
+
+    monkeypatch.setattr(plots, "_save", keep)
+    return figures
+
+
+def test_equal_variants_on_a_fan_chart_are_each_still_seen(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    figures = _captured(monkeypatch)
+    same = np.tile(np.linspace(3.0, 5.0, 30), (20, 1))
+    plots.fan_chart(Path("fan.png"), {f"v{n}": {"fit_tanks": same} for n in range(3)}, "fan")
+    means = [line for line in figures[0].axes[0].get_lines()
+             if not line.get_label().startswith("_")]
+    assert len(means) == 3
+    assert len({(m.get_linestyle(), m.get_marker()) for m in means}) == 3
+    shown = []
+    for m in means:
+        start, step = m.get_markevery()
+        shown.append(set(np.asarray(m.get_xdata())[start::step].tolist()))
+    assert all(shown) and not (shown[0] & shown[1] or shown[0] & shown[2] or shown[1] & shown[2]), \
+        "every variant's markers sit on days of their own"
+
+
+def test_equal_variants_on_histograms_keep_their_outlines_and_exact_dots_apart(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    figures = _captured(monkeypatch)
+    values = {"turns": np.array([1.0, 2.0, 2.0, 3.0])}
+    law = {"turns": {1.0: 0.25, 2.0: 0.5, 3.0: 0.25}}
+    plots.histograms(Path("h.png"), {"A": values, "B": values}, ["turns"], "h",
+                     exact_by_variant={"A": law, "B": law})
+    ax = figures[0].axes[0]
+    outlines = [p for p in ax.patches if not p.get_fill()]
+    assert len(outlines) == 2 and outlines[0].get_linestyle() != outlines[1].get_linestyle()
+    dots = [line for line in ax.get_lines() if line.get_label().endswith(": exact")]
+    assert [d.get_marker() for d in dots] == ["o", "s"]
+    assert set(dots[0].get_xdata()).isdisjoint(dots[1].get_xdata())

@@ -120,7 +120,9 @@ def run_jobs(common: Common, jobs: Sequence[tuple[str, Job]]) -> tuple[list[SimR
     began = time.perf_counter()
     results = []
     for label, job in jobs:
-        with _progress(f"{label} ({backend.describe()})", chunks, not common.as_json) as tick:
+        # A bar only on a terminal: piped, it would leave a blank line on stderr per variant.
+        shown = not common.as_json and err_console.is_terminal
+        with _progress(f"{label} ({backend.describe()})", chunks, shown) as tick:
             results.append(job(backend, entropy, tick))
     return results, time.perf_counter() - began
 
@@ -133,19 +135,37 @@ def _num(value: Any) -> str:
     return str(value)
 
 
+def _compact(*columns: Any, title: str | None = None) -> Any:
+    """A lab table that fits 80 columns: a rule under the header, no side or inner borders."""
+    from rich import box
+    from rich.table import Table
+
+    return Table(*columns, title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
+                 padding=(0, 1))
+
+
+def _metric_column(metrics: Sequence[str]) -> Any:
+    """The metric names in full (folded only on a terminal too narrow even for them)."""
+    from rich.table import Column
+
+    return Column("metric", overflow="fold", min_width=min(24, max(map(len, metrics),
+                                                                   default=6)))
+
+
+def run_line(title: str, what: str, elapsed: float, backend: str, seed: dict[str, Any]) -> str:
+    """What ran, how long, where, and the seed that repeats it, in words (the generator and
+    numpy version are in ``--json``)."""
+    return (f"[bold]{escape(title)}[/]: {what} in {elapsed:.2f} s ({backend}) · "
+            f"seed {seed['entropy']}, {seed['chunks']} chunks (--seed repeats it)")
+
+
 def print_result(result: SimResult, elapsed: float, backend: str, title: str) -> None:
     """The summary table, what the run was, its seed, and its notes."""
-    from rich.table import Column, Table
-
-    seed = result.seed_info()
-    console.print(f"[bold]{escape(title)}[/]: {result.runs} runs in {elapsed:.2f} s on {backend}"
-                  f" · seed entropy {seed['entropy']} · {seed['chunks']} chunks · "
-                  f"{seed['bit_generator']} · numpy {seed['numpy']}", highlight=False,
-                  soft_wrap=True)
+    console.print(run_line(title, f"{result.runs} runs", elapsed, backend, result.seed_info()),
+                  highlight=False)
     rows = result.summary()
-    table = Table("n", "mean", "se", "sd", "p10", "median", "p90")
-    # Metric names in full (folded on a narrow terminal, never cut short).
-    table.columns.insert(0, Column("metric", overflow="fold", min_width=16))
+    table = _compact(_metric_column([r["metric"] for r in rows]), "n", "mean", "se", "sd",
+                     "p10", "median", "p90")
     for row in rows:
         table.add_row(row["metric"], str(row["n"]), *(_num(row[k]) for k in (
             "mean", "se", "sd", "p10", "median", "p90")))
@@ -155,15 +175,15 @@ def print_result(result: SimResult, elapsed: float, backend: str, title: str) ->
 
 
 def print_comparison(comparison: Comparison) -> None:
-    """The variants side by side: means, B − A, its standard error and 95 % interval."""
-    from rich.table import Column, Table
-
+    """The variants side by side (A and B, named above the table): means, B − A, its standard
+    error and 95 % interval."""
     paired = comparison.rows and comparison.rows[0].paired
-    table = Table(Column(comparison.label_a, overflow="fold"),
-                  Column(comparison.label_b, overflow="fold"), "B − A", "se", "95 % interval",
-                  title="variant comparison (" + ("paired run by run: same seed and chunks"
-                                                  if paired else "independent runs") + ")")
-    table.columns.insert(0, Column("metric", overflow="fold", min_width=16))
+    console.print(f"variant comparison, A: {escape(comparison.label_a)} · B: "
+                  f"{escape(comparison.label_b)} (" + ("paired run by run: same seed and chunks"
+                                                       if paired else "independent runs") + ")",
+                  highlight=False)
+    table = _compact(_metric_column([r.metric for r in comparison.rows]), "A", "B", "B − A",
+                     "se", "95 % interval")
     for r in comparison.rows:
         table.add_row(r.metric, _num(r.mean_a), _num(r.mean_b), _num(r.diff), _num(r.se),
                       f"{_num(r.low)} … {_num(r.high)}")
@@ -273,12 +293,10 @@ def emit_sweep(common: Common, results: list[SimResult], labels: list[str], elap
     if common.as_json:
         print_json(found.to_json())
     else:
-        seed = results[0].seed_info()
-        console.print(f"[bold]{escape(title)}[/]: {len(results)} variants × {results[0].runs} "
-                      f"runs in {elapsed:.2f} s on {common.backend().describe()} · seed entropy "
-                      f"{seed['entropy']} · {seed['chunks']} chunks · {seed['bit_generator']} · "
-                      f"numpy {seed['numpy']} (every variant in full: --json)", highlight=False,
-                      soft_wrap=True)
+        what = f"{len(results)} variants × {results[0].runs} runs"
+        console.print(run_line(title, what, elapsed, common.backend().describe(),
+                               results[0].seed_info()) + " (every variant in full: --json)",
+                      highlight=False)
         if extra:
             extra(results[0])
         print_sweep(found)
@@ -297,19 +315,19 @@ def emit_sweep(common: Common, results: list[SimResult], labels: list[str], elap
 def print_sweep(found: Sweep) -> None:
     """One table: per metric (a section each), every variant's mean, its difference to the
     baseline (the first variant), the paired standard error and 95 % interval."""
-    from rich.table import Column, Table
+    from rich.table import Column
 
     from rallypoint.lab.results import short_labels
 
     short, names = short_labels(found.labels)
     base, labels = short[0], dict(zip(found.labels, short, strict=True))
-    table = Table(Column("metric", overflow="fold", min_width=12),
-                  Column("variant", overflow="fold"), "mean", "− baseline", "se",
-                  "95 % interval",
-                  title=f"sweep over {names}: {len(found.labels)} variants, each against the "
-                        f"baseline {base} (paired run by run: same seed and chunks)")
-    summaries = {row["metric"]: row for row in found.results[0].summary()}
     metrics = list(found.results[0].metrics)
+    console.print(f"sweep over {escape(names)}: {len(found.labels)} variants, each against the "
+                  f"baseline {escape(base)} (paired run by run: same seed and chunks)",
+                  highlight=False)
+    table = _compact(_metric_column(metrics), Column("variant", overflow="fold"), "mean",
+                     "− baseline", "se", "95 % interval")
+    summaries = {row["metric"]: row for row in found.results[0].summary()}
     for n, metric in enumerate(metrics):
         table.add_row(metric, base, _num(summaries[metric]["mean"]), "baseline", "", "")
         rows = [next((r for r in rs if r.metric == metric), None) for rs in found.rows.values()]

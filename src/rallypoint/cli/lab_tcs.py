@@ -243,7 +243,7 @@ def tcs_recovery(
         results, elapsed = run_jobs(common, [("tcs-recovery", lambda b, e, tick:
                                               tcs_sim.simulate_recovery(spec, runs, e, chunks, b,
                                                                         tick))])
-        emit(common, results, ["kernel"], elapsed, "simulate tcs-recovery (vectorised)",
+        emit(common, results, ["kernel"], elapsed, "simulate tcs-recovery",
              extra=_print_recovery_exact)
         if plot:
             result = results[0]
@@ -299,7 +299,7 @@ def tcs_fo(
         labels = [f"number={n}" for n in numbers]
         results, elapsed = run_jobs(common, [(lb, job(n))
                                              for lb, n in zip(labels, numbers, strict=True)])
-        comparison = emit(common, results, labels, elapsed, "simulate tcs-fo (vectorised)")
+        comparison = emit(common, results, labels, elapsed, "simulate tcs-fo")
         if plot:
             exact = {}
             for lb, r in zip(labels, results, strict=True):

@@ -123,8 +123,18 @@ def histograms(path: Path, data: Mapping[str, Mapping[str, FloatArray]],
             if tail is not None:
                 seen = np.minimum(seen, tail)
             weights = np.full(len(seen), 1.0 / len(values))
-            ax.hist(seen, bins=list(bins), weights=weights, alpha=0.55 if len(data) > 1 else 0.85,
-                    label=f"{name} (n={len(values):,})", histtype="stepfilled")
+            if len(data) == 1:
+                ax.hist(seen, bins=list(bins), weights=weights, alpha=0.85,
+                        label=f"{name} (n={len(values):,})", histtype="stepfilled")
+                continue
+            # Several variants: light fills under outlines in each variant's own dashes, so a
+            # variant equal to another is still seen (a filled bar would hide the one beneath).
+            n = list(data).index(name)
+            ax.hist(seen, bins=list(bins), weights=weights, alpha=0.25, color=f"C{n}",
+                    histtype="stepfilled")
+            ax.hist(seen, bins=list(bins), weights=weights, color=f"C{n}", histtype="step",
+                    linewidth=1.4, linestyle=LINESTYLES[n % len(LINESTYLES)],
+                    label=f"{name} (n={len(values):,})")
         if exact and metric in exact:
             xs = [x for x in sorted(exact[metric]) if tail is None or x < tail]
             ax.plot(xs, [exact[metric][x] for x in xs], "o", color="black", markersize=3,
@@ -133,7 +143,10 @@ def histograms(path: Path, data: Mapping[str, Mapping[str, FloatArray]],
             law = (exact_by_variant or {}).get(name, {}).get(metric)
             if law:
                 xs = [x for x in sorted(law) if tail is None or x < tail]
-                ax.plot(xs, [law[x] for x in xs], "o", color=f"C{n}", markersize=3,
+                # Each variant's dots its own shape, nudged sideways: equal laws show both.
+                shift = (n - (len(data) - 1) / 2) * 0.3 * float(bins[1] - bins[0])
+                ax.plot([x + shift for x in xs], [law[x] for x in xs],
+                        MARKERS[n % len(MARKERS)], color=f"C{n}", markersize=3.5,
                         markeredgecolor="black", markeredgewidth=0.4, label=f"{name}: exact")
         ax.set_title(metric.replace("_", " ") + (f" (last bar: ≥ {tail:g})" if tail else ""),
                      fontsize="medium")
@@ -149,6 +162,19 @@ def histograms(path: Path, data: Mapping[str, Mapping[str, FloatArray]],
     _legend(fig, axes)
     _title(fig, title)
     return _save(fig, path)
+
+
+LINESTYLES = ("-", "--", ":", "-.")
+MARKERS = ("o", "s", "^", "D", "v", "P")
+
+
+def series_style(n: int, count: int, every: int = 4) -> dict[str, Any]:
+    """Line style, marker and marker spacing of the ``n``-th of ``count`` series, so series
+    that coincide are still told apart, in colour or not: each has its own dashes and marker,
+    and the markers of series ``n`` sit ``n`` steps further on (two equal lines show both)."""
+    spacing = max(every, count)
+    return {"linestyle": LINESTYLES[n % len(LINESTYLES)], "marker": MARKERS[n % len(MARKERS)],
+            "markevery": (n % spacing, spacing)}
 
 
 UNITS = {"fit_tanks": "tanks", "mean_fatigue": "fatigue (0–100)",
@@ -168,11 +194,16 @@ def fan_chart(path: Path, variants: Mapping[str, Mapping[str, FloatArray]], titl
             steps = np.arange(1, values.shape[1] + 1)
             p10, p90 = np.nanpercentile(values, [10, 90], axis=0)
             color = f"C{n}"
-            ax.fill_between(steps, p10, p90, alpha=0.2, color=color, linewidth=0)
+            style = series_style(n, len(variants))
+            ax.fill_between(steps, p10, p90, alpha=0.12, color=color, linewidth=0)
+            # Band edges in the variant's own dashes: identical bands still show every variant.
+            for edge in (p10, p90):
+                ax.plot(steps, edge, color=color, linewidth=0.7, alpha=0.8,
+                        linestyle=style["linestyle"])
             # The mean, not the median: whole-number quantities (fit tanks) have a median that
             # jumps between values and hides a change of a few percent.
-            ax.plot(steps, np.nanmean(values, axis=0), color=color,
-                    label=f"{label}: mean, 10–90 % band")
+            ax.plot(steps, np.nanmean(values, axis=0), color=color, markersize=4,
+                    label=f"{label}: mean, 10–90 % band", **style)
         ax.set_title(name.replace("_", " "), fontsize="medium")
         ax.set_xlabel(xlabel)
         ax.set_ylabel(UNITS.get(name, name.replace("_", " ")))

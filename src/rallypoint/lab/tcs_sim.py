@@ -246,7 +246,8 @@ def simulate_rest(spec: RestSpec, runs: int, entropy: int, chunks: int, backend:
                                       "fo_loss": spec.interruptions.fo_loss}},
         entropy=entropy, chunks=chunks, metrics=concat(parts),
         exact=exact_turns(begin, spec),
-        notes=["scalar engine: the real TCS rules and campaign, dice from NumpyRoller",
+        notes=["each run plays the real TCS rules on its own copy of the campaign, the dice drawn "
+               "from the seed",
                "battalion_morale is summed over the scenario's battalions"])
 
 
@@ -302,7 +303,8 @@ def simulate_recovery(spec: RecoverySpec, runs: int, entropy: int, chunks: int, 
         params.update(row=spec.row, per_turn=spec.per_turn, turns=spec.turns)
     return SimResult(simulation="tcs-recovery", parameters=params, entropy=entropy,
                      chunks=chunks, metrics=concat(parts), exact=exact,
-                     notes=["vectorised numpy kernel over the data file's recovery table"])
+                     notes=["a fast array version of the recovery rolls, over the data file's "
+                            "recovery table"])
 
 
 def simulate_fo(number: int, runs: int, entropy: int, chunks: int, backend: Backend,
@@ -313,7 +315,7 @@ def simulate_fo(number: int, runs: int, entropy: int, chunks: int, backend: Back
                        progress)
     return SimResult(simulation="tcs-fo", parameters={"number": number}, entropy=entropy,
                      chunks=chunks, metrics=concat(parts), exact=exact_fo(number),
-                     notes=["vectorised numpy kernel: 2d6 each whole hour until the FO returns"])
+                     notes=["a fast array version: 2d6 each whole hour until the FO returns"])
 
 
 def check_parameters(overrides: Mapping[str, Any]) -> None:
