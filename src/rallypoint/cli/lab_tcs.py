@@ -82,7 +82,7 @@ def tcs_implementation_odds(
                                          max=MAX_HORIZON)] = 24,
     as_json: JsonOpt = False,
 ) -> None:
-    """Chance a Recovery Op Sheet implements (Prep. Defense line)."""
+    """Chance a Recovery Op Sheet implements: a d66 against the Prep. Defense line's cell."""
     from rallypoint.lab import odds
 
     with guarded():

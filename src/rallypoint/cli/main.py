@@ -379,7 +379,18 @@ def run() -> None:
 
     gc.set_threshold(_GC_THRESHOLD, *gc.get_threshold()[1:])
     try:
-        build(_words(sys.argv[1:]))()
+        built = build(_words(sys.argv[1:]))
+        if "--help" in sys.argv[1:]:
+            import typer.main
+
+            from rallypoint.cli.glossary import annotate
+
+            # Help explains the game words it uses (row, d66, SP ...) in an epilog.
+            command = typer.main.get_command(built)
+            annotate(command)
+            command(prog_name="rallypoint")
+        else:
+            built()
     finally:
         gc.freeze()
 

@@ -257,7 +257,8 @@ def check(
     ask_dice: AskDiceOpt = False,
     campaign: CampaignOpt = None,
 ) -> None:
-    """Roll for a sheet's implementation; on success each company rolls for recovery.
+    """Roll for a sheet's implementation (a d66 on the Implementation Table); on success each
+    company rolls for recovery.
 
     A further modifier the situation calls for at check time (seed: "if the enemy has broken
     into the formation's idea of 'the rear'") is given with --rear-broken; lasting ones (rear
