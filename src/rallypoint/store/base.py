@@ -25,6 +25,7 @@ from rallypoint.core.errors import (
 from rallypoint.core.events import GENESIS_HASH, ChainProblem, EventRecord, NewEvent, canonical_json
 from rallypoint.core.suggest import did_you_mean
 from rallypoint.store.limits import LimitsMixin
+from rallypoint.store.marks import Mark, MarksMixin
 from rallypoint.store.names import clean_name
 from rallypoint.store.records import CampaignInfo, StoredLog, VerifyReport
 from rallypoint.store.secrets import SecretsMixin
@@ -50,7 +51,7 @@ class Statements(NamedTuple):
     """One campaign's events (one all-NULL row for a campaign without events)."""
 
 
-class StoreBase(SecretsMixin, LimitsMixin):
+class StoreBase(SecretsMixin, LimitsMixin, MarksMixin):
     """The event store's logic on any backend (see the module docstring)."""
 
     _STATEMENTS: ClassVar[Statements]
@@ -148,7 +149,7 @@ class StoreBase(SecretsMixin, LimitsMixin):
         ready = [normalised(event, seq) for seq, event in enumerate(events, expected_seq)]
         records: list[EventRecord] = []
         with self._write() as conn:
-            last_seq, prev_hash = self._intact_head(conn, campaign_id)
+            last_seq, prev_hash, guard = self._verified_head(conn, campaign_id)
             if last_seq + 1 != expected_seq:
                 raise StaleVersionError(
                     f"campaign {campaign_id!r} is at version {last_seq}, "
@@ -159,6 +160,8 @@ class StoreBase(SecretsMixin, LimitsMixin):
                 self._insert(conn, record)
                 records.append(record)
                 prev_hash = record.hash
+            if records:  # rows this write made and hashed itself: known good
+                self._set_mark(conn, campaign_id, Mark(records[-1].seq, prev_hash, guard))
         return records
 
     def import_records(
@@ -419,13 +422,20 @@ class StoreBase(SecretsMixin, LimitsMixin):
             UnknownIdError: No such campaign.
             IntegrityError: The stored log fails verification (writes never build on it).
         """
+        seq, hash_, _ = self._verified_head(conn, campaign_id)
+        return seq, hash_
+
+    def _verified_head(self, conn: Any, campaign_id: str) -> tuple[int, str, str]:
+        """:meth:`_intact_head` and the trigger guard it was checked under: the log is checked
+        from its chain mark while the guard holds (:mod:`rallypoint.store.marks`), else whole.
+        """
         info = self._row(conn, campaign_id, lock=True)
-        _, problem = self._chain(conn, campaign_id, info.head_seq, info.head_hash)
+        problem, guard = self._checked_since_mark(conn, info)
         if problem is not None:
             raise IntegrityError(
                 f"campaign {info.name!r} is broken at seq {problem.seq}: {problem.reason}",
                 where=self.path, fix=BROKEN_FIX)
-        return info.head_seq, info.head_hash
+        return info.head_seq, info.head_hash, guard
 
     def _name_taken(self, name: str, other_id: str) -> StoreError:
         return StoreError(f"a campaign named {name!r} already exists (id {other_id[:8]})",

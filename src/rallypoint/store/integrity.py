@@ -12,7 +12,8 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from typing import Final
+from collections.abc import Iterable, Sequence
+from typing import Any, Final
 
 from rallypoint.core.events import GENESIS_HASH, ChainProblem
 
@@ -64,9 +65,26 @@ def check_rows(conn: sqlite3.Connection, campaign_id: str, head_seq: int,
     Checks contiguous seqs from 1, each ``prev_hash`` link, each hash against its row, and that the
     newest row is the recorded head.
     """
-    prev, count = GENESIS_HASH, 0
-    for seq, type_, payload, recorded_at, prev_hash, hash_ in conn.execute(
-            CHAIN_SELECT, (campaign_id,)):
+    return check_chain(conn.execute(CHAIN_SELECT, (campaign_id,)), campaign_id, head_seq,
+                       head_hash)
+
+
+def check_chain(rows: Iterable[Sequence[Any]], campaign_id: str, head_seq: int, head_hash: str,
+                *, after: tuple[int, str] = (0, GENESIS_HASH)) -> tuple[int, ChainProblem | None]:
+    """Walk stored rows ``(seq, type, payload, recorded_at, prev_hash, hash)`` in seq order.
+
+    Args:
+        rows: The rows after ``after``'s seq, oldest first.
+        campaign_id: Their campaign.
+        head_seq: The campaign's recorded head.
+        head_hash: Its recorded hash.
+        after: ``(seq, hash)`` of the last row already known good (none: the genesis).
+
+    Returns:
+        The seq of the last row walked (``after``'s when none) and the first problem, if any.
+    """
+    count, prev = after
+    for seq, type_, payload, recorded_at, prev_hash, hash_ in rows:
         count += 1
         if seq != count:
             return count, ChainProblem(seq=seq, reason=f"sequence gap: expected {count}")

@@ -250,6 +250,18 @@ CREATE TABLE seat_campaigns (
 );
 """
 
+_CHAIN_MARKS = """
+-- How far each campaign's chain was last checked whole (rallypoint.store.marks): its seq and hash,
+-- and the guard (the triggers' state) it was checked under. A write re-checks only the rows after
+-- it while the guard is unchanged; any trigger dropped or disabled since forces a whole check.
+CREATE TABLE chain_marks (
+    campaign_id TEXT PRIMARY KEY,
+    seq INTEGER NOT NULL,
+    hash TEXT NOT NULL,
+    guard TEXT NOT NULL
+);
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("0001_initial", _INITIAL),
     ("0002_campaign_heads", _HEADS),
@@ -260,6 +272,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("0007_sealed_dice", _SEALED),
     ("0008_rate_limits", _RATE_LIMITS),
     ("0009_seat_creators", _SEAT_CREATORS),
+    ("0010_chain_marks", _CHAIN_MARKS),
 ]
 """Every migration as ``(name, sql)``, in the order they are applied."""
 

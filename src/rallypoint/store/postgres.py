@@ -16,11 +16,11 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from rallypoint.core.errors import StoreError
-from rallypoint.core.events import GENESIS_HASH, ChainProblem, now_text
+from rallypoint.core.events import ChainProblem, now_text
 from rallypoint.store import pg_pool
 from rallypoint.store import postgres_schema as schema
 from rallypoint.store.base import Statements, StoreBase
-from rallypoint.store.integrity import head_problem, row_matches
+from rallypoint.store.integrity import check_chain
 
 if TYPE_CHECKING:
     import psycopg
@@ -158,6 +158,12 @@ class PostgresStore(StoreBase):
             cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
             yield cur
 
+    def _guard(self, conn: Any) -> str:
+        # Disabling or enabling a trigger rewrites its pg_trigger row (a new xmin); dropping one
+        # removes it. Either way the guard changes, and the next write checks the chain whole.
+        row = conn.execute(schema.TRIGGER_GUARD).fetchone()
+        return f"postgresql:{row[0] or ''}"
+
     def _serialise_key(self, conn: Any, text: str) -> None:
         # Concurrent transactions under READ COMMITTED would each count the same rows.
         conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (text,))
@@ -173,18 +179,8 @@ class PostgresStore(StoreBase):
 def _check_rows(cur: psycopg.Cursor[Any], campaign_id: str, head_seq: int,
                 head_hash: str) -> tuple[int, ChainProblem | None]:
     """Rows counted and the first chain or head problem (as ``integrity.check_rows``)."""
-    prev, count = GENESIS_HASH, 0
-    for seq, type_, payload, recorded_at, prev_hash, hash_ in cur.execute(
-            schema.CHAIN_SELECT, (campaign_id,)).fetchall():
-        count += 1
-        if seq != count:
-            return count, ChainProblem(seq=seq, reason=f"sequence gap: expected {count}")
-        if prev_hash != prev:
-            return count, ChainProblem(seq=seq, reason="prev_hash does not match the event before")
-        if not row_matches(campaign_id, seq, type_, payload, recorded_at, prev_hash, hash_):
-            return count, ChainProblem(seq=seq, reason="content does not match its hash (edited?)")
-        prev = str(hash_)
-    return count, head_problem(count, prev, head_seq, head_hash)
+    return check_chain(cur.execute(schema.CHAIN_SELECT, (campaign_id,)).fetchall(), campaign_id,
+                       head_seq, head_hash)
 
 
 def _first_line(exc: BaseException) -> str:

@@ -246,6 +246,18 @@ CREATE TABLE seat_campaigns (
 );
 """
 
+_CHAIN_MARKS: Final = """
+-- How far each campaign's chain was last checked whole (rallypoint.store.marks): its seq and hash,
+-- and the guard (the triggers' state) it was checked under. A write re-checks only the rows after
+-- it while the guard is unchanged; any trigger dropped or disabled since forces a whole check.
+CREATE TABLE chain_marks (
+    campaign_id TEXT PRIMARY KEY,
+    seq INTEGER NOT NULL,
+    hash TEXT NOT NULL,
+    guard TEXT NOT NULL
+);
+"""
+
 MIGRATIONS: Final[list[tuple[str, str]]] = [
     ("0001_initial", _INITIAL),
     ("0002_secrets", _SECRETS),
@@ -255,6 +267,7 @@ MIGRATIONS: Final[list[tuple[str, str]]] = [
     ("0007_sealed_dice", _SEALED),
     ("0008_rate_limits", _RATE_LIMITS),
     ("0009_seat_creators", _SEAT_CREATORS),
+    ("0010_chain_marks", _CHAIN_MARKS),
 ]
 """Every migration as ``(name, sql)``, in the order they are applied; never edit a shipped one."""
 
@@ -300,7 +313,15 @@ VALUES (%s, %s, %s, %s, %s, %s, %s)
 """
 
 TABLES_KEYED_BY_CAMPAIGN: Final = ("local_use", "dice_secrets", "seats", "seat_actions",
+                                     "chain_marks",
                                      "undo_consents", "dice_requests", "dice_answers",
                                      "state_snapshots", "seat_campaigns",
                                      "events")
 """Every table with a ``campaign_id`` column but the deletion bookkeeping, events last."""
+
+TRIGGER_GUARD: Final = """
+SELECT string_agg(tgname::text || ':' || tgenabled::text || ':' || xmin::text, ','
+                  ORDER BY tgname)
+FROM pg_trigger WHERE tgrelid IN ('events'::regclass, 'campaigns'::regclass) AND NOT tgisinternal
+"""
+"""The state of the log's triggers, as a chain mark's guard (rallypoint.store.marks)."""

@@ -117,6 +117,11 @@ class EventStore(StoreBase):
                head_hash: str) -> tuple[int, ChainProblem | None]:
         return check_rows(conn, campaign_id, head_seq, head_hash)
 
+    def _guard(self, conn: sqlite3.Connection) -> str:
+        # SQLite bumps the schema cookie in the file header on every schema change: a trigger
+        # dropped (to edit rows) or made again changes it, so the next write checks whole.
+        return f"sqlite:{conn.execute('PRAGMA schema_version').fetchone()[0]}"
+
     def _keyed_tables(self, conn: sqlite3.Connection) -> list[str]:
         return _tables_keyed_by_campaign(conn)
 
