@@ -15,6 +15,7 @@ from it (``SeededRoller(seed, "v<version>")``), and a roll that does not reprodu
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from enum import StrEnum
@@ -290,12 +291,18 @@ def logical_position(events: Sequence[LoggedEvent]) -> int:
 
 
 def _advance(stack: list[int], event: LoggedEvent) -> None:
-    """Move an effective-event stack past ``event``: an undo pops its target, others push."""
+    """Move an effective-event stack past ``event``: an undo pops its target, others push.
+
+    The stack holds seqs in ascending order (events come in seq order), so a membership test is
+    a bisection and a push compares with the top: the walk stays linear in the log's length.
+    """
     if event.type == _UNDONE:
         target = event.payload.get("target")
-        if target in stack[1:]:
-            stack.remove(target)
-    elif event.type != _CREATED and event.seq not in stack:
+        if type(target) is int:
+            at = bisect.bisect_left(stack, target, 1)
+            if at < len(stack) and stack[at] == target:
+                del stack[at]
+    elif event.type != _CREATED and (not stack or stack[-1] < event.seq):
         stack.append(event.seq)
 
 
