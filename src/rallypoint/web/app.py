@@ -39,7 +39,7 @@ def create_app(settings: WebSettings) -> FastAPI:
             "refused as `stale-version` (409) if the campaign has moved on. Refusals are 4xx "
             "with `{code, message}` using the library's error codes; nothing is written. "
             "Write requests must send `Content-Type: application/json`."),
-        docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json",
+        docs_url=None, redoc_url=None, openapi_url="/api/openapi.json",
         lifespan=_lifespan,
     )
     _start_pool(settings)

@@ -79,6 +79,13 @@ def _see(url: str) -> Response:
     return RedirectResponse(url, status_code=303)
 
 
+@router.get("/api/docs", response_class=HTMLResponse)
+def api_docs(request: Request) -> HTMLResponse:
+    """The JSON API's OpenAPI page: Swagger UI vendored in ``static/swagger-ui`` and started by
+    ``static/swagger-init.js``, so it loads under the pages' own CSP (no CDN, nothing inline)."""
+    return deps.renderer(request).html(request, "api_docs.html", schema_url="/api/openapi.json")
+
+
 # --- the campaigns list ----------------------------------------------------------------------
 
 
