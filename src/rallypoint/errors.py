@@ -18,14 +18,20 @@ class RallypointError(Exception):
         where: Where it is: ``file.toml:12``, ``formations[0].companies[2].counters[1].steps``,
             or a counter/company id. Optional.
         fix: One sentence on how to fix it. Optional but almost always given.
+        instead: The kind of command that does what the player meant (``"rest"`` for a report
+            on a day with no action), when the fix is "do that instead": a typed hint each
+            front end words its own way (the CLI keeps ``fix``, the web names its button), so
+            no front end reads the fix's text. Optional.
     """
 
     code: ClassVar[str] = "error"
 
-    def __init__(self, what: str, *, where: str | None = None, fix: str | None = None) -> None:
+    def __init__(self, what: str, *, where: str | None = None, fix: str | None = None,
+                 instead: str | None = None) -> None:
         self.what = what
         self.where = where
         self.fix = fix
+        self.instead = instead
         super().__init__(self.message)
 
     @property

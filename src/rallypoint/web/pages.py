@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from html import escape
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
@@ -25,6 +26,8 @@ from rallypoint.web.accounts import seats_page
 from rallypoint.web.auth import account_id, campaign_viewer, require_account
 from rallypoint.web.errors import status_for
 from rallypoint.web.forms import command_from_form, version_from_form
+from rallypoint.web.refill import Refill, refill_page
+from rallypoint.web.words import field_of, partly_done, web_message
 from rallypoint.web.rulesets import view_module
 from rallypoint.web.seat_preview import SeatPreview
 from rallypoint.web.security import CSRF_FIELD, check_csrf
@@ -96,14 +99,16 @@ def index(request: Request) -> HTMLResponse:
 
 
 def _index(request: Request, error: RallypointError | None = None, form: str | None = None,
-           notice: str | None = None) -> HTMLResponse:
+           notice: str | None = None, sent: list[tuple[str, str]] | None = None) -> HTMLResponse:
     service, auth = deps.service(request), deps.auth(request)
     account = require_account(auth, request) if auth is not None else None
-    return deps.renderer(request).html(
+    field = field_of(error, sent or [])
+    page = deps.renderer(request).html(
         request, "index.html", status=status_for(error) if error else 200,
         campaigns=service.campaigns(account.id if account else None),
-        scenarios=service.scenarios(), error=error, error_form=form, notice=notice,
-        allow_import=auth is None)
+        scenarios=service.scenarios(), error=error, error_form=form, error_field=field,
+        notice=notice, allow_import=auth is None)
+    return _refilled(page, form, sent, field, error)
 
 
 async def _upload(form: FormData, name: str) -> tuple[str | None, bytes] | None:
@@ -131,7 +136,7 @@ async def create(request: Request) -> Response:
             raise MalformedInputError("no scenario chosen", where="scenario",
                                       fix="Pick a shipped scenario or upload a scenario file.")
     except RallypointError as exc:
-        return _index(request, exc, "create")
+        return _index(request, exc, "create", sent=_pairs(form))
     if auth is not None:
         # The invites exist only in this answer (the database keeps their hashes).
         invites = service.open_seats(info, account_id(request) or "",
@@ -151,7 +156,7 @@ async def import_(request: Request) -> Response:
                                       fix="Choose an export file (from Export on a campaign).")
         info = deps.service(request).import_uploaded(upload[0], upload[1], _text(form, "name"))
     except RallypointError as exc:
-        return _index(request, exc, "import")
+        return _index(request, exc, "import", sent=_pairs(form))
     return _see(f"/c/{info.id}")
 
 
@@ -165,10 +170,12 @@ def _selection_for(view: Any, given: dict[str, str]) -> dict[str, str]:
 
 def campaign_page(request: Request, campaign: Campaign, error: RallypointError | None = None,
                   form: str | None = None, done: int | None = None,
-                  chosen: dict[str, str] | None = None) -> HTMLResponse:
+                  chosen: dict[str, str] | None = None,
+                  sent: list[tuple[str, str]] | None = None) -> HTMLResponse:
     """A campaign's page: the ruleset's view, what was just recorded, undo and export.
 
     ``chosen``: what the page has selected (a view's ``QUERY`` names, e.g. a squares unit).
+    ``sent``: a refused form's fields, put back into that form (``form``) as they were typed.
     """
     view = view_module(campaign.ruleset.name)
     viewer = campaign_viewer(request, campaign.campaign_id)
@@ -177,10 +184,23 @@ def campaign_page(request: Request, campaign: Campaign, error: RallypointError |
     recorded = [e for e in deps.service(request).log(campaign.campaign_id, viewer)
                 if done is not None and e.seq >= done] if done else []
     name = deps.service(request).info(campaign.campaign_id).name
-    return deps.renderer(request).html(
+    field = field_of(error, sent or [], getattr(view, "field_for", None))
+    page = deps.renderer(request).html(
         request, view.TEMPLATE, status=status_for(error) if error else 200, c=campaign, name=name,
-        error=error, error_form=form, recorded=recorded,
-        **view.context(campaign, viewer=viewer, **selection))
+        error=error, error_form=form, error_field=field, recorded=recorded,
+        commands=getattr(view, "COMMANDS", {}), **view.context(campaign, viewer=viewer, **selection))
+    return _refilled(page, form, sent, field, error, getattr(view, "COMMANDS", {}))
+
+
+def _refilled(page: HTMLResponse, form: str | None, sent: list[tuple[str, str]] | None,
+              field: str | None, error: RallypointError | None,
+              commands: dict[str, str] | None = None) -> HTMLResponse:
+    """``page`` with the refused form as the player left it (see :mod:`.refill`)."""
+    if error is None or form is None or sent is None:
+        return page
+    text = refill_page(bytes(page.body).decode(), Refill(
+        form, tuple(sent), field, escape(web_message(error, commands))))
+    return HTMLResponse(text, status_code=page.status_code)
 
 
 @router.get("/c/{cid}", response_class=HTMLResponse)
@@ -261,16 +281,18 @@ async def do(request: Request, cid: str) -> Response:
         if not 1 <= repeat <= MAX_REPEAT:
             raise MalformedInputError(f"repeat {repeat} is out of range", where="repeat",
                                       fix=f"Repeat 1 to {MAX_REPEAT} times.")
-        first = None
+        first, written = None, 0
         for n in range(repeat):
             done = service.execute(cid, {**command, "expected_version": version + n},
                                    dice=_text(form, "dice"), viewer=viewer)
-            first = first or done.record.seq
+            first, written = first or done.record.seq, n + 1
     except (RallypointError, ValueError) as exc:
         error = exc if isinstance(exc, RallypointError) else MalformedInputError(
             f"repeat: {exc}", where="repeat", fix="Type a whole number.")
+        if written:
+            error = partly_done(error, written, repeat)
         return campaign_page(request, service.load(cid), error, _text(form, "form"),
-                             chosen=_selection(form))
+                             done=first, chosen=_selection(form), sent=_pairs(form))
     keep = urlencode(_selection(form))
     return _see(f"/c/{done.campaign.campaign_id}?done={first}{'&' + keep if keep else ''}"
                 "#recorded")
@@ -334,7 +356,7 @@ async def rename(request: Request, cid: str) -> Response:
                               version_from_form(_text(form, "expected_version")),
                               account_id(request))
     except RallypointError as exc:
-        return campaign_page(request, service.load(cid), exc, "rename")
+        return campaign_page(request, service.load(cid), exc, "rename", sent=_pairs(form))
     return _see(f"/c/{info.id}")
 
 
@@ -352,7 +374,7 @@ async def delete(request: Request, cid: str) -> Response:
         count, backup = service.delete(cid, version_from_form(_text(form, "expected_version")),
                                        account_id(request))
     except RallypointError as exc:
-        return campaign_page(request, service.load(cid), exc, "delete")
+        return campaign_page(request, service.load(cid), exc, "delete", sent=_pairs(form))
     return _index(request, notice=f"deleted {name!r} ({count} events); its backup is "
                   f"{backup}: import it to have the campaign back")
 

@@ -17,7 +17,9 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
+from rallypoint.core.errors import RallypointError
 from rallypoint.web.security import csrf_token
+from rallypoint.web.words import web_message
 from rallypoint.web.settings import WebSettings
 
 
@@ -89,6 +91,9 @@ class Renderer:
              ) -> HTMLResponse:
         """Render ``template`` as a full page or, for htmx, as the fragment it is."""
         context.setdefault("account", request.scope.get("state", {}).get("account"))
+        error = context.get("error")
+        if isinstance(error, RallypointError):
+            context["error_text"] = web_message(error, context.get("commands"))
         text = self.env.get_template(template).render(
             request=request, csrf_token=self.token(request),
             htmx=request.headers.get("hx-request") == "true", shared=self.settings.shared,

@@ -92,13 +92,14 @@ def transition(state: PlatoonState, command: Command, dice: pd.Recorder,
         raise IllegalNowError(
             f"no battle today (day {state.day}: "
             + ("withdrawn to refit)" if state.withdrawn() else "no action)"),
-            fix="Use `rallypoint platoon rest`.")
+            fix="Use `rallypoint platoon rest`.", instead="rest")
     if isinstance(command, RestDay):
         if state.action_today and not state.withdrawn():
             raise IllegalNowError(
                 f"day {state.day} holds an action and the platoon has "
                 f"{len(state.fit_crews())} fit tanks: it fights",
-                fix="Ingest the battle's report (`platoon report`) or fight a stand-in battle.")
+                fix="Ingest the battle's report (`platoon report`) or fight a stand-in battle.",
+                instead="report")
         return days.rest(state, dice, hooks)
     if isinstance(command, PlaceMan):
         return people.place(state, command.man, command.crew, command.seat, hooks)

@@ -46,7 +46,8 @@ def check_year_end(state: PlatoonState) -> None:
     if state.year > 1 and state.day == state.year_start:
         raise IllegalNowError(
             f"year {state.year} began today (day {state.day}): the year ends once, after its "
-            "calendar", fix="Play the new year's days first (`rallypoint platoon day`).")
+            "calendar", fix="Play the new year's days first (`rallypoint platoon day`).",
+            instead="rest")
 
 
 def year_end(state: PlatoonState, dice: pd.Recorder, hooks: Hooks) -> PlatoonState:

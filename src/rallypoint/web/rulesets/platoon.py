@@ -25,6 +25,25 @@ def battle_roster(campaign: Campaign) -> dict[str, Any]:
     return roster(campaign.state, campaign.ruleset.hooks)  # type: ignore[attr-defined]
 
 
+COMMANDS = {
+    "rest": "Use the Rest day button (under The day).",
+    "report": "Fill in the battle report (above), or fight with the STAND-IN battle.",
+    "year_end": "Use the Year end button (under The day).",
+}
+"""What does each command kind on this page, for a refusal's ``instead`` (see ``web.words``)."""
+
+
+def field_for(where: str) -> str | None:
+    """The report form's field a refusal names: ``report.tanks.CREW.X`` → ``tank.CREW.X``,
+    ``report.men.ID`` → ``man.ID``."""
+    part = where.split(".")
+    if part[:2] == ["report", "tanks"] and len(part) == 4:
+        return f"tank.{part[2]}.{part[3]}"
+    if part[:2] == ["report", "men"] and len(part) == 3:
+        return f"man.{part[2]}"
+    return None
+
+
 DOWNLOADS = {"roster": battle_roster}
 """Files the page offers: name → what goes in ``NAME.json``."""
 
