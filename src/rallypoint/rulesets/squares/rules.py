@@ -102,7 +102,7 @@ def _once(state: SquaresState, who: str) -> None:
     if state.rules.params.once_per_turn and who in state.activated:
         raise IllegalNowError(
             f"{state.board.label(who)} has already activated on turn {state.turn}",
-            fix="Advance the turn (`rallypoint squares turn`) first.")
+            fix="Advance the turn (`rallypoint squares turn`) first.", instead="turn")
 
 
 def _detach(state: SquaresState, unit_id: str) -> dict[str, LeaderAfter]:
@@ -121,7 +121,8 @@ def _decide_move(state: SquaresState, cmd: Move) -> Moved:
             raise IllegalNowError(
                 f"{state.board.name(cmd.who)} is attached to {state.board.name(leader.attached)} "
                 "until either of them activates",
-                fix=f"Activate the leader first (`rallypoint squares activate {cmd.who}`).")
+                fix=f"Activate the leader first (`rallypoint squares activate {cmd.who}`).",
+                instead="activate")
     else:
         raise _unknown(state, cmd.who)
     target = str(state.board.square(cmd.square))

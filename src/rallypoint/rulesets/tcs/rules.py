@@ -208,7 +208,8 @@ def _sheet_companies(state: TcsState, cmd: WriteSheet) -> tuple[str, ...]:
     for company in companies:
         if company in waiting:
             raise IllegalNowError(f"{company} still has recovered steps to distribute",
-                                  fix="Resolve its distribution first (`rallypoint tcs resolve`).")
+                                  fix="Resolve its distribution first (`rallypoint tcs resolve`).",
+                                  instead="distribute")
         if state.sheet_of(company) is not None:
             raise IllegalNowError(f"{company} is already on a pending Recovery Op Sheet",
                                   fix="Leave it off this sheet.")
@@ -315,7 +316,8 @@ def _decide_check(state: TcsState, cmd: CheckImplementation,
     refuse_if_owed(state, f"check {sheet.id}")
     if sheet.last_check_turn == state.turn:
         raise IllegalNowError(f"{sheet.id} was already checked this turn",
-                              fix="Advance the turn (`rallypoint tcs turn`) and check again.")
+                              fix="Advance the turn (`rallypoint tcs turn`) and check again.",
+                              instead="turn")
     table = state.rules.implementation
     column = table.column(sheet.weighted_turns)
     if column is None:

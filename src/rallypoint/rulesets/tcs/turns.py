@@ -45,7 +45,8 @@ def decide_turn(state: TcsState, cmd: AdvanceTurn) -> TurnAdvanced:
         raise IllegalNowError(
             f"the dead FOs' roll of {state.clock:%H:%M} is due ({', '.join(fos)}): "
             "leaving the hour would lose it",
-            fix="Roll it first (`rallypoint tcs fo`), or add --skip-fo to let it pass.")
+            fix="Roll it first (`rallypoint tcs fo`), or add --skip-fo to let it pass.",
+            instead="fo")
     track = state.oob.scenario.turn_track
     minutes = track.night_turn_minutes if state.night else track.turn_minutes
     clock = state.clock + timedelta(minutes=minutes)

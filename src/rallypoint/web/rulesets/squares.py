@@ -21,6 +21,13 @@ PARTS = {"unit": "squares/unit.html"}
 """Query parameters the page takes: the chosen unit."""
 
 
+COMMANDS = {
+    "turn": "Start the next turn (under Activate) first.",
+    "activate": "Activate the leader first (under Activate).",
+}
+"""What does each command kind on this page, for a refusal's ``instead`` (see ``web.words``)."""
+
+
 @dataclass(frozen=True)
 class RallyChoice:
     """A legal rally of the chosen unit, ready for the page."""

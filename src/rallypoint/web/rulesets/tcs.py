@@ -54,6 +54,15 @@ def _companies(state: dict[str, Any]) -> dict[str, list[Company]]:
     return grouped
 
 
+COMMANDS = {
+    "fo": "Roll for the dead FOs first (under Turn), or tick “skip this hour's FO roll” on "
+          "the turn form.",
+    "turn": "Advance the turn (under Turn) first.",
+    "distribute": "Record the pending distribution first (its form is at the top).",
+}
+"""What does each command kind on this page, for a refusal's ``instead`` (see ``web.words``)."""
+
+
 def due(campaign: Campaign, state: dict[str, Any], pending: list[Decision]) -> list[str]:
     """What the player may do this turn, one line each (the library's ``due_now``, as the CLI's
     ``show`` says it: sheets to check, the FO roll, attacked companies), then pending decisions;
@@ -98,6 +107,8 @@ def context(campaign: Campaign, viewer: Viewer = EVERYTHING) -> dict[str, Any]:
         "due": due(campaign, state, pending),
         "pending": pending,
         "policies": campaign.ruleset.policies(),
+        "recovering": [c for sh in state["sheets"].values() if sh["status"] == "pending"
+                       for c in sh["companies"]],
         "member_ids": sorted({c["formation"] for c in state["companies"].values()})
         + list(state["companies"]),
     }
