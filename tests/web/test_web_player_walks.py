@@ -7,6 +7,8 @@ Every walk fails on any console error or failed request (see ``browser.py``).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -86,3 +88,62 @@ def test_refused_platoon_report_keeps_every_value(live_server: LiveServer, width
         page.click("#report-submit")
         expect(page.locator("#recorded")).to_contain_text("battle report for day 1")
         expect(page.locator("#recorded")).to_contain_text("Kowalski killed")
+
+
+TWO_SIDES = Path(__file__).resolve().parents[1] / "data" / "tcs_two_sides.toml"
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_refused_tcs_forms_keep_input_and_say_what_was_written(live_server: LiveServer,
+                                                               width: int) -> None:
+    with browser_page(live_server.url, width=width, height=800,
+                      allowed_statuses=frozenset({400, 409})) as (page, _):
+        page.goto("/")
+        page.set_input_files("#scenario-file", str(TWO_SIDES))
+        page.fill("#name", "both")
+        page.fill("#seed", "walk")
+        page.click("#create-button")
+        expect(page.locator("h1")).to_have_text("both")
+        # A sheet typed in whole, but its centers not attested: refused, nothing lost.
+        page.fill("#sheet-id", "F-hideout")
+        page.check("input[name='l:members'][value='ErP112']")
+        page.fill("input[name='ms:centers.1/ErP112']", "22.15")
+        page.fill("#sheet-size", "0")
+        page.click("text=Write up the sheet")
+        expect(page.locator("#error-top")).to_be_visible()
+        expect(page.locator("#version")).to_have_text("version 1")
+        expect(page.locator("#sheet-id")).to_have_value("F-hideout")
+        expect(page.locator("input[name='l:members'][value='ErP112']")).to_be_checked()
+        expect(page.locator("input[name='l:members'][value='1/609']")).not_to_be_checked()
+        expect(page.locator("input[name='ms:centers.1/ErP112']")).to_have_value("22.15")
+        expect(page.locator("#sheet-size")).to_have_value("0")
+        # In web words, beside the box to tick, which has the focus.
+        expect(page.locator("#field-error")).to_contain_text("tick the box that attests them")
+        assert "--attest" not in page.locator("#error-top").inner_text()
+        expect(page.locator("#attest")).to_be_focused()
+        assert _in_view(page, "#field-error")
+        shot(page, f"tcs-refused-{width}")
+        page.check("#attest")
+        page.click("text=Write up the sheet")
+        expect(page.locator("#recorded")).to_contain_text("F-hideout")
+        # 08:00: the dead Soviet FO's roll is due. The web words it (no CLI option), and the
+        # box to let it pass is there.
+        page.fill("#repeat", "4")
+        page.click("#advance")
+        error = page.locator("#error-top")
+        expect(error).to_contain_text("the dead FOs' roll of 08:00 is due")
+        expect(error).to_contain_text("skip this hour's FO roll")
+        assert "--skip-fo" not in error.inner_text() and "`" not in error.inner_text()
+        expect(page.locator("#repeat")).to_have_value("4")
+        page.check("#skip-fo")
+        page.fill("#repeat", "1")
+        page.click("#advance")
+        expect(page.locator("#recorded")).to_contain_text("08:20")
+        # Four turns asked at 08:20: 08:40 and 09:00 are written, then 09:00's roll is due.
+        page.fill("#repeat", "4")
+        page.click("#advance")
+        error = page.locator("#error-top")
+        expect(error).to_contain_text("2 of 4 recorded")
+        expect(error).to_contain_text("the dead FOs' roll of 09:00 is due")
+        expect(page.locator("#recorded li")).to_have_count(2)
+        expect(page.locator("#version")).to_have_text("version 5")

@@ -27,10 +27,10 @@ from rallypoint.web.auth import account_id, campaign_viewer, require_account
 from rallypoint.web.errors import status_for
 from rallypoint.web.forms import command_from_form, version_from_form
 from rallypoint.web.refill import Refill, refill_page
-from rallypoint.web.words import field_of, partly_done, web_message
 from rallypoint.web.rulesets import view_module
 from rallypoint.web.seat_preview import SeatPreview
 from rallypoint.web.security import CSRF_FIELD, check_csrf
+from rallypoint.web.words import field_of, partly_done, web_message
 
 router = APIRouter(include_in_schema=False)
 
@@ -102,11 +102,11 @@ def _index(request: Request, error: RallypointError | None = None, form: str | N
            notice: str | None = None, sent: list[tuple[str, str]] | None = None) -> HTMLResponse:
     service, auth = deps.service(request), deps.auth(request)
     account = require_account(auth, request) if auth is not None else None
-    field = field_of(error, sent or [])
+    field = field_of(error)
     page = deps.renderer(request).html(
         request, "index.html", status=status_for(error) if error else 200,
         campaigns=service.campaigns(account.id if account else None),
-        scenarios=service.scenarios(), error=error, error_form=form, error_field=field,
+        scenarios=service.scenarios(), error=error, error_form=form,
         notice=notice, allow_import=auth is None)
     return _refilled(page, form, sent, field, error)
 
@@ -184,22 +184,25 @@ def campaign_page(request: Request, campaign: Campaign, error: RallypointError |
     recorded = [e for e in deps.service(request).log(campaign.campaign_id, viewer)
                 if done is not None and e.seq >= done] if done else []
     name = deps.service(request).info(campaign.campaign_id).name
-    field = field_of(error, sent or [], getattr(view, "field_for", None))
+    field = field_of(error, getattr(view, "field_for", None))
     page = deps.renderer(request).html(
         request, view.TEMPLATE, status=status_for(error) if error else 200, c=campaign, name=name,
-        error=error, error_form=form, error_field=field, recorded=recorded,
-        commands=getattr(view, "COMMANDS", {}), **view.context(campaign, viewer=viewer, **selection))
-    return _refilled(page, form, sent, field, error, getattr(view, "COMMANDS", {}))
+        error=error, error_form=form, recorded=recorded,
+        commands=getattr(view, "COMMANDS", {}), fields=getattr(view, "FIELDS", {}),
+        **view.context(campaign, viewer=viewer, **selection))
+    return _refilled(page, form, sent, field, error, getattr(view, "COMMANDS", {}),
+                     getattr(view, "FIELDS", {}))
 
 
 def _refilled(page: HTMLResponse, form: str | None, sent: list[tuple[str, str]] | None,
-              field: str | None, error: RallypointError | None,
-              commands: dict[str, str] | None = None) -> HTMLResponse:
+              field: tuple[str, ...], error: RallypointError | None,
+              commands: dict[str, str] | None = None,
+              fields: dict[str, str] | None = None) -> HTMLResponse:
     """``page`` with the refused form as the player left it (see :mod:`.refill`)."""
     if error is None or form is None or sent is None:
         return page
     text = refill_page(bytes(page.body).decode(), Refill(
-        form, tuple(sent), field, escape(web_message(error, commands))))
+        form, tuple(sent), field, escape(web_message(error, commands, fields))))
     return HTMLResponse(text, status_code=page.status_code)
 
 

@@ -29,13 +29,14 @@ class Refill:
     Attributes:
         form: The refused form's ``form`` field value (e.g. ``report``), or its ``action``.
         submitted: The (name, value) pairs the browser sent (text fields only; files left out).
-        field: The form field the refusal names, if any (marked and focused).
+        fields: The names the field at fault may have, most likely first (the first one on
+            the form is marked and focused).
         error_html: The refusal, already escaped, shown beside that field.
     """
 
     form: str
     submitted: tuple[tuple[str, str], ...]
-    field: str | None = None
+    fields: tuple[str, ...] = ()
     error_html: str = ""
 
 
@@ -127,7 +128,7 @@ def _edits(scan: _Scan, span: tuple[int, int], refill: Refill) -> list[_Edit]:
     pairs = set(refill.submitted)
     edits: list[_Edit] = []
     select: str | None = None
-    marked = False
+    marked = _faulty(scan, span, refill.fields)
     for tag, attrs, start, end in scan.tags:
         if not span[0] <= start < span[1]:
             continue
@@ -140,8 +141,8 @@ def _edits(scan: _Scan, span: tuple[int, int], refill: Refill) -> list[_Edit]:
             new.pop("selected", None)
             if (select, value) in pairs:
                 new["selected"] = ""
-        elif tag == "input" and name in sent and attrs.get("type", "text") in ("checkbox",
-                                                                              "radio"):
+        elif tag == "input" and name and attrs.get("type") in ("checkbox", "radio"):
+            # A browser sends only the boxes ticked: one not sent was unticked.
             new.pop("checked", None)
             if (name, attrs.get("value", "on")) in pairs:
                 new["checked"] = ""
@@ -150,17 +151,34 @@ def _edits(scan: _Scan, span: tuple[int, int], refill: Refill) -> list[_Edit]:
         elif tag == "textarea" and name in sent:
             close = _end_of(scan, "textarea", end)
             edits.append(_Edit(end, close, escape(sent[name][0], quote=False)))
-        if refill.field is not None and name == refill.field and not marked \
-                and tag in ("input", "select", "textarea"):
-            marked = True
+        if start == marked:
             new.update({"aria-invalid": "true", "aria-describedby": "field-error",
                         "autofocus": ""})
-            after = end if tag == "input" else _end_of(scan, tag, end, closing=True)
+            after = _after_field(scan, tag, attrs, end)
             edits.append(_Edit(after, after, '<p class="field-error" id="field-error" '
                                f'role="alert">{refill.error_html}</p>'))
         if new != attrs:
             edits.append(_Edit(start, end, _tag(tag, new)))
     return edits
+
+
+def _faulty(scan: _Scan, span: tuple[int, int], names: tuple[str, ...]) -> int | None:
+    """Where the field at fault starts: the form's first field with the likeliest name."""
+    for wanted in names:
+        for tag, attrs, start, _ in scan.tags:
+            if span[0] <= start < span[1] and tag in ("input", "select", "textarea") \
+                    and attrs.get("name") == wanted and attrs.get("type") != "hidden":
+                return start
+    return None
+
+
+def _after_field(scan: _Scan, tag: str, attrs: dict[str, str], end: int) -> int:
+    """Where the error goes: after the field, or after the label a box sits in (its words)."""
+    if tag != "input":
+        return _end_of(scan, tag, end, closing=True)
+    if attrs.get("type") in ("checkbox", "radio"):
+        return _end_of(scan, "label", end, closing=True)
+    return end
 
 
 def _text_after(scan: _Scan, offset: int) -> str:

@@ -19,8 +19,8 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 
 from rallypoint.core.errors import RallypointError
 from rallypoint.web.security import csrf_token
-from rallypoint.web.words import web_message
 from rallypoint.web.settings import WebSettings
+from rallypoint.web.words import web_message
 
 
 def percent(value: Any) -> str:
@@ -93,7 +93,8 @@ class Renderer:
         context.setdefault("account", request.scope.get("state", {}).get("account"))
         error = context.get("error")
         if isinstance(error, RallypointError):
-            context["error_text"] = web_message(error, context.get("commands"))
+            context["error_text"] = web_message(error, context.get("commands"),
+                                                context.get("fields"))
         text = self.env.get_template(template).render(
             request=request, csrf_token=self.token(request),
             htmx=request.headers.get("hx-request") == "true", shared=self.settings.shared,

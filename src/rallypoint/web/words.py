@@ -9,48 +9,52 @@ form that does it (its ``COMMANDS``). The field an error's ``where`` names is ma
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 
 from rallypoint.core.errors import RallypointError
 
 FieldFor = Callable[[str], str | None]
 
+PREFIXES = ("s", "i", "b", "l", "ms", "mi", "j")
+"""The form field prefixes of :mod:`.forms`."""
 
-def web_message(error: RallypointError, commands: Mapping[str, str] | None = None) -> str:
+
+def web_message(error: RallypointError, commands: Mapping[str, str] | None = None,
+                fields: Mapping[str, str] | None = None) -> str:
     """One line for the page: what is wrong, then how to fix it here.
 
     Args:
         error: The refusal.
         commands: Command kind → what does it on this page (``"rest"`` → ``"Use the Rest day
-            button."``).
+            button."``), for an error's ``instead``.
+        fields: Command field → how to put it right on this page, for an error whose ``where``
+            is that field (``"attest"``, or ``"centers"`` for ``centers.1/ErP112``).
     """
     text = error.what
     words = (commands or {}).get(error.instead or "")
     if error.instead and words is None:
         words = f"Use the {error.instead.replace('_', ' ')} form instead."
+    if words is None and error.where:
+        words = (fields or {}).get(error.where.split(".")[0])
     fix = words or error.fix
     if fix:
         text = text.rstrip(".") + ". " + fix
     return text
 
 
-def field_of(error: RallypointError | None, sent: Iterable[tuple[str, str]],
-             field_for: FieldFor | None = None) -> str | None:
-    """The submitted form field a refusal's ``where`` names, if any.
+def field_of(error: RallypointError | None, field_for: FieldFor | None = None
+             ) -> tuple[str, ...]:
+    """The form field names a refusal's ``where`` may stand for, most likely first.
 
     A ruleset page may map its own paths (``field_for``); otherwise a field is named by the
     command field it fills: ``where`` ``steps`` is the form's ``i:steps``, ``centers.1/ErP112``
-    its ``ms:centers.1/ErP112``.
+    its ``ms:centers.1/ErP112``, ``attest`` its ``b:attest``.
     """
     if error is None or not error.where:
-        return None
-    names = [name for name, _ in sent]
-    if field_for is not None and (mapped := field_for(error.where)) in names:
-        return mapped
-    for name in names:
-        if error.where in (name, name.partition(":")[2]):
-            return name
-    return None
+        return ()
+    mapped = field_for(error.where) if field_for is not None else None
+    generic = [error.where] + [f"{prefix}:{error.where}" for prefix in PREFIXES]
+    return tuple(([mapped] if mapped else []) + generic)
 
 
 def partly_done(error: RallypointError, written: int, asked: int) -> RallypointError:

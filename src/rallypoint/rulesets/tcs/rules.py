@@ -185,6 +185,7 @@ def _decide_move(state: TcsState, cmd: MoveCounter) -> Moved:
                     f"{cmd.counter} to {target} is {far} hexes from {company}'s center {center}: "
                     f"{who} would leave Recovery Op Sheet {sheet.id} and send {n} Dead "
                     "Pile counter(s) to the Very Dead Pile",
+                    where="leave_center",
                     fix="Add --leave-center to do that, or move within 2 hexes of the center.")
             left = leave_outcome(state, company, f"{cmd.counter} moved off its center",
                                   cmd.very_dead)
@@ -257,11 +258,11 @@ def _decide_sheet(state: TcsState, cmd: WriteSheet) -> SheetWritten:
     for company in companies:
         center = _center_for(state, company, cmd.centers)
         if center is None:
-            raise IllegalNowError(f"{company} has no center",
+            raise IllegalNowError(f"{company} has no center", where=f"centers.{company}",
                                   fix=f"Give a center for it, e.g. --center {company}=23.15.")
         centers[company] = str(Hex.parse(center))
     if not cmd.attest:
-        raise IllegalNowError(f"each center must be {CENTER_CONDITIONS}",
+        raise IllegalNowError(f"each center must be {CENTER_CONDITIONS}", where="attest",
                               fix="Check the centers on the map, then attest (--attest).")
     offset = state.rules.params.hex_offset
     for company in companies:

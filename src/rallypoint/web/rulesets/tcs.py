@@ -62,6 +62,14 @@ COMMANDS = {
 }
 """What does each command kind on this page, for a refusal's ``instead`` (see ``web.words``)."""
 
+FIELDS = {
+    "attest": "Check the centers on the map, then tick the box that attests them.",
+    "leave_center": "Tick “may leave its recovery center” to do that, or move within 2 hexes "
+                    "of the center.",
+    "centers": "Give its center (a hex such as 23.15) under Centers.",
+}
+"""The web's fix for a refusal whose ``where`` is one of these command fields."""
+
 
 def due(campaign: Campaign, state: dict[str, Any], pending: list[Decision]) -> list[str]:
     """What the player may do this turn, one line each (the library's ``due_now``, as the CLI's
