@@ -147,3 +147,31 @@ def test_refused_tcs_forms_keep_input_and_say_what_was_written(live_server: Live
         expect(error).to_contain_text("the dead FOs' roll of 09:00 is due")
         expect(page.locator("#recorded li")).to_have_count(2)
         expect(page.locator("#version")).to_have_text("version 5")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_ruleset_says_what_next_with_its_button(live_server: LiveServer,
+                                                      width: int) -> None:
+    with browser_page(live_server.url, width=width, height=800) as (page, _):
+        _create(page, "platoon: italy 1944", "italy", "italy-1944")
+        due = page.locator("#due")
+        expect(due).to_contain_text("day 1 holds an action: report its battle")
+        due.locator("text=Fill in the battle report").click()
+        assert page.url.endswith("#report")
+        page.click("#report-submit")     # nothing happened in this battle
+        expect(page.locator("#recorded")).to_contain_text("battle report for day 1")
+        expect(page.locator("#due")).to_contain_text("day 2 holds an action")
+        shot(page, f"platoon-next-{width}")
+        _create(page, "squares: farm below the ridge", "ridge", "ridge")
+        due = page.locator("#due")
+        expect(due).to_contain_text("start turn 2")
+        expect(due).not_to_contain_text("`")
+        page.click("#next-turn")
+        expect(page.locator("#recorded")).to_contain_text("turn 2")
+        expect(page.locator("#due")).to_contain_text("start turn 3")
+        page.select_option("#act-who", "79th")
+        page.click("#activate button:has-text('Activate')")
+        rally = page.locator("#due li", has_text="28th Foot may be rallied by")
+        rally.locator("text=Who may rally it").click()
+        expect(page.locator("#unit-panel")).to_contain_text("Kempt rallies for disorder")
+        shot(page, f"squares-next-{width}")

@@ -13,7 +13,8 @@ PAGE = """<form method="post" action="/c/x/do">
 <input type="hidden" name="csrf_token" value="server-token">
 <input type="hidden" name="expected_version" value="7">
 <input type="hidden" name="form" value="report">
-<select id="r" name="tank.3.result"><option value="unhit">unhit</option><option value="knocked_out">knocked out</option></select>
+<select id="r" name="tank.3.result"><option value="unhit">unhit</option>
+<option value="knocked_out">knocked out</option></select>
 <input type="number" id="o" name="tank.3.ordnance_days" placeholder="if knocked out">
 <input type="number" id="c" name="tank.3.cohesion" value="60">
 <label class="check"><input type="checkbox" name="tank.3.bailed_out"> bailed out</label>

@@ -15,7 +15,6 @@ from rallypoint.cli.session import (
     campaign_ref,
     console,
     current,
-    execute,
     guarded,
     print_json,
     session,
@@ -24,6 +23,16 @@ from rallypoint.cli.session import (
 if TYPE_CHECKING:
     from rallypoint.core.ruleset import Command
     from rallypoint.session import Campaign
+
+def execute(ref: str | None, build: Any, dice: str | None) -> Campaign:
+    """Record a command (``cli.session.execute``), then say what is due next."""
+    from rallypoint.cli import session as cli_session
+    from rallypoint.cli.due import print_due
+
+    after = cli_session.execute(ref, build, dice)
+    print_due(after, first_only=True)
+    return after
+
 
 app = typer.Typer(help="Platoon: a WW2 tank platoon between battles (fatigue, wounds, cohesion, "
                        "morale, replacements, the year).", no_args_is_help=True)
@@ -301,6 +310,7 @@ def autoplay(days: DaysOpt = 7, seed: PlaySeedOpt = "sim", intensity: IntensityO
     Not the Monte Carlo lab: `rallypoint simulate platoon` plays thousands of throwaway
     campaigns and writes nothing.
     """
+    from rallypoint.core.due import due_of
     from rallypoint.dice import SeededRoller
     from rallypoint.rulesets.platoon.commands import RestDay, StandInBattle
     from rallypoint.session import policy_named
@@ -340,6 +350,8 @@ def autoplay(days: DaysOpt = 7, seed: PlaySeedOpt = "sim", intensity: IntensityO
         pending = c.ruleset.pending(c.state)
         if pending:
             return chosen.decide(c.state, pending[0], c.version)
+        if any(d.command == "year_end" for d in due_of(c.ruleset, c.state)):
+            return None  # 14.9 is the player's to call: the year's calendar is played out
         if c.state.action_today and not c.state.withdrawn():
             return StandInBattle(expected_version=c.version, intensity=intensity)
         return RestDay(expected_version=c.version)
@@ -424,3 +436,6 @@ def render(c: Campaign) -> None:
             highlight=False)
     for d in c.ruleset.pending(c.state):
         console.print(f"[yellow]pending[/]: {escape(d.prompt)}", highlight=False)
+    from rallypoint.cli.due import print_due
+
+    print_due(c)

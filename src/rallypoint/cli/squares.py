@@ -48,7 +48,9 @@ def _run(campaign: str | None, build: Any, dice: str | None = None) -> None:
             field = ".".join(str(p) for p in first["loc"])
             raise MalformedInputError(f"{field}: {first['msg']}",
                                       fix="See `rallypoint squares --help`.") from None
-    execute(campaign, checked, dice)
+    from rallypoint.cli.due import print_due
+
+    print_due(execute(campaign, checked, dice), first_only=True)
 
 
 @app.command()
@@ -384,3 +386,6 @@ def render(c: Campaign) -> None:
     attached = [f"{ld.id}→{ld.attached}" for ld in state.leaders.values() if ld.attached]
     if attached:
         console.print(escape("attached: " + ", ".join(attached)), highlight=False)
+    from rallypoint.cli.due import print_due
+
+    print_due(c)

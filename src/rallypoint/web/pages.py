@@ -18,12 +18,14 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.datastructures import FormData, UploadFile
 
+from rallypoint.core.due import due_of
 from rallypoint.core.errors import MalformedInputError, RallypointError, UnknownIdError
 from rallypoint.core.visibility import EVERYTHING, Viewer
 from rallypoint.session import Campaign
 from rallypoint.web import deps
 from rallypoint.web.accounts import seats_page
 from rallypoint.web.auth import account_id, campaign_viewer, require_account
+from rallypoint.web.due import NextStep, next_steps
 from rallypoint.web.errors import status_for
 from rallypoint.web.forms import command_from_form, version_from_form
 from rallypoint.web.refill import Refill, refill_page
@@ -185,13 +187,25 @@ def campaign_page(request: Request, campaign: Campaign, error: RallypointError |
                 if done is not None and e.seq >= done] if done else []
     name = deps.service(request).info(campaign.campaign_id).name
     field = field_of(error, getattr(view, "field_for", None))
+    context = view.context(campaign, viewer=viewer, **selection)
     page = deps.renderer(request).html(
         request, view.TEMPLATE, status=status_for(error) if error else 200, c=campaign, name=name,
         error=error, error_form=form, recorded=recorded,
         commands=getattr(view, "COMMANDS", {}), fields=getattr(view, "FIELDS", {}),
-        **view.context(campaign, viewer=viewer, **selection))
+        next_steps=_next_steps(view, campaign, context), **context)
     return _refilled(page, form, sent, field, error, getattr(view, "COMMANDS", {}),
                      getattr(view, "FIELDS", {}))
+
+
+def _next_steps(view: Any, campaign: Campaign, context: dict[str, Any]) -> list[NextStep]:
+    """The page's "what next": the view's own filtered ``due_next`` (a ruleset with secrets
+    filters it for the viewer), else what the rules say is due once no decision is pending."""
+    pending = context.get("pending", [])
+    due = context.get("due_next")
+    if due is None:
+        due = () if pending else due_of(campaign.ruleset, campaign.state)
+    return next_steps(pending, due, getattr(view, "DUE_ACTIONS", {}),
+                      getattr(view, "DECISION_LINK", "#decision-{n}"))
 
 
 def _refilled(page: HTMLResponse, form: str | None, sent: list[tuple[str, str]] | None,

@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from rallypoint.core.due import Due
 from rallypoint.core.errors import IllegalNowError, MalformedInputError
 from rallypoint.core.ruleset import Command, Decision, PolicyInfo, parse_with
 from rallypoint.core.suggest import foreign_command
@@ -29,6 +30,7 @@ from rallypoint.rulesets.platoon.commands import (
     YearEnd,
 )
 from rallypoint.rulesets.platoon.data import load_data, resolve_data
+from rallypoint.rulesets.platoon.due import due as platoon_due
 from rallypoint.rulesets.platoon.events import (
     EVENT_TYPES,
     READER,
@@ -187,6 +189,10 @@ class PlatoonRuleset:
     def pending(self, state: PlatoonState) -> list[Decision]:
         """Men to place, commander seats to fill, park tanks to give."""
         return policies.pending(state)
+
+    def due(self, state: PlatoonState) -> tuple[Due, ...]:
+        """What the day asks for next: the battle, a rest day, or the year's end (14.9)."""
+        return platoon_due(state)
 
     def policies(self) -> Sequence[PolicyInfo]:
         """``by_trade`` (default) and ``wait_for_depot``."""

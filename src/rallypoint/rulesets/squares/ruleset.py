@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from rallypoint.core.due import Due
 from rallypoint.core.errors import IllegalNowError
 from rallypoint.core.ruleset import Command, Decision, PolicyInfo, parse_with
 from rallypoint.dice import Roll, Roller, fraction_text
@@ -106,6 +107,12 @@ class SquaresRuleset:
         """Nothing is ever pending: every command resolves at once (rallies are offered, see
         :func:`rally_decisions`)."""
         return []
+
+    def due(self, state: SquaresState) -> tuple[Due, ...]:
+        """Rallies open now, who has yet to activate, and the next turn."""
+        from rallypoint.rulesets.squares.due import due
+
+        return due(state)
 
     def policies(self) -> Sequence[PolicyInfo]:
         """``best_odds`` (default) and ``safest``, answering :func:`rally_decisions`."""

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from fractions import Fraction
 
+from rallypoint.core.due import Due as CoreDue
 from rallypoint.rulesets.tcs import recovery as rec
 from rallypoint.rulesets.tcs.implementation import SUPPLY_ROWS, never_implements, never_text
 from rallypoint.rulesets.tcs.scenario import Pile
@@ -172,12 +173,19 @@ class Due:
         command: The CLI words that do it (``""`` when it is for the table, not the engine).
         sheet: The Recovery Op Sheet it is about (``""``: none), so a front end shows it only
             to a viewer who sees that sheet.
+        subject: The company it concerns (an attack), when it is not a sheet.
     """
 
     kind: DueKind
     text: str
     command: str = ""
     sheet: str = ""
+    subject: str = ""
+
+    def typed(self) -> CoreDue:
+        """As the front ends' typed :class:`rallypoint.core.due.Due` (the command's kind)."""
+        command = {DueKind.CHECK: "check", DueKind.FO: "fo"}.get(self.kind)
+        return CoreDue(self.kind.value, self.text, command, self.sheet or self.subject or None)
 
 
 def due_now(state: TcsState) -> tuple[Due, ...]:
@@ -198,7 +206,7 @@ def due_now(state: TcsState) -> tuple[Due, ...]:
         if needed is not None:
             found.append(Due(DueKind.CHECK, f"sheet {sheet.id} may be checked: "
                              f"{sheet.weighted_turns} weighted turns, needs {needed}+ on d66",
-                             f"rallypoint tcs check {sheet.id}"))
+                             f"rallypoint tcs check {sheet.id}", sheet.id))
     fos = fo_due(state)
     if fos:
         found.append(Due(DueKind.FO, f"the dead FOs roll at {state.clock:%H:%M} "
@@ -206,5 +214,5 @@ def due_now(state: TcsState) -> tuple[Due, ...]:
                          "rallypoint tcs fo"))
     for company in state.attacked_now():
         found.append(Due(DueKind.NO_ORDERS, f"{company} was attacked this turn: treat it as a "
-                         "formation with No Orders"))
+                         "formation with No Orders", subject=company))
     return tuple(found)

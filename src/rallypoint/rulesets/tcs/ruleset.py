@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter
 
+from rallypoint.core.due import Due as CoreDue
 from rallypoint.core.ruleset import Command, Decision, PolicyInfo, parse_with
 from rallypoint.rulesets.tcs import fold
 from rallypoint.rulesets.tcs.data import Column, resolve_data
@@ -105,6 +106,12 @@ class TcsRuleset:
         from rallypoint.rulesets.tcs.fo import fo_notes
 
         return fo_notes(state)
+
+    def due(self, state: TcsState) -> tuple[CoreDue, ...]:
+        """What is due this turn: checks, the FO roll, attacked companies (``outlook``)."""
+        from rallypoint.rulesets.tcs.outlook import due_now
+
+        return tuple(d.typed() for d in due_now(state))
 
     def pending(self, state: TcsState) -> list[Decision]:
         """Distributions waiting for the player, one per company with recovered steps."""

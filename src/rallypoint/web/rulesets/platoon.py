@@ -11,6 +11,7 @@ from rallypoint.core.errors import DataFileError, MalformedInputError
 from rallypoint.core.visibility import EVERYTHING, Viewer
 from rallypoint.session import Campaign
 from rallypoint.web import forms
+from rallypoint.web.due import Action
 
 TEMPLATE = "platoon/campaign.html"
 SEATS = ("commander", "gunner", "loader", "driver", "assistant_driver")
@@ -31,6 +32,14 @@ COMMANDS = {
     "year_end": "Use the Year end button (under The day).",
 }
 """What does each command kind on this page, for a refusal's ``instead`` (see ``web.words``)."""
+
+
+DUE_ACTIONS = {
+    "report": Action("Fill in the battle report", "#report"),
+    "rest": Action("Rest day"),
+    "year_end": Action("End the year (14.9)"),
+}
+"""How this page does each kind of command the rules say is due (``web.due``)."""
 
 
 def field_for(where: str) -> str | None:

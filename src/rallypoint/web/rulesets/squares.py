@@ -13,6 +13,7 @@ from rallypoint.rulesets.squares.data import RallyKind
 from rallypoint.rulesets.squares.rally import RallyPlan, opportunities, plan_rally
 from rallypoint.rulesets.squares.state import SquaresState
 from rallypoint.session import Campaign
+from rallypoint.web.due import Action
 
 TEMPLATE = "squares/campaign.html"
 QUERY = ("unit",)
@@ -26,6 +27,14 @@ COMMANDS = {
     "activate": "Activate the leader first (under Activate).",
 }
 """What does each command kind on this page, for a refusal's ``instead`` (see ``web.words``)."""
+
+
+DUE_ACTIONS = {
+    "rally": Action("Who may rally it", "?unit={subject}#unit-panel"),
+    "activate": Action("Activate", "#activate"),
+    "turn": Action("Start the next turn"),
+}
+"""How this page does each kind of command the rules say is due (``web.due``)."""
 
 
 @dataclass(frozen=True)

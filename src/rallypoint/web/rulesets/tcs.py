@@ -21,6 +21,7 @@ from rallypoint.rulesets.tcs.outlook import (
     sheet_outlook,
 )
 from rallypoint.session import Campaign, Decision
+from rallypoint.web.due import Action
 from rallypoint.web.seat_preview import SeatPreview
 
 TEMPLATE = "tcs/campaign.html"
@@ -62,6 +63,15 @@ COMMANDS = {
 }
 """What does each command kind on this page, for a refusal's ``instead`` (see ``web.words``)."""
 
+DUE_ACTIONS = {
+    "check": Action("Check it", "#sheets"),
+    "fo": Action("Roll for the dead FOs", "#turn"),
+}
+"""How this page does each kind of command the rules say is due (``web.due``)."""
+
+DECISION_LINK = "#distribute-{n}"
+"""Where the N-th pending distribution's form is."""
+
 FIELDS = {
     "attest": "Check the centers on the map, then tick the box that attests them.",
     "leave_center": "Tick “may leave its recovery center” to do that, or move within 2 hexes "
@@ -86,11 +96,8 @@ def _shown(item: Due, sheets: dict[str, Any]) -> bool:
     roll (on the table)."""
     if item.sheet:
         return item.sheet in sheets
-    if item.kind is DueKind.CHECK:
-        return item.command.removeprefix("rallypoint tcs check ") in sheets
     if item.kind is DueKind.NO_ORDERS:
-        company = item.text.split(" was attacked", 1)[0]
-        return any(company in s["companies"] for s in sheets.values())
+        return any(item.subject in s["companies"] for s in sheets.values())
     return True
 
 
@@ -113,6 +120,8 @@ def context(campaign: Campaign, viewer: Viewer = EVERYTHING) -> dict[str, Any]:
         "outlooks": outlooks,
         "fo": fo,
         "due": due(campaign, state, pending),
+        "due_next": tuple(d.typed() for d in due_now(campaign.state)
+                          if _shown(d, state["sheets"])),
         "pending": pending,
         "policies": campaign.ruleset.policies(),
         "recovering": [c for sh in state["sheets"].values() if sh["status"] == "pending"

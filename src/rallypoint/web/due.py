@@ -1,0 +1,64 @@
+"""What to do next, as the campaign page shows it: each pending decision and each ``Due`` item the
+rules return, with the button that does it or a link to its form.
+
+The rules say what is due as typed values (:class:`rallypoint.core.due.Due`); each ruleset's page
+says, per command kind, whether a button does it at once (a command without fields: a rest day,
+the next turn) or which form takes it (``DUE_ACTIONS``). Nothing reads the rules' text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from rallypoint.core.due import Due
+from rallypoint.core.ruleset import Decision
+
+
+@dataclass(frozen=True)
+class Action:
+    """How the page does a kind of command: a button posting it, or a link to its form.
+
+    Attributes:
+        label: The button's or the link's words.
+        link: Where the form is (``#report``; ``{subject}`` is replaced), or ``None`` for a
+            button that posts the command as it is.
+    """
+
+    label: str
+    link: str | None = None
+
+
+@dataclass(frozen=True)
+class NextStep:
+    """One line of the page's "what next" panel."""
+
+    text: str
+    command: str | None = None
+    label: str | None = None
+    link: str | None = None
+
+
+def next_steps(decisions: Iterable[Decision], due: Iterable[Due],
+               actions: Mapping[str, Action], decision_link: str) -> list[NextStep]:
+    """The panel's lines: decisions first (each linked to its form), then what is due.
+
+    Args:
+        decisions: The pending decisions the viewer may see.
+        due: What the rules say is due, as the viewer may see it.
+        actions: Command kind → how this page does it.
+        decision_link: The anchor of the N-th decision's form (``#decision-{n}``).
+    """
+    steps = [NextStep(d.prompt, label="Decide", link=decision_link.format(n=n))
+             for n, d in enumerate(decisions, start=1)]
+    for item in due:
+        action = actions.get(item.command or "")
+        if action is None:
+            steps.append(NextStep(item.text))
+        elif action.link is None:
+            steps.append(NextStep(item.text, item.command, action.label))
+        else:
+            steps.append(NextStep(item.text, label=action.label,
+                                  link=action.link.format(subject=quote(item.subject or ""))))
+    return steps
