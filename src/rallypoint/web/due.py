@@ -24,10 +24,12 @@ class Action:
         label: The button's or the link's words.
         link: Where the form is (``#report``; ``{subject}`` is replaced), or ``None`` for a
             button that posts the command as it is.
+        field: For a button: the form field the due item's subject fills (``s:sheet``).
     """
 
     label: str
     link: str | None = None
+    field: str | None = None
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,8 @@ class NextStep:
     command: str | None = None
     label: str | None = None
     link: str | None = None
+    field: str | None = None
+    subject: str | None = None
 
 
 def next_steps(decisions: Iterable[Decision], due: Iterable[Due],
@@ -57,7 +61,9 @@ def next_steps(decisions: Iterable[Decision], due: Iterable[Due],
         if action is None:
             steps.append(NextStep(item.text))
         elif action.link is None:
-            steps.append(NextStep(item.text, item.command, action.label))
+            steps.append(NextStep(item.text, item.command, action.label,
+                                  field=action.field if item.subject else None,
+                                  subject=item.subject))
         else:
             steps.append(NextStep(item.text, label=action.label,
                                   link=action.link.format(subject=quote(item.subject or ""))))

@@ -64,8 +64,8 @@ COMMANDS = {
 """What does each command kind on this page, for a refusal's ``instead`` (see ``web.words``)."""
 
 DUE_ACTIONS = {
-    "check": Action("Check it", "#sheets"),
-    "fo": Action("Roll for the dead FOs", "#turn"),
+    "check": Action("Check it now (seeded dice)", field="s:sheet"),
+    "fo": Action("Roll for the dead FOs"),
 }
 """How this page does each kind of command the rules say is due (``web.due``)."""
 
