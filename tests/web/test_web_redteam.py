@@ -96,6 +96,7 @@ READS = [
     Read("/login", outsider=(200,), anonymous=(200,)),
     Read("/join/{token}", outsider=(200,), anonymous=(303,)),
     Read("/api/scenarios", outsider=(200,), anonymous=(200,)),
+    Read("/api/docs", outsider=(200,), anonymous=(200,)),
     Read("/api/campaigns", outsider=(200,), anonymous=(401,)),
     Read("/api/campaigns/{ref}"),
     Read("/api/campaigns/{ref}/decisions"),
