@@ -114,3 +114,22 @@ def test_squares_old_campaign_keeps_bresenham(tmp_path: Path) -> None:
     values = {r["switch"]: r["value"] for r in json.loads(result.output)[0]["readings"]}
     assert values["line_of_sight"].startswith('"bresenham" (created before')
     assert values["adjacency"] == '"eight"'
+
+
+def test_the_golden_platoon_campaign_plays_by_the_readings_it_shows(tmp_path: Path) -> None:
+    """What the command shows for an old campaign is what its rules do: each switch's shown
+    value against ``PlatoonData.reading`` on the golden log's stored data."""
+    from rallypoint.rulesets.platoon.data import SWITCHED_READINGS, load_data
+
+    export = json.loads((LOGS / "platoon.json").read_text("utf-8"))
+    stored = export["events"][0]["payload"]["rules_data"]
+    rules = load_data(stored)
+    for reading in readings_of("platoon", stored):
+        section, _, key = reading.switch.partition(".")
+        assert reading.value is not None
+        shown = int(reading.value.split()[0])
+        if section == "fit":
+            assert shown == rules.n(section, key)
+            continue
+        before = (section, key) in SWITCHED_READINGS
+        assert bool(shown) is rules.reading(section, key, before=before), reading.switch

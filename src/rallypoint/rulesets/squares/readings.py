@@ -27,8 +27,7 @@ _READINGS: tuple[tuple[str, str, str, str], ...] = (
      "own +2, to remove disorder.",
      "sp_rally_clears_disorder"),
     ("Recovery: \"no enemy units in an adjacent square\"; Rally: \"same or adjacent squares\"",
-     "Adjacent is the eight surrounding squares, diagonals included; the unit's own square "
-     "counts too.",
+     "Adjacent is the eight surrounding squares, diagonals included.",
      "Most square-grid miniatures games count diagonals.",
      "adjacency"),
     ("Recovery: \"There are no enemy units in an adjacent square\"; Rally: \"A Rally may "
