@@ -135,13 +135,15 @@ def _num(value: Any) -> str:
     return str(value)
 
 
-def _compact(*columns: Any, title: str | None = None) -> Any:
-    """A lab table that fits 80 columns: a rule under the header, no side or inner borders."""
+def lab_table(*columns: Any, title: str | None = None) -> Any:
+    """A lab table that fits 80 columns: a rule under the header, no side or inner borders; its
+    title, if any, printed now on a line of its own (a title over a narrow table would wrap)."""
     from rich import box
     from rich.table import Table
 
-    return Table(*columns, title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
-                 padding=(0, 1))
+    if title is not None:
+        console.print(escape(title), highlight=False)
+    return Table(*columns, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
 
 
 def _metric_column(metrics: Sequence[str]) -> Any:
@@ -164,7 +166,7 @@ def print_result(result: SimResult, elapsed: float, backend: str, title: str) ->
     console.print(run_line(title, f"{result.runs} runs", elapsed, backend, result.seed_info()),
                   highlight=False)
     rows = result.summary()
-    table = _compact(_metric_column([r["metric"] for r in rows]), "n", "mean", "se", "sd",
+    table = lab_table(_metric_column([r["metric"] for r in rows]), "n", "mean", "se", "sd",
                      "p10", "median", "p90")
     for row in rows:
         table.add_row(row["metric"], str(row["n"]), *(_num(row[k]) for k in (
@@ -182,7 +184,7 @@ def print_comparison(comparison: Comparison) -> None:
                   f"{escape(comparison.label_b)} (" + ("paired run by run: same seed and chunks"
                                                        if paired else "independent runs") + ")",
                   highlight=False)
-    table = _compact(_metric_column([r.metric for r in comparison.rows]), "A", "B", "B − A",
+    table = lab_table(_metric_column([r.metric for r in comparison.rows]), "A", "B", "B − A",
                      "se", "95 % interval")
     for r in comparison.rows:
         table.add_row(r.metric, _num(r.mean_a), _num(r.mean_b), _num(r.diff), _num(r.se),
@@ -325,7 +327,7 @@ def print_sweep(found: Sweep) -> None:
     console.print(f"sweep over {escape(names)}: {len(found.labels)} variants, each against the "
                   f"baseline {escape(base)} (paired run by run: same seed and chunks)",
                   highlight=False)
-    table = _compact(_metric_column(metrics), Column("variant", overflow="fold"), "mean",
+    table = lab_table(_metric_column(metrics), Column("variant", overflow="fold"), "mean",
                      "− baseline", "se", "95 % interval")
     summaries = {row["metric"]: row for row in found.results[0].summary()}
     for n, metric in enumerate(metrics):
@@ -352,9 +354,8 @@ def pct(text: str) -> str:
 
 
 def odds_table(title: str, rows: dict[str, str], key: str = "outcome") -> None:
-    from rich.table import Table
-
-    table = Table(key, "p", "%", title=title)
+    """Exact odds by outcome: the fraction and its percentage."""
+    table = lab_table(key, "p", "%", title=title)
     for k, p in rows.items():
         table.add_row(k, p, pct(p))
     console.print(table)

@@ -18,6 +18,7 @@ from rallypoint.cli.lab_output import (
     SeedOpt,
     WorkersOpt,
     emit,
+    lab_table,
     odds_table,
     run_jobs,
 )
@@ -41,8 +42,8 @@ def squares_rally_odds(
         help="Total modifier of the rally test (one die + M: pass on 6+, break on 0 or less).")]
     = None,
     scenario: Annotated[Path | None, typer.Option(
-        help="A squares battle: the odds of every rally allowed at its start, each modifier "
-             "named.")] = None,
+        help="A squares battle (a file, or a shipped one by name: farm): the odds of every "
+             "rally allowed at its start, each modifier named.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """A rally test's chance to pass, do nothing or break: by modifier, or by situation."""
@@ -52,12 +53,14 @@ def squares_rally_odds(
     with guarded():
         if (modifier is None) == (scenario is None):
             raise MalformedInputError("give --modifier or --scenario (one of them)",
-                                      fix="e.g. --modifier 1, or --scenario farm.toml.")
+                                      fix="e.g. --modifier 1, or --scenario farm.")
         if modifier is not None:
             result: Any = odds.squares_rally(modifier)
         else:
             assert scenario is not None
-            result = odds.squares_situations(scenario)
+            from rallypoint.cli.scenario_titles import shipped_scenario
+
+            result = odds.squares_situations(shipped_scenario(scenario))
     if as_json:
         print_json(result)
         return
@@ -65,10 +68,9 @@ def squares_rally_odds(
         odds_table(f"rally test, 1d6 {modifier:+d}",
                {k: result[k] for k in ("pass", "no_effect", "break") if k in result})
         return
-    from rich.table import Table
 
-    table = Table("leader", "unit", "rally", "modifiers", "M", "pass", "no effect", "break",
-                  title=f"rallies allowed at the start of {scenario}")
+    table = lab_table("leader", "unit", "rally", "modifiers", "M", "pass", "no effect",
+                      "break", title=f"rallies allowed at the start of {scenario}")
     for row in result:
         named = "\n".join(f"{m['value']:+d} {m['name']}" for m in row["modifiers"])
         table.add_row(row["leader"], row["unit"], row["rally"], named or "none",

@@ -19,6 +19,7 @@ from rallypoint.cli.lab_output import (
     SeedOpt,
     WorkersOpt,
     emit,
+    lab_table,
     odds_table,
     pct,
     run_jobs,
@@ -56,7 +57,6 @@ def tcs_recovery_odds(
     as_json: JsonOpt = False,
 ) -> None:
     """Steps recovered on each column of the recovery table for one die + MODIFIER."""
-    from rich.table import Table
 
     from rallypoint.lab import odds
 
@@ -64,7 +64,7 @@ def tcs_recovery_odds(
     if as_json:
         print_json(result)
         return
-    table = Table("column", "steps: p", title=f"recovery roll, 1d6 {modifier:+d}")
+    table = lab_table("column", "steps: p", title=f"recovery roll, 1d6 {modifier:+d}")
     for column, dist in result["columns"].items():
         table.add_row(column, ", ".join(f"{k}: {p} ({pct(p)})" for k, p in dist.items()))
     console.print(table)
@@ -103,13 +103,12 @@ def tcs_implementation_odds(
 def _turns_table(result: dict[str, Any], per_turn: int) -> None:
     """Turn, the chance of implementing on it and by it, as percentages (the exact fractions,
     which grow to 30-digit denominators, are in ``--json``)."""
-    from rich.table import Table
 
     if not result["turns"]:
         return
-    table = Table("turn", "on this turn", "by this turn",
-                  title=f"turns until implementation (+{per_turn} weighted turns a turn)",
-                  caption="exact fractions: --json")
+    table = lab_table("turn", "on this turn", "by this turn",
+                      title=f"turns until implementation (+{per_turn} weighted turns a turn; "
+                            "exact fractions: --json)")
     for turn, p in result["turns"].items():
         table.add_row(turn, pct(p), pct(result["cumulative"][turn]))
     console.print(table)
@@ -258,9 +257,7 @@ def tcs_recovery(
 
 
 def _print_recovery_exact(result: SimResult) -> None:
-    from rich.table import Table
-
-    table = Table("column", "steps", "sample share", "exact", title="sample vs exact odds")
+    table = lab_table("column", "steps", "sample share", "exact", title="sample vs exact odds")
     hist = result.histograms()
     for column, dist in result.exact["steps"].items():
         counts = hist.get(f"steps_{column}", {})

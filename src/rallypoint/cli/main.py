@@ -13,6 +13,7 @@ from rich.markup import escape
 from typer.models import CommandInfo
 
 from rallypoint.cli import campaign_verbs, completion, pbem, reveal, serve, usage
+from rallypoint.cli.scenario_titles import shipped_scenario
 from rallypoint.cli.session import (
     SETTINGS,
     CampaignOpt,
@@ -84,31 +85,6 @@ def _start_notes(name: str) -> None:
     notes = getattr(c.ruleset, "start_notes", None)
     for line in notes(c.state) if notes is not None else ():
         console.print(f"[yellow]note[/]: {escape(line)}", highlight=False)
-
-
-def shipped_scenario(given: Path) -> Path:
-    """``given`` if it is a file, else the shipped scenario it names: its file name without
-    ``.toml`` (any case), or the start of it when only one shipped scenario begins so, as
-    ``simulate --scenario`` takes them. Anything else is left to ``create`` to refuse, unless it
-    looks like a name (no folder, no suffix): then the shipped names are offered."""
-    from rallypoint.core.errors import MalformedInputError, UnknownIdError
-    from rallypoint.core.ruleset import registered
-    from rallypoint.core.suggest import did_you_mean
-
-    if given.is_file() or given.parent != Path() or given.suffix:
-        return given
-    shipped = {p.stem: p for r in registered().values() for p in r.example_scenarios()}
-    word = given.name.casefold()
-    exact = [p for stem, p in shipped.items() if stem.casefold() == word]
-    found = exact or [p for stem, p in shipped.items() if stem.casefold().startswith(word)]
-    if len(found) == 1:
-        return found[0]
-    if found:
-        raise MalformedInputError(f"{given.name!r} could be {' or '.join(p.stem for p in found)}",
-                                  fix="Give more of the scenario's name.")
-    raise UnknownIdError(f"no scenario file or shipped scenario {given.name!r}",
-                         fix=f"{did_you_mean(given.name, shipped)}Give a TOML file, or one of: "
-                             f"{', '.join(shipped)}.")
 
 
 @core_app.command("list")

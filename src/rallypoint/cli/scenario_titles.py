@@ -50,3 +50,28 @@ def scenario_title(path: Path) -> str:
                 return f"{table['name']}: {setting.split(';')[0]}"
             return str(table["name"])
     return path.stem
+
+
+def shipped_scenario(given: Path) -> Path:
+    """``given`` if it is a file, else the shipped scenario it names: its file name without
+    ``.toml`` (any case), or the start of it when only one shipped scenario begins so, as
+    ``simulate --scenario`` takes them. Anything else is left to ``create`` to refuse, unless it
+    looks like a name (no folder, no suffix): then the shipped names are offered."""
+    from rallypoint.core.errors import MalformedInputError, UnknownIdError
+    from rallypoint.core.ruleset import registered
+    from rallypoint.core.suggest import did_you_mean
+
+    if given.is_file() or given.parent != Path() or given.suffix:
+        return given
+    shipped = {p.stem: p for r in registered().values() for p in r.example_scenarios()}
+    word = given.name.casefold()
+    exact = [p for stem, p in shipped.items() if stem.casefold() == word]
+    found = exact or [p for stem, p in shipped.items() if stem.casefold().startswith(word)]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise MalformedInputError(f"{given.name!r} could be {' or '.join(p.stem for p in found)}",
+                                  fix="Give more of the scenario's name.")
+    raise UnknownIdError(f"no scenario file or shipped scenario {given.name!r}",
+                         fix=f"{did_you_mean(given.name, shipped)}Give a TOML file, or one of: "
+                             f"{', '.join(shipped)}.")
