@@ -61,6 +61,7 @@ DEFAULTS: dict[str, str | bool] = {
     "shared_center": "own_formation",
     "no_morale_mix": "per_counter",
     "soviet_fo_pile": True,
+    "sheet_command_prep": "worst",
     "complete_battalion": "all_companies",
     "skip_moot_rolls": True,
     "vehicle_sheets_triple": False,

@@ -339,6 +339,21 @@ def test_the_log_says_which_units_became_unassigned(example1: Campaign) -> None:
     assert "  stay on their other Op Sheet: 2/ErP112" in text.splitlines()
 
 
+# -- whose Command Prep rating a sheet of several formations takes -------------------------------
+
+
+@pytest.mark.parametrize(("reading", "prep"), [("worst", 4), ("best", 2)])
+def test_a_sheet_of_two_formations_takes_the_worst_rating_or_the_best(
+    tmp_path: Path, reading: str, prep: int,
+) -> None:
+    # Bn has command prep 2, Bn2 has 4; size 1: row 5 (worst) or row 3 (best).
+    c = make(tmp_path, coy("A", ctr("A-1", lost=1)), parameters={"sheet_command_prep": reading},
+             extra_formations=({"id": "Bn2", "side": "blue", "command_prep": 4,
+                                "companies": [coy("B", ctr("B-1", lost=1))]},))
+    c = sheet(c, members=("Bn", "Bn2"), centers={"Bn": "10.10", "Bn2": "10.10"}, size=1)
+    assert (last(c)["command_prep"], c.state.sheets["s"].row) == (prep, prep + 1)
+
+
 # -- a campaign created before these switches keeps its behaviour ---------------------------------
 
 NEW_KEYS = ("shared_center", "no_morale_mix", "soviet_fo_pile")

@@ -207,6 +207,7 @@ class Parameters(FrozenModel):
     shared_center: Literal["own_formation", "everyone"] = "everyone"
     no_morale_mix: Literal["per_counter", "per_company"] = "per_company"
     soviet_fo_pile: bool = False
+    sheet_command_prep: Literal["worst", "best"] = "worst"
 
 
 class RulesData(FrozenModel):

@@ -283,12 +283,14 @@ def _decide_sheet(state: TcsState, cmd: WriteSheet) -> SheetWritten:
     if not preps:
         raise IllegalNowError("the scenario gives no command prep rating for these formations",
                               fix="Add command_prep to the formation in the scenario file.")
+    # Several formations on one sheet: the worst (highest) rating, or the best (a reading).
+    prep = max(preps) if state.rules.params.sheet_command_prep == "worst" else min(preps)
     return SheetWritten(
         sheet=cmd.sheet, members=tuple(cmd.members), companies=companies, centers=centers,
-        other_sheet=tuple(other), size=cmd.size, command_prep=max(preps),
-        row=max(preps) + cmd.size, vehicle=cmd.vehicle, turn=state.turn,
+        other_sheet=tuple(other), size=cmd.size, command_prep=prep,
+        row=prep + cmd.size, vehicle=cmd.vehicle, turn=state.turn,
         attest_distance=cmd.attest_distance,
-        never_implements=never_implements(state, max(preps) + cmd.size))
+        never_implements=never_implements(state, prep + cmd.size))
 
 
 def _decide_morale(state: TcsState, cmd: SetMorale) -> MoraleSet:
