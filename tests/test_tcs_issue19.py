@@ -356,7 +356,7 @@ def test_a_sheet_of_two_formations_takes_the_worst_rating_or_the_best(
 
 # -- a campaign created before these switches keeps its behaviour ---------------------------------
 
-NEW_KEYS = ("shared_center", "no_morale_mix", "soviet_fo_pile")
+NEW_KEYS = ("shared_center", "no_morale_mix", "soviet_fo_pile", "sheet_command_prep")
 
 
 def as_created_before(c: Campaign) -> Campaign:
@@ -367,7 +367,7 @@ def as_created_before(c: Campaign) -> Campaign:
     data, scenario = stored["rules_data"], stored["scenario"]
     for key in NEW_KEYS:
         del data["parameters"][key]
-    del scenario["implementation"]
+    scenario.pop("implementation", None)
     for side in scenario["sides"]:
         side.pop("fo_pile")
     return start(NewEvent.of(Created(ruleset="tcs", name=created.name, scenario=scenario,
