@@ -13,6 +13,9 @@ them down: it never re-checks a rule or re-reads a table. Schema versions:
   Later in v3: the new event ``accrued`` (owed accruals, play by e-mail). A new event type needs
   no new version: no old payload changes meaning, and every old log reads and folds as before
   (it holds none); a rallypoint without it refuses the event by its type instead of misreading it.
+
+  Later in v3 (issue 19): ``never_implements`` on ``sheet_written`` (default False, as every
+  event written before the warning reads).
 """
 
 from __future__ import annotations
