@@ -41,8 +41,9 @@ _DISTRIBUTED_PARTS = ("sheet", "steps", "unspent")
 # position, round and seat stay public, so both databases agree on position and round numbering.
 _PROOF_PARTS = ("command", "tape", "links", "nonce")
 _LEFT_PARTS = ("sheet", "sheet_cancelled", "companies")
-_HIDING = frozenset({"sheet_written", "turn_advanced", "accrued", "implementation_checked",
-                     "reassigned", "attacked", "distributed", "left_center", "moved"})
+_HIDING = frozenset({"sheet_written", "turn_advanced", "accrued", "fired",
+                     "implementation_checked", "reassigned", "attacked", "distributed",
+                     "left_center", "moved"})
 """The event types that can hide something (``moved``: when it leaves a center or attests a
 seam count); any other type never arrives redacted."""
 
