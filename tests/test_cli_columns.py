@@ -154,3 +154,29 @@ def test_a_lab_comparison_names_its_variants_above_an_80_column_table(tmp_path: 
                     "--compare-number", "12", "--runs", "1000", "--seed", "1", "--workers", "1"))
     assert out.endswith(COMPARE_80)
     assert max(len(line) for line in out.splitlines()) <= 80
+
+
+def test_a_sweep_of_long_labels_keeps_every_label_whole_at_80_columns(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    import numpy as np
+    from rich.console import Console
+
+    from rallypoint.cli import lab_output
+    from rallypoint.lab.results import SimResult, sweep
+
+    out = io.StringIO()
+    monkeypatch.setattr(lab_output, "console", Console(file=out, width=80, no_color=True))
+    rng = np.random.default_rng(1)
+    results = [SimResult(simulation="x", parameters={}, entropy=1, chunks=2, metrics={
+        "turns_to_implementation": rng.normal(7, 1, 50) + n, "steps_back": rng.normal(16, 1, 50)})
+        for n in range(4)]
+    labels = [f"recovery_table.tank={t}, odd_pile_limit={o}"
+              for t in ("2,1,0,0,0", "3,2,1,0,0") for o in ("floor", "ceil")]
+    lab_output.print_sweep(sweep(results, labels))
+    lines = out.getvalue().splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert [line.split("   ")[0].strip() for line in lines if line.startswith("  ")] == [
+        "2,1,0,0,0 · floor", "2,1,0,0,0 · ceil", "3,2,1,0,0 · floor", "3,2,1,0,0 · ceil"] * 2
+    assert "turns_to_implementation" in [line.strip() for line in lines]

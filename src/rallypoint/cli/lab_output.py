@@ -315,9 +315,11 @@ def emit_sweep(common: Common, results: list[SimResult], labels: list[str], elap
 
 
 def print_sweep(found: Sweep) -> None:
-    """One table: per metric (a section each), every variant's mean, its difference to the
-    baseline (the first variant), the paired standard error and 95 % interval."""
+    """One table: per metric (its name on a line of its own, so long names and long variant
+    labels share the width), every variant's mean, its difference to the baseline (the first
+    variant), the paired standard error and 95 % interval."""
     from rich.table import Column
+    from rich.text import Text
 
     from rallypoint.lab.results import short_labels
 
@@ -327,19 +329,19 @@ def print_sweep(found: Sweep) -> None:
     console.print(f"sweep over {escape(names)}: {len(found.labels)} variants, each against the "
                   f"baseline {escape(base)} (paired run by run: same seed and chunks)",
                   highlight=False)
-    table = lab_table(_metric_column(metrics), Column("variant", overflow="fold"), "mean",
-                     "− baseline", "se", "95 % interval")
+    table = lab_table(Column("metric, variant", overflow="fold"), "mean", "− baseline", "se",
+                      Column("95 % interval", overflow="fold"))
     summaries = {row["metric"]: row for row in found.results[0].summary()}
-    for n, metric in enumerate(metrics):
-        table.add_row(metric, base, _num(summaries[metric]["mean"]), "baseline", "", "")
+    for metric in metrics:
+        table.add_row(Text(metric, style="bold"), "", "", "", "")
+        table.add_row(f"  {base}", _num(summaries[metric]["mean"]), "baseline", "", "")
         rows = [next((r for r in rs if r.metric == metric), None) for rs in found.rows.values()]
-        for k, (lb, r) in enumerate(zip(found.rows, rows, strict=True)):
-            last = k == len(rows) - 1 and n < len(metrics) - 1
+        for lb, r in zip(found.rows, rows, strict=True):
             if r is None:
-                table.add_row("", labels[lb], "–", "", "", "", end_section=last)
+                table.add_row(f"  {labels[lb]}", "–", "", "", "")
                 continue
-            table.add_row("", labels[lb], _num(r.mean_b), _num(r.diff), _num(r.se),
-                          f"{_num(r.low)} … {_num(r.high)}", end_section=last)
+            table.add_row(f"  {labels[lb]}", _num(r.mean_b), _num(r.diff), _num(r.se),
+                          f"{_num(r.low)} … {_num(r.high)}")
     console.print(table)
 
 
