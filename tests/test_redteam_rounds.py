@@ -38,6 +38,9 @@ from test_pbem import (
     rehash,
     start_game,
 )
+from test_pbem import (
+    SCENARIO as SCENARIO_SQUARES,
+)
 from test_tcs_partial_owed import SHEET_F, SHEET_S, TURN, Split, whole
 
 
@@ -298,3 +301,56 @@ def test_fired_by_mail_between_two_databases_equals_one_database(tmp_path: Path)
     assert lair.weighted_turns == one.load(ref).state.sheets["S-lair"].weighted_turns == 1 + 1
     game.send("soviet")  # Finland's database holds the mark redacted: no S-lair in it
     assert "S-lair" not in game.whole_text("finland")
+
+
+def test_a_void_on_postgresql_burns_the_round_in_both_databases(tmp_path: Path) -> None:
+    # French keeps its campaign on PostgreSQL, Allied in SQLite: the hold, the void and the
+    # burnt round through both stores.
+    from pg_kit import fresh_database
+    from rallypoint.session.pbem import create_seated, new_seat
+
+    for url in fresh_database():
+        french, allied = Session(url), Session(tmp_path / "b.sqlite3")
+        cards = [new_seat(french, "french"), new_seat(allied, "allied")]
+        info = create_seated(french, SCENARIO_SQUARES, cards, name="farm")
+        (tmp_path / "mail").mkdir()
+        game = Game(french, allied, tmp_path / "mail", info.id)
+        game.french_to_allied()
+        with pytest.raises(AwaitingDice):
+            command(game.allied, game.campaign, RALLY)
+        game.allied_to_french()
+        with pytest.raises(IllegalNowError, match="waits for your answer"):
+            command(game.french, game.campaign, MARK)
+        answer(game.french, game.campaign)
+        assert stall(game.french, game.campaign).kind is RoundKind.VOID
+        assert kinds(game.french, game) == [(RoundKind.VOID, 1)]
+        command(game.french, game.campaign, MARK)
+        got = import_turn(game.allied, game.send(game.french, "allied"))
+        assert got.new_events == 1 and "forfeited" in (got.note or "")
+        with pytest.raises(AwaitingDice, match="dice round 2"):
+            command(game.allied, game.campaign, RALLY)
+
+
+def test_show_and_dice_stall_through_the_command_line(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from rallypoint.cli.main import app
+
+    game = start_game(tmp_path)
+    asked(game)
+
+    def rp(db: str, *args: str) -> str:
+        result = CliRunner().invoke(app, ["--db", str(tmp_path / db), *args])
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    assert ("dice round 1: your request waits for french's answer; if they have stopped: "
+            "`rallypoint dice stall`") in " ".join(rp("b.sqlite3", "show").split())
+    shown = json.loads(rp("a.sqlite3", "show", "--json"))["dice_rounds"]
+    assert shown == [{"kind": "to_answer", "round": 1, "position": 1, "requester": "allied",
+                      "waiting_for": "french", "forfeited_by": None}]
+    out = json.loads(rp("b.sqlite3", "dice", "stall", "--json"))
+    assert out == {"kind": "withdrawn", "round": 1, "position": 1, "forfeited_by": "french"}
+    result = CliRunner().invoke(app, ["--db", str(tmp_path / "a.sqlite3"), "dice", "stall"])
+    assert result.exit_code == 2 and "waits for you" in result.output
+    assert "\n" not in result.output.strip()
