@@ -354,3 +354,25 @@ def test_show_and_dice_stall_through_the_command_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["--db", str(tmp_path / "a.sqlite3"), "dice", "stall"])
     assert result.exit_code == 2 and "waits for you" in result.output
     assert "\n" not in result.output.strip()
+
+
+def test_a_void_that_crosses_the_resolution_is_moot(tmp_path: Path) -> None:
+    # French voids just as Allied's resolution is in the mail, and imports it before playing
+    # on: the round was used, so the void is moot in both databases and the rounds go on.
+    game = start_game(tmp_path)
+    asked(game)
+    answer(game.french, game.campaign)
+    assert import_turn(game.allied, game.send(game.french, "allied")).resolved is not None
+    resolved = game.send(game.allied, "french")
+    stall(game.french, game.campaign)
+    assert import_turn(game.french, resolved).new_events == 1
+    assert kinds(game.french, game) == []
+    command(game.french, game.campaign, MARK)
+    assert import_turn(game.allied, game.send(game.french, "allied")).new_events == 1
+    with pytest.raises(AwaitingDice, match="dice round 2"):
+        command(game.allied, game.campaign, RALLY | {"leader": "wellington", "unit": "79th"})
+    game.allied_to_french()
+    answer(game.french, game.campaign)
+    assert import_turn(game.allied, game.send(game.french, "allied")).resolved is not None
+    assert verify_file(game.allied_to_french()).dice.summary() == (
+        "dice-v1: 2 verified, 0 failed (dice)")

@@ -334,9 +334,11 @@ def _round_problem(walk: _Walk, position: int, round_: int) -> str | None:
     earlier = walk.rounds.get(position)
     skipped_unseen = walk.gap and round_ > walk.last_round
     expected = walk.last_round + 1
-    while expected in walk.burnt:  # a void round is skipped, never used (docs/dice.md)
+    allowed = {expected}
+    while expected in walk.burnt:  # a void round is skipped, never used (docs/dice.md) ...
         expected += 1
-    if round_ != earlier and round_ != expected and not skipped_unseen:
+        allowed.add(expected)  # ... unless its resolution won the race with the void
+    if round_ != earlier and round_ not in allowed and not skipped_unseen:
         return (f"round {round_} is out of order (next is {expected}) — a round is "
                 "used once, or again only when the same position is retried after an undo")
     return None

@@ -233,8 +233,9 @@ def keep_request(store: EventStore, campaign_id: str, request: AnyRequest,
                 store.put_dice_request(campaign_id, request.round, request.seat,
                                        request.model_dump_json())
             return request, None
+        withdrawn = isinstance(own, SealedRequest) and own.withdrawn
         if seat in mine and own.position == request.position:
-            if seat < request.seat:
+            if seat < request.seat and not withdrawn:
                 return None, (f"{request.seat}'s dice request crossed yours in the mail; yours "
                               f"(round {request.round}) goes first, as {seat} sorts first: "
                               f"{request.seat} answers it")

@@ -121,8 +121,9 @@ def round_states(store: EventStore, campaign_id: str,
     for round_, answer_ in answers.items():
         requester = _other(cards, answer_.seat)
         if answer_.void is not None:
-            found.append(RoundState(RoundKind.VOID, round_, answer_.position, requester, None,
-                                    answer_.void))
+            if round_ > used:  # a void that crossed the round's resolution is moot
+                found.append(RoundState(RoundKind.VOID, round_, answer_.position, requester,
+                                        None, answer_.void))
         elif round_ > used and answer_.seat == me:
             found.append(RoundState(RoundKind.ANSWERED, round_, answer_.position, requester,
                                     requester))
@@ -220,8 +221,10 @@ def checked_voids(exported: ExportedCampaign, signer: str | None, store: EventSt
         except ValueError:
             raise IntegrityError("a void dice round in the file is malformed",
                                  where="turn.voids", fix=_DISTRUST) from None
-        if void.round <= burnt and void.void is not None:
-            continue  # known already (a file carries every void its sender knows)
+        if (void.round <= burnt or void.round <= last_round(stored)) and void.void is not None:
+            # Known already (a file carries every void its sender knows), or a void that
+            # crossed the round's resolution in the mail: the log used the round, nothing to do.
+            continue
         if signer is None or void.seat != signer or void.void is None or void.void == signer:
             raise IntegrityError(f"a void of round {void.round} that is not {signer}'s to make",
                                  where="turn.voids", fix=_DISTRUST)
