@@ -78,7 +78,7 @@ def granted(standings: Iterable[Standing], *, others_seated: bool, revealed: boo
 def refusal(power: Power) -> NotYourSeatError:
     """The refusal of ``power`` to an account without it (saying who has it)."""
     what, fix = _REFUSALS[power]
-    return NotYourSeatError(f"{what}, not you", where="seat", fix=fix)
+    return NotYourSeatError(f"{what}, not you", fix=fix)
 
 
 _REFUSALS: Final[Mapping[Power, tuple[str, str]]] = MappingProxyType({
