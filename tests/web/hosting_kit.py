@@ -67,7 +67,11 @@ class Browser:
     """One player's client: its own cookies, and the CSRF header its JSON writes need."""
 
     def __init__(self, url: str, headers: dict[str, str] | None = None) -> None:
-        self.http = httpx.Client(base_url=url, timeout=30, headers=headers or {})
+        # A new connection per request: a kept-alive one that the server closes as idle just as
+        # the next request goes out fails that request ("Server disconnected"), which happens
+        # on a loaded machine and is not what these tests are about.
+        self.http = httpx.Client(base_url=url, timeout=30, headers=headers or {},
+                                 limits=httpx.Limits(max_keepalive_connections=0))
         self.token = str(self.http.get("/api/session").json()["csrf_token"])
 
     def post(self, path: str, body: dict[str, object],
