@@ -175,3 +175,38 @@ def test_every_ruleset_says_what_next_with_its_button(live_server: LiveServer,
         rally.locator("text=Who may rally it").click()
         expect(page.locator("#unit-panel")).to_contain_text("Kempt rallies for disorder")
         shot(page, f"squares-next-{width}")
+
+
+OVERLAPS = """() => {
+  const boxes = [...document.querySelectorAll('#board .piece, #board .terrain-name, #board th')]
+    .map(e => ({text: e.innerText.trim(), r: e.getBoundingClientRect(),
+                clipped: e.scrollWidth > e.clientWidth + 1}));
+  const found = [];
+  for (const b of boxes) if (b.clipped) found.push('clipped: ' + b.text);
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const a = boxes[i].r, b = boxes[j].r;
+    const x = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+    const y = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+    if (x > 1 && y > 1) found.push(boxes[i].text + ' / ' + boxes[j].text);
+  }
+  return found;
+}"""
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_squares_board_has_no_overlapping_text(live_server: LiveServer, width: int) -> None:
+    with browser_page(live_server.url, width=width, height=800) as (page, _):
+        _create(page, "squares: farm below the ridge", "ridge", "ridge")
+        # Wellington attaches to a unit: the longest label the board draws.
+        page.select_option("#act-who", "79th")
+        page.click("#activate button:has-text('Activate')")
+        expect(page.locator("#recorded")).to_be_visible()
+        shot(page, f"squares-board-{width}", part="#board")
+        assert page.evaluate(OVERLAPS) == []
+        # The page never scrolls sideways; only the board may, inside its panel.
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        # Sides are told apart without colour: a letter on each piece and a border style.
+        pieces = page.locator("#board .piece")
+        styles = {pieces.nth(i).evaluate("e => getComputedStyle(e).borderTopStyle")
+                  for i in range(pieces.count())}
+        assert styles == {"solid", "dashed"}
