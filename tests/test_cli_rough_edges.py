@@ -192,3 +192,17 @@ def test_install_completion_names_the_startup_file_it_edits(db: Path, tmp_path: 
     assert (home / ".bashrc").read_text(encoding="utf-8").startswith("alias ll='ls -l'\n")
     again = ok(db, "--install-completion", "bash", env={"HOME": str(home)})
     assert "edited" not in again, "nothing added the second time, so nothing to say"
+
+
+def test_export_through_a_link_writes_its_target_and_keeps_the_link(db: Path,
+                                                                   tmp_path: Path) -> None:
+    # /dev/stdout is such a link when standard output is a file: renaming over it would
+    # replace the link itself (as root, the system's /dev/stdout).
+    ok(db, "new", "farm", "--name", "ridge")
+    target = tmp_path / "real.json"
+    target.write_text("old\n", encoding="utf-8")
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    ok(db, "export", str(link))
+    assert link.is_symlink() and link.resolve() == target.resolve()
+    assert json.loads(target.read_text(encoding="utf-8"))["events"][0]["type"] == "created"

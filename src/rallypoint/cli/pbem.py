@@ -41,12 +41,13 @@ def export(
     as_json: JsonOpt = False,
 ) -> None:
     """Export a campaign to one JSON file: a turn file for the other seat (--for), or a backup."""
-    from rallypoint.cli.stdio import is_stdio, output_path
+    from rallypoint.cli.stdio import STDOUT_NAMES, is_stdio, output_path
     from rallypoint.session.pbem import export_turn
 
     # With the file on standard output (-, /dev/stdout, a pipe), the summary must not mix in.
     with guarded():
-        piped = is_stdio(file) or (file.exists() and not file.is_file())
+        piped = is_stdio(file) or str(file) in STDOUT_NAMES or (
+            file.exists() and not file.is_file())
         with output_path(file) as target:
             done = export_turn(session(), campaign_ref(campaign), target, for_seat=for_seat)
     out = err_console if piped else console

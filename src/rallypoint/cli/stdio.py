@@ -17,6 +17,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 STDIO = "-"
+STDOUT_NAMES = frozenset({"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"})
+"""Paths that name standard output itself (its summary then goes to standard error)."""
 
 
 def is_stdio(path: Path) -> bool:

@@ -215,9 +215,9 @@ def write_atomically(path: Path, text: str, what: str = "the export") -> None:
     if path.is_dir():
         raise DataFileError(f"cannot write {what}: {shown!r} is a folder",
                             fix="give a file name inside it, e.g. roster.json")
-    if path.exists() and not path.is_file():
-        # A device, pipe or socket (/dev/stdout, a FIFO) is written to, never renamed over:
-        # replacing it would swap the device node for a plain file.
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        # A device, pipe, socket or link (/dev/stdout, a FIFO) is written to, never renamed
+        # over: replacing it would swap the device node or the link for a plain file.
         _write_through(path, text, what)
         return
     try:
