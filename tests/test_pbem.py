@@ -38,7 +38,7 @@ from rallypoint.store.signing import SeatKey
 
 SCENARIO = Path("src/rallypoint/rulesets/squares/scenarios/farm_below_the_ridge.toml")
 RALLY = {"kind": "rally", "leader": "kempt", "unit": "28th", "rally": "disorder"}
-MARK = {"kind": "fire", "unit": "95th", "fire": "bombardment"}  # rolls nothing
+MARK = {"kind": "fire", "unit": "54e", "fire": "bombardment"}  # rolls nothing (a French unit)
 
 
 @dataclass
@@ -298,7 +298,7 @@ def test_replays_are_refused(tmp_path: Path) -> None:
     old = game.french_to_allied()
     with pytest.raises(IntegrityError, match=r"replayed: the file's head #2 is your head"):
         import_turn(game.allied, old)
-    command(game.french, game.campaign, MARK | {"unit": "28th"})
+    command(game.french, game.campaign, MARK | {"unit": "55e"})
     game.french_to_allied()
     with pytest.raises(IntegrityError, match=r"head #2 is behind yours \(#3\)"):
         import_turn(game.allied, old)
@@ -322,7 +322,7 @@ def test_a_fork_is_refused_then_kept_as_a_new_campaign(tmp_path: Path) -> None:
     command(game.french, game.campaign, MARK)
     game.french_to_allied()
     old = Session(tmp_path / "a-old.sqlite3")
-    command(old, game.campaign, MARK | {"unit": "28th"})
+    command(old, game.campaign, MARK | {"unit": "55e"})
     fork = tmp_path / "fork.json"
     export_turn(old, game.campaign, fork, for_seat="allied")
     with pytest.raises(IntegrityError, match=r"forks from your log at #2") as info:
@@ -387,7 +387,7 @@ def test_requests_that_cross_in_the_mail_resolve_one_way(tmp_path: Path) -> None
     # goes first in both databases, so the logs cannot fork.
     game = start_game(tmp_path)
     with pytest.raises(AwaitingDice):
-        command(game.french, game.campaign, RALLY | {"leader": "wellington"})
+        command(game.french, game.campaign, RALLY | {"leader": "quiot", "unit": "55e", "rally": "sp"})
     with pytest.raises(AwaitingDice):
         command(game.allied, game.campaign, RALLY | {"unit": "79th"})
     to_allied, to_french = game.send(game.french, "allied"), game.send(game.allied, "french")
@@ -404,7 +404,7 @@ def test_requests_that_cross_in_the_mail_resolve_one_way(tmp_path: Path) -> None
     game.allied_to_french()
     # French makes its command again: a new request, for round 2.
     with pytest.raises(AwaitingDice, match="dice round 2"):
-        command(game.french, game.campaign, RALLY | {"leader": "wellington"})
+        command(game.french, game.campaign, RALLY | {"leader": "quiot", "unit": "55e", "rally": "sp"})
 
 
 def test_a_request_the_log_moved_past_is_refused_until_withdrawn(tmp_path: Path) -> None:

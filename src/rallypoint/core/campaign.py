@@ -17,6 +17,7 @@ from typing import Any
 
 from rallypoint.core.errors import IllegalNowError, IntegrityError, StaleVersionError
 from rallypoint.core.events import (
+    COMMANDS_V,
     CORE_EVENTS,
     CREATED,
     GENESIS_HASH,
@@ -56,7 +57,8 @@ def created_from_scenario(
     ruleset.initial_state(scenario, rules_data)
     created = NewEvent.of(Created(ruleset=ruleset.name, name=name, scenario=scenario,
                                   rules_data=rules_data,
-                                  seed=seed if seed is not None else secrets.token_hex(16)))
+                                  seed=seed if seed is not None else secrets.token_hex(16),
+                                  commands=COMMANDS_V))
     if seed is None:
         return created  # a random seed (dropped anyway when the dice are committed)
     from rallypoint.core.blinds import with_blind

@@ -77,6 +77,34 @@ FrozenMap = Annotated[Mapping[K, V], AfterValidator(_freeze), PlainSerializer(di
 """A read-only mapping field of an event (a ``MappingProxyType``; JSON object when dumped)."""
 
 
+MADE_BY = "made_by"
+"""The payload key of the command that made an event (:class:`MadeBy`); see docs/events.md."""
+
+COMMANDS_V = 1
+"""Version of the :class:`MadeBy` envelope. A ``created`` event carrying ``commands`` names the
+version every ruleset event of its campaign records its command in."""
+
+
+class MadeBy(BaseModel):
+    """The command that made an event, recorded with it so a receiver can decide it again.
+
+    Joined by the session after ``decide`` (rules never read it). The event's own ``v`` names
+    the ruleset schema it was decided in; a receiver re-executes the command against its own
+    state with the event's proven dice and must get the same event (docs/two-player.md).
+
+    Attributes:
+        v: The envelope's version (:data:`COMMANDS_V`).
+        command: The command's JSON, without ``expected_version`` (the event's seq fixes it).
+        seat: The seat whose database decided it (two-seat play), else ``None``.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+    v: int = COMMANDS_V
+    command: FrozenMap[str, Any]
+    seat: str | None = None
+
+
 class EventModel(BaseModel):
     """Base of every typed event: frozen, no unknown fields, a ``type`` tag and a schema version.
 
@@ -102,7 +130,11 @@ class EventModel(BaseModel):
     """Random hex joined by the front end to an event that hides a secret from a seat, so that its
     hash cannot be brute-forced (:mod:`rallypoint.core.visibility`); rules never read it."""
 
-    _omit_when_none: ClassVar[tuple[str, ...]] = ("dice_proof", "blind")
+    made_by: MadeBy | None = None
+    """The command that made the event (:class:`MadeBy`), joined by the session after ``decide``;
+    absent from events recorded before commands were; rules never read it."""
+
+    _omit_when_none: ClassVar[tuple[str, ...]] = ("dice_proof", "blind", "made_by")
 
     def payload(self) -> dict[str, Any]:
         """The JSON payload to store: every field but ``type`` (by its stored name); envelope
@@ -111,6 +143,9 @@ class EventModel(BaseModel):
         for key in self._omit_when_none:
             if data.get(key, 0) is None:
                 del data[key]
+        made = data.get(MADE_BY)
+        if made is not None and made.get("seat") is None:
+            del made["seat"]
         return data
 
 
@@ -225,6 +260,17 @@ class NewEvent(BaseModel):
         """The storable form of a typed event (its payload dumped to JSON once)."""
         return cls(type=event.type, payload=event.payload(), event=event)
 
+    def made_by(self, command: Mapping[str, Any], seat: str | None) -> NewEvent:
+        """This event with the command that made it joined (:class:`MadeBy`): ``command`` is
+        its JSON (``expected_version`` is dropped), ``seat`` the deciding seat, if any."""
+        body = {k: v for k, v in command.items() if k != "expected_version"}
+        made = MadeBy(command=body, seat=seat)
+        envelope = made.model_dump(mode="json", exclude_none=True)
+        typed = (None if self.event is None
+                 else self.event.model_copy(update={MADE_BY: made}))
+        return NewEvent(type=self.type, payload={**self.payload, MADE_BY: envelope},
+                        event=typed)
+
 
 CORE_SCHEMA = 2
 """Schema version of the core events (1: before payloads carried ``v``)."""
@@ -253,8 +299,12 @@ class Created(EventModel):
     seed: str | None = None
     dice: FrozenMap[str, Any] | None = None
     seats: FrozenMap[str, Any] | None = None
+    commands: int | None = None
+    """The :class:`MadeBy` version every ruleset event of the campaign records its command in
+    (``None``: a campaign from before commands were recorded)."""
 
-    _omit_when_none: ClassVar[tuple[str, ...]] = ("dice_proof", "blind", "seed", "dice", "seats")
+    _omit_when_none: ClassVar[tuple[str, ...]] = ("dice_proof", "blind", "made_by", "seed",
+                                                  "dice", "seats", "commands")
 
 
 class Undone(EventModel):

@@ -38,6 +38,7 @@ from rallypoint.core.errors import RallypointError
 from rallypoint.core.events import (
     CREATED,
     GENESIS_HASH,
+    MADE_BY,
     REDACTED_KEY,
     UNDONE,
     WITHHELD_KEY,
@@ -54,9 +55,10 @@ REDACTED = REDACTED_KEY
 """The old format's payload key listing the withheld paths (read, never written)."""
 BLIND = "blind"
 """The payload key of an event's random blinding value (withheld from anyone it hides from)."""
-COMMAND = "command"
-"""The payload key of an event's recorded command (issue 18): withheld whenever anything of the
-event is, since a command names what its event hides (a check names its sheet)."""
+COMMAND = MADE_BY
+"""The payload key of an event's recorded command (issue 18, :class:`rallypoint.core.events.MadeBy`):
+withheld whenever anything of the event is, since a command names what its event hides (a check
+names its sheet)."""
 _ENVELOPE_SECRETS = (BLIND, COMMAND)
 """Envelope keys a redacted event never shows: they belong to the whole event, not to an owner."""
 REFEREE_ONLY = "@referee"

@@ -15,6 +15,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from secrets import token_hex
 from typing import Any
@@ -23,7 +24,6 @@ from rallypoint.core.blinds import with_blind
 from rallypoint.core.campaign import Campaign, created_event, created_from_scenario
 from rallypoint.core.errors import (
     DataFileError,
-    IllegalNowError,
     IntegrityError,
     MalformedInputError,
     RallypointError,
@@ -34,13 +34,18 @@ from rallypoint.core.events import ChainProblem, NewEvent, Undone
 from rallypoint.core.ruleset import Command, Decision, PolicyInfo, Ruleset, get_ruleset
 from rallypoint.dice import Roller, SeededRoller
 from rallypoint.dice.play import commit_server_dice
-from rallypoint.session import dice, snapshots
+from rallypoint.session import dice, ownership, races, snapshots
 from rallypoint.session.owed import owed_events, store_owed
 from rallypoint.session.pair import AwaitingDice
+from rallypoint.session.policies import decision_of, policy_named
 from rallypoint.session.results import Executed, LogEntry, campaign_view, log_entries, summary
 from rallypoint.store import CampaignInfo, EventStore, VerifyReport, clean_name
 from rallypoint.store.foldcheck import fold_stored
 from rallypoint.store.location import exists, normalised, open_store
+
+_HELD: ContextVar[tuple[str, EventStore] | None] = ContextVar("rallypoint_held_store",
+                                                               default=None)
+"""The store of the :meth:`Session.transaction` open in this context, by its location."""
 
 CommandLike = Command | Mapping[str, Any]
 """A command model, or its JSON form (``{"kind": ..., "expected_version": ..., ...}``)."""
@@ -62,22 +67,6 @@ def seeded_roller(campaign: Campaign) -> Roller:
     return SeededRoller(campaign.seed, f"v{campaign.version}")
 
 
-def policy_named(ruleset: Ruleset[Any], name: str | None) -> PolicyInfo:
-    """A ruleset's named policy (``None``: its default, the first).
-
-    Raises:
-        UnknownIdError: The ruleset has no policy of that name, in any case (the fix lists
-            those it has).
-    """
-    policies = {p.name: p for p in ruleset.policies()}
-    if name is None:
-        return next(iter(policies.values()))
-    from rallypoint.core.suggest import match_id
-
-    # Any case (``BY_TRADE``); an unknown name is answered with the nearest.
-    return policies[match_id(name, policies, "policy", fix=f"Use one of: {', '.join(policies)}.")]
-
-
 class Session:
     """A handle on one campaign database; see the module docstring for the guarantees.
 
@@ -97,7 +86,22 @@ class Session:
         """The SQLite file (meaningless for a PostgreSQL URL: use :attr:`location`)."""
 
     @contextmanager
+    def transaction(self) -> Iterator[EventStore]:
+        """One write transaction for every call inside it on this database (in this thread):
+        they all land together, or, on any exception, none does (e.g. a whole import)."""
+        with self._store(write=True) as store, store.transaction():
+            token = _HELD.set((self.location, store))
+            try:
+                yield store
+            finally:
+                _HELD.reset(token)
+
+    @contextmanager
     def _store(self, *, write: bool = False) -> Iterator[EventStore]:
+        held = _HELD.get()
+        if held is not None and held[0] == self.location:
+            yield held[1]  # inside :meth:`transaction`: part of it
+            return
         # Reads open read-only: they never create the file, migrate a current one or lock it.
         if not write and not exists(self.location):
             # Nothing has been stored here yet, so no campaign a read asks for exists.
@@ -298,7 +302,7 @@ class Session:
             return parsed.model_copy(update={"expected_version": campaign.version})
 
         expected = (command.expected_version if isinstance(command, Command)
-                    else _expected_version(command))
+                    else races.expected_version(command))
         return self._write(ref, build, expected, dice, roller)
 
     def answer(self, ref: str, policy: str | None = None, *, decision: str | None = None,
@@ -318,7 +322,7 @@ class Session:
         """
         def build(campaign: Campaign) -> Command:
             chosen = policy_named(campaign.ruleset, policy)
-            return chosen.decide(campaign.state, _decision(campaign, decision), campaign.version)
+            return chosen.decide(campaign.state, decision_of(campaign, decision), campaign.version)
 
         return self._write(ref, build, expected_version, dice, None)
 
@@ -352,9 +356,11 @@ class Session:
         """
         with self._store(write=True) as store:
             campaign, base = _loaded(store, ref, whole=False)
+            seat = ownership.deciding_seat(store, campaign)
             try:
                 while (command := step(campaign)) is not None:
-                    event = _decide(campaign, command, None, roller, _secret(store, campaign))
+                    event = _decide(campaign, command, None, roller, _secret(store, campaign),
+                                    seat)
                     record = store.append(campaign.campaign_id, campaign.version + 1, event)
                     campaign = campaign.with_event(record, event.event)
                     if campaign.version - base >= 4 * snapshots.SNAPSHOT_EVERY:
@@ -386,21 +392,23 @@ class Session:
             campaign, base = _loaded(store, ref, whole=False)
             raced = expected is not None and expected != campaign.version
             if raced:
-                _check_raceable(campaign, expected)
+                races.check_raceable(campaign, expected)
             for attempt in range(2):
                 # What this seat owes first (a partial log's hidden bookkeeping, see
                 # session/owed.py), in memory: stored only with the command, or before a round.
-                owed = owed_events(campaign)
+                seat = ownership.deciding_seat(store, campaign)
+                owed = owed_events(campaign, seat)
                 working = owed[-1] if owed else campaign
                 try:
-                    event = _decide(working, build(working), dice, roller,
-                                    _secret(store, working))
+                    command = build(working)
+                    ownership.check_owner(store, working, command.model_dump(mode="json"), seat)
+                    event = _decide(working, command, dice, roller, _secret(store, working), seat)
                 except AwaitingDice:
                     store_owed(store, campaign, owed)  # the request's position counts them
                     raise
                 except RallypointError as exc:
                     if raced and not isinstance(exc, MalformedInputError):
-                        raise _no_longer_legal(campaign, expected, exc) from None
+                        raise races.no_longer_legal(campaign, expected, exc) from None
                     raise
                 try:
                     settled = store_owed(store, campaign, owed)
@@ -451,50 +459,16 @@ def _secret(store: EventStore, campaign: Campaign) -> dice.Keys:
 
 
 def _decide(campaign: Campaign, command: Command, dice_: Dice,
-            roller: RollerFor | None, secret: dice.Keys = None) -> NewEvent:
-    """The event for ``command`` (see :func:`rallypoint.session.dice.decide`), blinded if it
-    hides a secret from a seat (:func:`rallypoint.core.visibility.with_blind`)."""
+            roller: RollerFor | None, secret: dice.Keys = None,
+            seat: str | None = None) -> NewEvent:
+    """The event for ``command`` (see :func:`rallypoint.session.dice.decide`), with the command
+    that made it (decided by ``seat``'s database), blinded if it hides a secret from a seat
+    (:func:`rallypoint.core.visibility.with_blind`)."""
     decided = dice.decide(campaign, command, dice_, roller, secret, seeded_roller)
-    return with_blind(campaign.events, decided, token_hex(16))
+    made = decided.made_by(command.model_dump(mode="json"), seat)
+    return with_blind(campaign.events, made, token_hex(16))
 
 
 def _executed(after: Campaign, record: Any, retried: bool) -> Executed:
     return Executed(record=record, campaign=after, summary=summary(after, record),
                     pending=tuple(after.ruleset.pending(after.state)), retried=retried)
-
-
-def _decision(campaign: Campaign, wanted: str | None) -> Decision:
-    """The pending decision with key or subject ``wanted`` (``None``: the next one)."""
-    pending = campaign.ruleset.pending(campaign.state)
-    found = [d for d in pending if wanted is None or wanted in (d.key, d.subject)]
-    if not found:
-        keys = ", ".join(d.key for d in pending)
-        raise IllegalNowError(
-            "no decisions pending" if not pending else f"no pending decision {wanted!r}",
-            fix=f"Answer one of: {keys}." if pending else "Nothing to answer.")
-    return found[0]
-
-
-def _expected_version(data: Mapping[str, Any]) -> int:
-    value = data.get("expected_version")
-    if type(value) is not int:
-        raise MalformedInputError(
-            f"a command needs a whole-number expected_version, not {value!r}",
-            where="expected_version", fix="Send the version of the state the player saw.")
-    return value
-
-
-def _check_raceable(campaign: Campaign, expected: int | None) -> None:
-    """Only a command made at an earlier version of this campaign can be decided again."""
-    if expected is None or not 1 <= expected < campaign.version:
-        raise StaleVersionError(
-            f"the command was made against version {expected}, but {campaign.name!r} is at "
-            f"version {campaign.version}", fix="Reload the campaign and make the command again.")
-
-
-def _no_longer_legal(campaign: Campaign, expected: int | None,
-                     exc: RallypointError) -> StaleVersionError:
-    return StaleVersionError(
-        f"the command was made against version {expected}, but {campaign.name!r} is at version "
-        f"{campaign.version}, where it is refused: {exc.what}",
-        where=exc.where, fix="Reload the campaign and make the command again.")

@@ -26,8 +26,9 @@ MAX_OWED: Final = 8
 ruleset that keeps owing, not a count anyone should reach."""
 
 
-def owed_events(campaign: Campaign) -> list[Campaign]:
-    """The campaign after each owed event in turn, in memory (nothing stored)."""
+def owed_events(campaign: Campaign, seat: str | None = None) -> list[Campaign]:
+    """The campaign after each owed event in turn, in memory (nothing stored); each records
+    its command, decided by ``seat``'s database."""
     owed = getattr(campaign.ruleset, "owed", None)
     found: list[Campaign] = []
     while owed is not None and len(found) < MAX_OWED:
@@ -35,7 +36,9 @@ def owed_events(campaign: Campaign) -> list[Campaign]:
         if command is None:
             break
         # An owed command rolls no dice: an empty script refuses any die it would roll.
-        event = with_blind(campaign.events, campaign.decide(command, ScriptedRoller(())),
+        decided = campaign.decide(command, ScriptedRoller(()))
+        event = with_blind(campaign.events,
+                           decided.made_by(command.model_dump(mode="json"), seat),
                            token_hex(16))
         campaign = campaign.record(event)
         found.append(campaign)

@@ -37,7 +37,7 @@ from rallypoint.dice.v1 import (
     chain_anchor,
     check_reveal,
 )
-from rallypoint.session import pair, sealed, stall
+from rallypoint.session import pair, rederive, sealed, stall
 from rallypoint.session import pbem_checks as checks
 from rallypoint.session.api import Session
 from rallypoint.session.results import Executed
@@ -271,7 +271,8 @@ def import_turn(session: Session, path: Path, *, name: str | None = None,
     check_header(exported)
     if hidden:
         checks.check_filtered(path, exported)
-    with session._store(write=True) as store:
+    # One transaction: a file refused at any step, however late, leaves nothing written.
+    with session.transaction() as store:
         stored = store.events(header.id) if checks.exists(store, header.id) else []
         trusted = (stored or records)[0].payload  # our own copy of `created`, when we have one
         cards = seat_cards(trusted)
@@ -287,6 +288,8 @@ def import_turn(session: Session, path: Path, *, name: str | None = None,
         check_import(header, records)  # a partial log folds through the ruleset's public parts
         checks.check_dice(exported, cards, signer, mine, stored, records, store, header.id,
                           hidden)
+        rederive.check_file(store, stored, records, sender=signer if cards else None,
+                            mine=mine, whole=as_name is not None)
         request = checks.checked_request(exported, cards, signer,
                                          pair.burnt_round(store, header.id) if stored else 0)
         answer_ = checks.checked_answer(exported, cards, signer, mine, store, stored, records)
@@ -309,7 +312,7 @@ def import_turn(session: Session, path: Path, *, name: str | None = None,
                 and mine else 0)
         if owed:
             info = store.campaign(info.id)
-    resolved = None if answer_ is None else sealed.resolve_answer(session, info.id, answer_)
+        resolved = None if answer_ is None else sealed.resolve_answer(session, info.id, answer_)
     return Imported(info, new, signer, fingerprint(cards[signer].key) if signer else None,
                     request, as_name is not None, note,
                     len([s for s in hidden if s > len(records) - new]), owed, resolved)
@@ -322,14 +325,14 @@ def _settle(store: EventStore, info: CampaignInfo) -> int:
     Not while a dice request waits, nor when the file answers this seat's sealed round: the
     round must be decided at the request's position.
     """
-    from rallypoint.session import snapshots
+    from rallypoint.session import ownership, snapshots
     from rallypoint.session.owed import owed_events, store_owed
     from rallypoint.store.foldcheck import fold_stored
 
     # From the state snapshot on when one matches (the import checked the whole file already).
     resumed = snapshots.resume(store, info)
     campaign = resumed[0] if resumed is not None else fold_stored(store.events(info.id))
-    owed = owed_events(campaign)
+    owed = owed_events(campaign, ownership.deciding_seat(store, campaign))
     store_owed(store, campaign, owed)
     return len(owed)
 

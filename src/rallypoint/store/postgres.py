@@ -69,6 +69,7 @@ class PostgresStore(StoreBase):
         self.readonly = readonly
         self._url = url
         self._given_back = False
+        self._outer = False
         try:
             borrowed = pg_pool.borrow(url)
             self._pooled = borrowed is not None
@@ -104,9 +105,27 @@ class PostgresStore(StoreBase):
             self._conn.close()
 
     @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Every read and write inside is one transaction: all of it is committed together, or
+        (on any exception) none of it."""
+        if self._outer:
+            yield
+            return
+        with self._tx("write"):
+            self._outer = True
+            try:
+                yield
+            finally:
+                self._outer = False
+
+    @contextmanager
     def _tx(self, doing: str) -> Iterator[psycopg.Cursor[Any]]:
         import psycopg
 
+        if self._outer:  # part of :meth:`transaction`
+            with self._conn.cursor() as cur:
+                yield cur
+            return
         try:
             with self._conn.transaction(), self._conn.cursor() as cur:
                 yield cur
@@ -154,8 +173,10 @@ class PostgresStore(StoreBase):
     @contextmanager
     def _snapshot(self) -> Iterator[psycopg.Cursor[Any]]:
         """A repeatable-read transaction, so several SELECTs see one snapshot."""
+        outer = self._outer  # inside :meth:`transaction`, its snapshot is this one
         with self._tx("read") as cur:
-            cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            if not outer:
+                cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
             yield cur
 
     def _guard(self, conn: Any) -> str:

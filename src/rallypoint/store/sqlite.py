@@ -60,6 +60,7 @@ class EventStore(StoreBase):
     def __init__(self, path: Path | str, *, readonly: bool = False) -> None:
         self.path = str(path)
         self.readonly = readonly
+        self._outer = False
         self._conn = connect(self.path, readonly=readonly)
 
     def close(self) -> None:
@@ -81,14 +82,33 @@ class EventStore(StoreBase):
         return {name: self._conn.execute(f"PRAGMA {name}").fetchone()[0] for name in names}
 
     @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Every read and write inside is one ``BEGIN IMMEDIATE`` transaction: all of it is
+        committed together, or (on any exception) none of it."""
+        if self._outer:
+            yield
+            return
+        with self._write():
+            self._outer = True
+            try:
+                yield
+            finally:
+                self._outer = False
+
+    @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        """One ``BEGIN IMMEDIATE`` transaction: commit on success, roll back on any exception.
+        """One ``BEGIN IMMEDIATE`` transaction: commit on success, roll back on any exception
+        (inside :meth:`transaction`: part of it).
 
         Driver errors become :class:`StoreError`; our own errors pass through unchanged.
         """
         if self.readonly:
             raise StoreError("this store was opened read-only", where=self.path,
                              fix="open it with EventStore(path) to write")
+        if self._outer:
+            with sql_errors(self.path, "writing"):
+                yield self._conn
+            return
         try:
             self._conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
@@ -106,6 +126,10 @@ class EventStore(StoreBase):
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
         """One read transaction, so several SELECTs see the same snapshot of the file."""
+        if self._outer:
+            with sql_errors(self.path, "reading"):
+                yield self._conn
+            return
         with sql_errors(self.path, "reading"):
             self._conn.execute("BEGIN")
             try:

@@ -1,0 +1,408 @@
+"""Every foreign event re-derived: a receiver decides again what it did not compute itself.
+
+A database folds its own log from stored outcomes (fast, stable across versions). An event that
+came from another seat is not taken on its signature: each records the command that made it
+(:class:`rallypoint.core.events.MadeBy`), and the receiver decides that command again against
+the state the deciding seat played on, with the event's own proven dice (:class:`Replay`; the
+rules never call an RNG, so the dice are all the chance there is). The result must be the
+identical event, field for field, except the envelope the rules do not decide (the blind, the
+command itself, the dice proof, whose faces are checked by being replayed and whose chain the
+dice audit checks). Any difference refuses the whole file in one line naming the event and the
+first field that differs. A withheld event is re-derived at the reveal, where the whole log is
+known. See docs/two-player.md ("Every foreign event re-derived").
+
+The state an event is decided against is the one its seat's database held: the log redacted
+for that seat (:func:`rallypoint.core.visibility.redact_events`), its own events whole and the
+other seat's redacted. In a log that hides nothing that is the log itself, so an import resumes
+from the receiver's state snapshot and decides only the new events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rallypoint.core.campaign import Campaign, read_event
+from rallypoint.core.errors import IntegrityError, RallypointError
+from rallypoint.core.events import CREATED, MADE_BY, UNDONE, EventRecord, canonical_json
+from rallypoint.core.inputs import shorten
+from rallypoint.core.visibility import (
+    BLIND,
+    REDACTED,
+    Viewer,
+    declaration_of,
+    is_redacted,
+    redact_events,
+)
+from rallypoint.dice.audit import PROOF_KEY
+from rallypoint.dice.v1 import command_json
+
+if TYPE_CHECKING:
+    from rallypoint.store import EventStore
+
+_NOT_DECIDED = frozenset({BLIND, MADE_BY, PROOF_KEY})
+"""Payload keys the rules do not decide: compared by other means, or not at all."""
+
+_DISTRUST = "Do not trust this file: the sender's events are not what their commands decide " \
+            "(nothing was written)"
+
+
+@dataclass(frozen=True)
+class Difference:
+    """The first place a stated event and its re-derivation part.
+
+    Attributes:
+        path: The payload field (``counters.1/609-1.steps``), or what else differs.
+        stated: What the event says there.
+        derived: What deciding its command again gives.
+    """
+
+    path: str
+    stated: str
+    derived: str
+
+
+class _Differs(Exception):
+    """Raised inside a replay when the rules ask for dice the proof does not hold."""
+
+    def __init__(self, difference: Difference) -> None:
+        super().__init__(difference.path)
+        self.difference = difference
+
+
+class Replay:
+    """A roller that hands out an event's proven faces, in order, and nothing else.
+
+    Args:
+        tape: ``(sides, face)`` per die (``sides`` ``None`` when only faces were stored: an
+            event of a campaign from before dice-v1, whose rolls are its only record).
+    """
+
+    def __init__(self, tape: Sequence[tuple[int | None, int]]) -> None:
+        self._tape = list(tape)
+        self._at = 0
+
+    @property
+    def left(self) -> int:
+        """Proven dice the rules did not ask for."""
+        return len(self._tape) - self._at
+
+    def faces(self, node: Any) -> tuple[int, ...]:
+        """The next proven faces for ``node``; a die of other sides, or none left, differs."""
+        count, sides = node.dice.count, node.dice.sides
+        picked = self._tape[self._at:self._at + count]
+        if len(picked) < count:
+            raise _Differs(Difference("dice", f"{len(self._tape)} die/dice proven",
+                                      f"more asked for ({node.purpose!r})"))
+        for known, face in picked:
+            if (known is not None and known != sides) or not 1 <= face <= sides:
+                raise _Differs(Difference("dice", f"a d{known or '?'} showing {face}",
+                                          f"a d{sides} for {node.purpose!r}"))
+        self._at += count
+        return tuple(face for _, face in picked)
+
+
+def tape_of(campaign: Campaign, record: EventRecord) -> list[tuple[int | None, int]]:
+    """The dice an event proves: its dice proof's tape, else the faces of its stored rolls."""
+    proof = record.payload.get(PROOF_KEY)
+    if isinstance(proof, Mapping) and isinstance(proof.get("tape"), list | tuple):
+        return [(int(sides), int(face)) for sides, face in proof["tape"]]
+    typed = read_event(campaign.ruleset, record)
+    return [(None, face) for roll in campaign.ruleset.rolls(typed) for face in roll.faces]
+
+
+def rederive(campaign: Campaign, record: EventRecord) -> Difference | None:
+    """Decide the command ``record`` carries against ``campaign`` (the state just before it)
+    with its proven dice; ``None`` when the result is the identical event."""
+    made = record.payload.get(MADE_BY)
+    body = made.get("command") if isinstance(made, Mapping) else None
+    if not isinstance(body, Mapping):
+        return Difference(MADE_BY, shorten(repr(made), 60), "a command")
+    replay = Replay(tape_of(campaign, record))
+    try:
+        command = campaign.ruleset.parse_command({**body, "expected_version": campaign.version})
+        decided = campaign.decide(command, replay)
+    except _Differs as exc:
+        return exc.difference
+    except RallypointError as exc:
+        return Difference("made_by.command", "a legal command", f"refused: {exc.what}")
+    except Exception as exc:  # a crafted command may fail anywhere inside a ruleset
+        return Difference("made_by.command", "a legal command",
+                          f"not decidable ({type(exc).__name__})")
+    if replay.left:
+        return Difference("dice_proof.tape", f"{replay.left} more die/dice", "not rolled")
+    proof = record.payload.get(PROOF_KEY)
+    if isinstance(proof, Mapping) and proof.get("command") != command_json(body):
+        return Difference("dice_proof.command", shorten(canonical_json(proof.get("command")), 60),
+                          shorten(canonical_json(command_json(body)), 60))
+    return first_difference(_decided_part(record.payload), _decided_part(decided.payload))
+
+
+def _decided_part(payload: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in payload.items() if k not in _NOT_DECIDED}
+
+
+def first_difference(stated: Any, derived: Any, path: str = "") -> Difference | None:
+    """The first field path (sorted keys, list order) where two JSON values differ, strictly
+    (``1``, ``1.0`` and ``true`` all differ)."""
+    if canonical_json(stated) == canonical_json(derived):
+        return None
+    if isinstance(stated, Mapping) and isinstance(derived, Mapping):
+        for key in sorted(set(stated) | set(derived)):
+            where = f"{path}.{key}" if path else str(key)
+            if key not in stated or key not in derived:
+                return Difference(where, _shown(stated, key), _shown(derived, key))
+            found = first_difference(stated[key], derived[key], where)
+            if found is not None:
+                return found
+    if isinstance(stated, list) and isinstance(derived, list):
+        for index, (one, other) in enumerate(zip(stated, derived, strict=False)):
+            found = first_difference(one, other, f"{path}[{index}]")
+            if found is not None:
+                return found
+        index = min(len(stated), len(derived))
+        return Difference(f"{path}[{index}]", _item(stated, index), _item(derived, index))
+    return Difference(path or "payload", shorten(canonical_json(stated), 60),
+                      shorten(canonical_json(derived), 60))
+
+
+def _item(value: list[Any], index: int) -> str:
+    return shorten(canonical_json(value[index]), 60) if index < len(value) else "(absent)"
+
+
+def _shown(value: Mapping[str, Any], key: str) -> str:
+    return shorten(canonical_json(value[key]), 60) if key in value else "(absent)"
+
+
+def refusal(record: EventRecord, difference: Difference) -> IntegrityError:
+    """The one line that refuses a file over one event."""
+    return IntegrityError(
+        f"#{record.seq} ({shorten(record.type, 40)}) is not what its command decides: "
+        f"{difference.path}: stated {difference.stated}, re-derived {difference.derived}",
+        where=f"seq {record.seq}", fix=_DISTRUST)
+
+
+# --- who decided, and for whom ----------------------------------------------------------------
+
+
+def made_by(record: EventRecord) -> Mapping[str, Any] | None:
+    """The command envelope of an event shown whole, if it carries one."""
+    made = record.payload.get(MADE_BY)
+    return made if isinstance(made, Mapping) else None
+
+
+def commands_required(created: Mapping[str, Any]) -> bool:
+    """Whether every ruleset event of the campaign must carry its command (it was created by a
+    version that records them: stripping one would only hide it from re-derivation)."""
+    return created.get("commands") is not None
+
+
+def check_carried(record: EventRecord, required: bool) -> Mapping[str, Any] | None:
+    """The event's command envelope; refuses a ruleset event shown whole without one where the
+    campaign records them (``required``, or once an earlier event carried one)."""
+    if record.type in (CREATED, UNDONE) or is_redacted(record):
+        return None
+    made = made_by(record)
+    if made is None and required:
+        raise IntegrityError(
+            f"#{record.seq} ({shorten(record.type, 40)}) carries no command, and this campaign "
+            "records the command of every event", where=f"seq {record.seq}", fix=_DISTRUST)
+    return made
+
+
+def check_owner(campaign: Campaign, record: EventRecord, made: Mapping[str, Any],
+                mine: Sequence[str] = ()) -> None:
+    """The event's command belongs to the seat that decided it, or to no side; or it resolves
+    a dice round of its owner (its proof names that seat: an answered open request, which the
+    import's dice checks hold to the command that seat asked for).
+
+    Raises:
+        IntegrityError: The command acts for another side.
+    """
+    seat = made.get("seat")
+    body = made.get("command")
+    if seat is None or not isinstance(body, Mapping):
+        return
+    declaration = declaration_of(campaign.ruleset.name)
+    owner = declaration.command_owner(campaign.created.scenario,
+                                      campaign.ruleset.state_json(campaign.state), body)
+    proof = record.payload.get(PROOF_KEY)
+    resolved = proof.get("seat") if isinstance(proof, Mapping) else None
+    if owner is None or owner == seat or (owner == resolved and (not mine or owner in mine)):
+        return
+    raise IntegrityError(
+        f"#{record.seq} ({shorten(record.type, 40)}) is a {shorten(str(body.get('kind')), 30)!r} "
+        f"command for another side's units, decided by {seat}'s database",
+        where=f"seq {record.seq}", fix="Do not trust this file: a seat may act only for its own "
+        "side (nothing was written)")
+
+
+# --- a run of new events, and a whole log -------------------------------------------------------
+
+
+class _SeatView:
+    """The log as one seat's database may have held it when it decided: this database's whole
+    events redacted for that seat. Built at its first use, then kept in step with the log."""
+
+    def __init__(self, log: Sequence[EventRecord], seat: str) -> None:
+        self._log, self._seat = log, seat
+        self._view: list[EventRecord] | None = None
+        self._campaign: Campaign | None = None
+
+    def at(self, index: int) -> Campaign:
+        """The campaign folded from this view's first ``index`` events (``index`` only grows)."""
+        if self._view is None:
+            self._view = redact_events(self._log, Viewer.of_side(self._seat))
+        if self._campaign is None:
+            self._campaign = Campaign.from_events(self._view[:index])
+        while self._campaign.version < index:
+            self._campaign = self._campaign.with_event(self._view[self._campaign.version])
+        return self._campaign
+
+
+def _decided_in(views: list[Campaign | _SeatView], index: int,
+                record: EventRecord) -> Difference | None:
+    """``None`` if the event re-derives against any of the views its seat's database may have
+    held (each a state the rules produced honestly), else the difference against the first."""
+    first: Difference | None = None
+    for view in views:
+        campaign = view if isinstance(view, Campaign) else view.at(index)
+        difference = rederive(campaign, record)
+        if difference is None:
+            return None
+        first = first or difference
+    return first
+
+
+def _check_event(views: list[Campaign | _SeatView], index: int, record: EventRecord,
+                 made: Mapping[str, Any], mine: Sequence[str]) -> None:
+    """Ownership, then re-derivation, of one event shown whole (``index``: its place in the
+    log, the number of events before it)."""
+    first = views[0]
+    check_owner(first if isinstance(first, Campaign) else first.at(index), record, made, mine)
+    difference = _decided_in(views, index, record)
+    if difference is not None:
+        raise refusal(record, difference)
+
+
+def check_new(base: Campaign, log: Sequence[EventRecord], *, sender: str | None,
+              mine: Sequence[str] = ()) -> int:
+    """Re-derive every event ``log`` holds after ``base`` (this database's campaign at its
+    head); return how many were decided again.
+
+    Each is decided against this database's state, and, if the sender's database held this
+    one's secrets redacted (play with hidden parts), against the log as the sender held it.
+
+    Raises:
+        IntegrityError: An event decided by another database than the sender's, a command for
+            another side, a missing command, or any difference (nothing has been written).
+    """
+    campaign = base
+    required = commands_required(base.events[0].payload) or any(
+        made_by(r) is not None for r in base.events[1:])
+    theirs = (_SeatView(log, sender) if sender is not None and hides_anything(log)
+              else None)
+    checked = 0
+    for record in log[base.version:]:
+        made = check_carried(record, required)
+        if made is not None:
+            required = True
+            _check_sender(record, made, sender)
+            views: list[Campaign | _SeatView] = [campaign, *([theirs] if theirs else [])]
+            _check_event(views, record.seq - 1, record, made, mine)
+            checked += 1
+        campaign = campaign.with_event(record)
+    return checked
+
+
+def _check_sender(record: EventRecord, made: Mapping[str, Any], sender: str | None) -> None:
+    """An event new in a turn file was decided in the sender's database."""
+    if sender is not None and made.get("seat") != sender:
+        raise IntegrityError(
+            f"#{record.seq} ({shorten(record.type, 40)}) says it was decided by "
+            f"{shorten(str(made.get('seat')), 30)}'s database, but {sender} sent it",
+            where=f"seq {record.seq}", fix=_DISTRUST)
+
+
+@dataclass(frozen=True)
+class Rederived:
+    """What :func:`check_log` found.
+
+    Attributes:
+        rederived: Events decided again from their commands, each identical.
+        withheld: Events shown redacted (re-derived at the reveal).
+        not_rederivable: Ruleset events recorded before commands were stored (folded as
+            stored; nothing to decide them from).
+    """
+
+    rederived: int
+    withheld: int
+    not_rederivable: int
+
+
+def check_log(records: Sequence[EventRecord]) -> Rederived:
+    """Re-derive every event of a log shown whole, each against the log as it is and, where
+    its seat's database held the other seat's secrets redacted, against that seat's view
+    (``verify FILE``, the reveal, a campaign imported whole).
+
+    Raises:
+        IntegrityError: As :func:`check_new`, at the first event at fault.
+    """
+    required = commands_required(records[0].payload)
+    hidden = hides_anything(records)
+    seats: dict[str, _SeatView] = {}
+    campaign = Campaign.from_events(records[:1])
+    rederived = 0
+    for index, record in enumerate(records[1:], start=1):
+        made = check_carried(record, required)
+        if made is not None:
+            seat = made.get("seat")
+            views: list[Campaign | _SeatView] = [campaign]
+            if hidden and isinstance(seat, str):
+                views.append(seats.setdefault(seat, _SeatView(records, seat)))
+            _check_event(views, index, record, made, ())
+            rederived += 1
+        campaign = campaign.with_event(record)
+    legacy = sum(1 for r in records if r.type not in (CREATED, UNDONE) and not is_redacted(r)
+                 and made_by(r) is None)
+    return Rederived(rederived, sum(map(is_redacted, records)), legacy)
+
+
+def hides_anything(records: Sequence[EventRecord]) -> bool:
+    """Whether any event of a log hides a secret from a seat (it carries a blind, or is held
+    redacted): then each seat's database may hold a different view of it."""
+    return any(BLIND in r.payload or REDACTED in r.payload for r in records)
+
+
+# --- at import ----------------------------------------------------------------------------------
+
+
+def check_file(store: EventStore, stored: Sequence[EventRecord],
+               records: Sequence[EventRecord], *, sender: str | None, mine: Sequence[str],
+               whole: bool) -> int:
+    """Re-derive what an import file brings: its new events against this database's campaign
+    at its head (``whole``: a campaign new here, or kept as a copy: every event, as
+    :func:`check_log`). Returns how many were decided again.
+
+    The file's copies of this database's events are not used: only their hashes are checked,
+    so the public parts of a redacted copy could say anything.
+
+    Raises:
+        IntegrityError: See :func:`check_new`.
+    """
+    if whole or not stored:
+        return check_log(records).rederived
+    log = [*stored, *records[len(stored):]]
+    return check_new(base_state(store, stored), log, sender=sender, mine=mine)
+
+
+def base_state(store: EventStore, stored: Sequence[EventRecord]) -> Campaign:
+    """This database's campaign at its head: from its state snapshot when one matches (so an
+    import folds only the new events), else folded whole."""
+    from rallypoint.session import snapshots
+
+    resumed = snapshots.resume(store, store.campaign(stored[0].campaign_id))
+    if resumed is not None and resumed[0].version == len(stored):
+        return resumed[0]
+    return Campaign.from_events(stored)
