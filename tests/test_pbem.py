@@ -38,6 +38,7 @@ from rallypoint.store.signing import SeatKey
 
 SCENARIO = Path("src/rallypoint/rulesets/squares/scenarios/farm_below_the_ridge.toml")
 RALLY = {"kind": "rally", "leader": "kempt", "unit": "28th", "rally": "disorder"}
+FRENCH_RALLY = {"kind": "rally", "leader": "quiot", "unit": "55e", "rally": "sp"}
 MARK = {"kind": "fire", "unit": "54e", "fire": "bombardment"}  # rolls nothing (a French unit)
 
 
@@ -387,7 +388,7 @@ def test_requests_that_cross_in_the_mail_resolve_one_way(tmp_path: Path) -> None
     # goes first in both databases, so the logs cannot fork.
     game = start_game(tmp_path)
     with pytest.raises(AwaitingDice):
-        command(game.french, game.campaign, RALLY | {"leader": "quiot", "unit": "55e", "rally": "sp"})
+        command(game.french, game.campaign, FRENCH_RALLY)
     with pytest.raises(AwaitingDice):
         command(game.allied, game.campaign, RALLY | {"unit": "79th"})
     to_allied, to_french = game.send(game.french, "allied"), game.send(game.allied, "french")
@@ -404,7 +405,7 @@ def test_requests_that_cross_in_the_mail_resolve_one_way(tmp_path: Path) -> None
     game.allied_to_french()
     # French makes its command again: a new request, for round 2.
     with pytest.raises(AwaitingDice, match="dice round 2"):
-        command(game.french, game.campaign, RALLY | {"leader": "quiot", "unit": "55e", "rally": "sp"})
+        command(game.french, game.campaign, FRENCH_RALLY)
 
 
 def test_a_request_the_log_moved_past_is_refused_until_withdrawn(tmp_path: Path) -> None:

@@ -109,10 +109,10 @@ def test_a_fork_is_kept_with_import_as(tmp_path: Path) -> None:
     a, b = game(tmp_path)
     old = tmp_path / "a-old.sqlite3"
     old.write_bytes(a.read_bytes())
-    rp(a, "squares", "disorder", "95th")
+    rp(a, "squares", "disorder", "54e")
     rp(a, "export", "--for", "allied", str(tmp_path / "t2.json"))
     rp(b, "import", str(tmp_path / "t2.json"))
-    rp(old, "squares", "disorder", "42nd")
+    rp(old, "squares", "disorder", "55e")
     rp(old, "export", "--for", "allied", str(tmp_path / "fork.json"))
     out = rp(b, "import", str(tmp_path / "fork.json"), code=2)
     assert "forks from your log at #2" in out and "--as NAME" in out

@@ -134,6 +134,7 @@ def test_the_reveal_line_and_a_merged_log_that_verifies_and_imports(
     assert result.stdout == (
         f"revealed: {len(held)} events whole in {out} ({from_them} of finland's were withheld "
         f"from you, {from_us} of yours from finland); every redaction shown was honest; "
+        f"{len(held) - 1} event(s) re-derived from their commands; "
         f"dice-v1: {dice_in(game)} verified, 0 failed (dice)\n")
     merged = json.loads(out.read_text(encoding="utf-8"))
     assert [e["hash"] for e in merged["events"]] == [r.hash for r in held]
@@ -166,6 +167,7 @@ def test_reveal_json_prints_out_the_result_fields_and_the_dice_counts(
         "out": str(out), "events": len(rows(game.finland, game.campaign)),
         "revealed": redacted(game.finland, game.campaign),
         "shown_to_them": redacted(game.soviet, game.campaign), "other": "soviet",
+        "rederived": len(rows(game.finland, game.campaign)) - 1,
         "dice": {"scheme": "dice-v1", "summary": f"dice-v1: {dice} verified, 0 failed (dice)",
                  "verified": dice, "typed": 0, "committed": 0, "legacy": 0, "failed": 0,
                  "withheld": 0}}

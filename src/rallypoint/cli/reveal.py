@@ -35,9 +35,10 @@ def reveal(
     """Merge the other seat's export with your log into one whole log, and check it all.
 
     Both databases must hold the same log; every withheld event must hash to what was
-    committed, every redaction shown must be honest, the whole log must replay and every roll
-    re-derive. Nothing is written unless all of it holds; then the merged log goes to --out,
-    signed by your seat (check it with `rallypoint verify`, keep it with `import --as NAME`).
+    committed, every redaction shown must be honest, the whole log must replay, every event
+    must be what its command decides, and every roll must re-derive. Nothing is written
+    unless all of it holds; then the merged log goes to --out, signed by your seat (check it
+    with `rallypoint verify`, keep it with `import --as NAME`).
     """
     from rallypoint.session.reveal import reveal as merge
 
@@ -49,7 +50,8 @@ def reveal(
     console.print(
         f"revealed: {done.events} events whole in {escape(str(out))} ({done.revealed} of "
         f"{done.other}'s were withheld from you, {done.shown_to_them} of yours from "
-        f"{done.other}); every redaction shown was honest; {done.dice.summary()}",
+        f"{done.other}); every redaction shown was honest; {done.rederived} event(s) "
+        f"re-derived from their commands; {done.dice.summary()}",
         highlight=False, soft_wrap=True)
 
 

@@ -403,11 +403,17 @@ class Verified:
     redacted: str | None = None
     """The digest of the withheld payloads that the hashed header names, checked (``None``:
     nothing withheld, or an unsigned file written before the digest)."""
+    rederived: int = 0
+    """Events decided again from the command each records, each identical
+    (:mod:`rallypoint.session.rederive`)."""
+    not_rederivable: int = 0
+    """Ruleset events recorded before commands were stored: folded as stored, not re-derived."""
 
 
 def verify_file(path: Path) -> Verified:
     """Re-check an export file offline: header and head, signature (against the file's own
-    seats), chain, a fold of every event, then every roll (with any revealed secret).
+    seats), chain, a fold of every event, every event re-derived from the command it records
+    (against the state its seat's database held), then every roll (with any revealed secret).
 
     A turn file filtered for its reader (events redacted) is checked as far as the reader can:
     every event shown whole against its hash, every redacted one by its links and the signed
@@ -429,6 +435,7 @@ def verify_file(path: Path) -> Verified:
             check_redacted(exported)  # unsigned (the web's side export): damage, not forgery
     else:
         check_import(header, exported.events)
+    again = rederive.check_log(exported.events)
     turn = exported.turn or TurnHeader()
     rolls = stored_rolls(get_ruleset(header.ruleset))
     report = audit(exported.events, lambda e: () if e.seq in hidden else rolls(e),
@@ -437,4 +444,4 @@ def verify_file(path: Path) -> Verified:
     cards = seat_cards(created)
     return Verified(len(exported.events), report, signer,
                     fingerprint(cards[signer].key) if signer else None, len(hidden),
-                    turn.redacted if hidden else None)
+                    turn.redacted if hidden else None, again.rederived, again.not_rederivable)

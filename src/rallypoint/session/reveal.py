@@ -10,7 +10,9 @@ anything, that
   withheld value was changed after it was committed;
 - what each seat was shown of the other's events is exactly the honest redaction of the whole
   event (:func:`rallypoint.core.visibility.redact_events`): nothing shown was a lie;
-- the whole log folds through the rules, and every roll, sealed rounds included, re-derives.
+- the whole log folds through the rules, and every roll, sealed rounds included, re-derives;
+- every event is what its recorded command decides, against the state its seat's database held
+  (:mod:`rallypoint.session.rederive`): a withheld event is re-derived here, where it is known.
 
 The merged log is written as a signed export anyone can re-check offline (``rallypoint verify``)
 and keep (``rallypoint import FILE --as NAME``).
@@ -29,6 +31,7 @@ from rallypoint.core.ruleset import get_ruleset
 from rallypoint.core.visibility import Viewer, is_redacted, redact_events
 from rallypoint.dice.audit import DiceReport, Verdict, audit
 from rallypoint.session.api import Session
+from rallypoint.session.rederive import check_log
 from rallypoint.session.sealed import outgoing_voids
 from rallypoint.session.stall import burnt_rounds, file_voids
 from rallypoint.store.exchange import (
@@ -68,6 +71,8 @@ class Revealed:
     shown_to_them: int
     other: str
     dice: DiceReport
+    rederived: int = 0
+    """Events decided again from the command each records, each identical."""
 
 
 def reveal(session: Session, theirs: Path, out: Path, ref: str | None = None) -> Revealed:
@@ -109,6 +114,7 @@ def reveal(session: Session, theirs: Path, out: Path, ref: str | None = None) ->
     _check_shown(exported.events, merged, other)
     check_import(header, merged, fix="The two databases' logs do not replay as one campaign "
                  "(its cause is named above); nothing was written")
+    again = check_log(merged)  # every event, the hidden ones too, decided again
     rolls = stored_rolls(get_ruleset(header.ruleset))
     turn = exported.turn or TurnHeader()
     # Rounds a stall made void are skipped, never used (docs/dice.md, "Stalled rounds").
@@ -121,7 +127,7 @@ def reveal(session: Session, theirs: Path, out: Path, ref: str | None = None) ->
         sender=me, revealed_secret=turn.revealed_secret, voids=voids),
         sign=lambda hashed: [key.sign(hashed, None)]), "the revealed log")
     return Revealed(len(merged), sum(map(is_redacted, mine)),
-                    sum(map(is_redacted, exported.events)), other, report)
+                    sum(map(is_redacted, exported.events)), other, report, again.rederived)
 
 
 def _their_seat(exported: ExportedCampaign, keys: dict[str, str], me: str) -> str:
