@@ -25,7 +25,14 @@ from typing import TYPE_CHECKING, Any
 
 from rallypoint.core.campaign import Campaign, read_event
 from rallypoint.core.errors import IntegrityError, RallypointError
-from rallypoint.core.events import CREATED, MADE_BY, UNDONE, EventRecord, canonical_json
+from rallypoint.core.events import (
+    CREATED,
+    MADE_BY,
+    UNDONE,
+    EventRecord,
+    NewEvent,
+    canonical_json,
+)
 from rallypoint.core.inputs import shorten
 from rallypoint.core.visibility import (
     BLIND,
@@ -122,6 +129,9 @@ def rederive(campaign: Campaign, record: EventRecord) -> Difference | None:
     replay = Replay(tape_of(campaign, record))
     try:
         command = campaign.ruleset.parse_command({**body, "expected_version": campaign.version})
+        envelope = _envelope(command.model_dump(mode="json"), made)
+        if envelope is not None:
+            return envelope
         decided = campaign.decide(command, replay)
     except _Differs as exc:
         return exc.difference
@@ -137,6 +147,14 @@ def rederive(campaign: Campaign, record: EventRecord) -> Difference | None:
         return Difference("dice_proof.command", shorten(canonical_json(proof.get("command")), 60),
                           shorten(canonical_json(command_json(body)), 60))
     return first_difference(_decided_part(record.payload), _decided_part(decided.payload))
+
+
+def _envelope(parsed: Mapping[str, Any], made: Mapping[str, Any]) -> Difference | None:
+    """The command envelope must be exactly what the session records for the parsed command
+    (no field left to a default, none added), so one command has one recorded form."""
+    seat = made.get("seat")
+    again = NewEvent(type="", payload={}).made_by(parsed, seat if isinstance(seat, str) else None)
+    return first_difference(dict(made), again.payload[MADE_BY], MADE_BY)
 
 
 def _decided_part(payload: Mapping[str, Any]) -> dict[str, Any]:
