@@ -81,3 +81,42 @@ def test_golden_logs_cover_what_the_issue_asks() -> None:
     squares = json.loads((LOGS / "squares.json").read_text("utf-8"))["events"]
     results = {e["payload"].get("result") for e in squares if e["type"] == "rallied"}
     assert {"pass", "break", "no_effect"} <= results
+
+
+def test_a_golden_log_recorded_with_commands_loads_and_re_derives(tmp_path: Path) -> None:
+    """``tcs_mail.json`` (``make_mail_log.py``): a reveal's whole log, every event recording
+    its command. Later versions must load it to its state and decide every event again."""
+    from rallypoint.session.pbem import verify_file
+
+    with EventStore(tmp_path / "fresh.db") as store:
+        info = import_campaign(store, read_export(LOGS / "tcs_mail.json"))
+        campaign = Campaign.from_events(store.events(info.id))
+    assert show_json(campaign) == json.loads((LOGS / "tcs_mail.state.json").read_text("utf-8"))
+    checked = verify_file(LOGS / "tcs_mail.json")
+    assert (checked.rederived, checked.not_rederivable, checked.signer) == (12, 0, "soviet")
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_logs_from_before_commands_are_folded_and_reported_not_re_derivable(
+    ruleset: str,
+) -> None:
+    from rallypoint.session.pbem import verify_file
+
+    events = json.loads((LOGS / f"{ruleset}.json").read_text("utf-8"))["events"]
+    ruleset_events = [e for e in events if e["type"] not in ("created", "undone")]
+    checked = verify_file(LOGS / f"{ruleset}.json")
+    assert (checked.rederived, checked.not_rederivable) == (0, len(ruleset_events))
+
+
+def test_verify_says_which_events_are_not_re_derivable() -> None:
+    runner = CliRunner()
+    events = json.loads((LOGS / "squares.json").read_text("utf-8"))["events"]
+    legacy = len([e for e in events if e["type"] not in ("created", "undone")])
+    done = runner.invoke(app, ["verify", str(LOGS / "squares.json")])
+    assert done.exit_code == 0, done.output
+    assert (f"commands: 0 event(s) re-derived, each identical; {legacy} not re-derivable "
+            "(recorded before events carried their command)") in done.output
+    done = runner.invoke(app, ["verify", str(LOGS / "squares.json"), "--json"])
+    assert done.exit_code == 0, done.output
+    shown = json.loads(done.output)
+    assert (shown["rederived"], shown["not_rederivable"]) == (0, legacy)

@@ -19,18 +19,19 @@ from the receiver's state snapshot and decides only the new events.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rallypoint.core.campaign import Campaign, read_event
 from rallypoint.core.errors import IntegrityError, RallypointError
 from rallypoint.core.events import (
+    COMMANDS_V,
     CREATED,
     MADE_BY,
     UNDONE,
+    EventModel,
     EventRecord,
-    NewEvent,
     canonical_json,
 )
 from rallypoint.core.inputs import shorten
@@ -43,6 +44,7 @@ from rallypoint.core.visibility import (
     redact_events,
 )
 from rallypoint.dice.audit import PROOF_KEY
+from rallypoint.dice.play import scheme_of
 from rallypoint.dice.v1 import command_json
 
 if TYPE_CHECKING:
@@ -111,10 +113,13 @@ class Replay:
 
 
 def tape_of(campaign: Campaign, record: EventRecord) -> list[tuple[int | None, int]]:
-    """The dice an event proves: its dice proof's tape, else the faces of its stored rolls."""
+    """The dice an event proves: its dice proof's tape; in a dice-v1 campaign an event without
+    one rolled nothing; before dice-v1, the faces of its stored rolls."""
     proof = record.payload.get(PROOF_KEY)
     if isinstance(proof, Mapping) and isinstance(proof.get("tape"), list | tuple):
         return [(int(sides), int(face)) for sides, face in proof["tape"]]
+    if scheme_of(campaign.events[0].payload) is not None:
+        return []
     typed = read_event(campaign.ruleset, record)
     return [(None, face) for roll in campaign.ruleset.rolls(typed) for face in roll.faces]
 
@@ -122,6 +127,13 @@ def tape_of(campaign: Campaign, record: EventRecord) -> list[tuple[int | None, i
 def rederive(campaign: Campaign, record: EventRecord) -> Difference | None:
     """Decide the command ``record`` carries against ``campaign`` (the state just before it)
     with its proven dice; ``None`` when the result is the identical event."""
+    found = decide_again(campaign, record)
+    return found if isinstance(found, Difference) else None
+
+
+def decide_again(campaign: Campaign, record: EventRecord) -> Difference | EventModel:
+    """:func:`rederive`, giving the typed event decided when it is identical (so a fold can
+    take it as it is, without reading the stored payload again)."""
     made = record.payload.get(MADE_BY)
     body = made.get("command") if isinstance(made, Mapping) else None
     if not isinstance(body, Mapping):
@@ -143,18 +155,24 @@ def rederive(campaign: Campaign, record: EventRecord) -> Difference | None:
     if replay.left:
         return Difference("dice_proof.tape", f"{replay.left} more die/dice", "not rolled")
     proof = record.payload.get(PROOF_KEY)
-    if isinstance(proof, Mapping) and proof.get("command") != command_json(body):
+    if isinstance(proof, Mapping) and proof.get("command") != body:
         return Difference("dice_proof.command", shorten(canonical_json(proof.get("command")), 60),
-                          shorten(canonical_json(command_json(body)), 60))
-    return first_difference(_decided_part(record.payload), _decided_part(decided.payload))
+                          shorten(canonical_json(body), 60))
+    difference = first_difference(_decided_part(record.payload), _decided_part(decided.payload))
+    if difference is not None:
+        return difference
+    typed: EventModel = decided.event
+    return typed
 
 
 def _envelope(parsed: Mapping[str, Any], made: Mapping[str, Any]) -> Difference | None:
     """The command envelope must be exactly what the session records for the parsed command
-    (no field left to a default, none added), so one command has one recorded form."""
+    (:meth:`rallypoint.core.events.NewEvent.made_by`: no field left to a default, none added),
+    so one command has one recorded form."""
     seat = made.get("seat")
-    again = NewEvent(type="", payload={}).made_by(parsed, seat if isinstance(seat, str) else None)
-    return first_difference(dict(made), again.payload[MADE_BY], MADE_BY)
+    again = {"v": COMMANDS_V, "command": command_json(parsed),
+             **({"seat": seat} if isinstance(seat, str) else {})}
+    return first_difference(dict(made), again, MADE_BY)
 
 
 def _decided_part(payload: Mapping[str, Any]) -> dict[str, Any]:
@@ -162,9 +180,12 @@ def _decided_part(payload: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def first_difference(stated: Any, derived: Any, path: str = "") -> Difference | None:
-    """The first field path (sorted keys, list order) where two JSON values differ, strictly
-    (``1``, ``1.0`` and ``true`` all differ)."""
-    if canonical_json(stated) == canonical_json(derived):
+    """The first field path (sorted keys, list order) where two JSON values differ.
+
+    Values compare as JSON values do in Python (``1``, ``1.0`` and ``true`` are equal: each
+    reads as the same value into the event's typed field, so the fold cannot tell them apart).
+    """
+    if stated == derived:
         return None
     if isinstance(stated, Mapping) and isinstance(derived, Mapping):
         for key in sorted(set(stated) | set(derived)):
@@ -243,8 +264,7 @@ def check_owner(campaign: Campaign, record: EventRecord, made: Mapping[str, Any]
     if seat is None or not isinstance(body, Mapping):
         return
     declaration = declaration_of(campaign.ruleset.name)
-    owner = declaration.command_owner(campaign.created.scenario,
-                                      campaign.ruleset.state_json(campaign.state), body)
+    owner = declaration.command_owner(campaign.created.scenario, _StateView(campaign), body)
     proof = record.payload.get(PROOF_KEY)
     resolved = proof.get("seat") if isinstance(proof, Mapping) else None
     if owner is None or owner == seat or (owner == resolved and (not mine or owner in mine)):
@@ -254,6 +274,29 @@ def check_owner(campaign: Campaign, record: EventRecord, made: Mapping[str, Any]
         f"command for another side's units, decided by {seat}'s database",
         where=f"seq {record.seq}", fix="Do not trust this file: a seat may act only for its own "
         "side (nothing was written)")
+
+
+class _StateView(Mapping[str, Any]):
+    """A campaign's state view (``state_json``), built only if a declaration reads it: most
+    commands' owners follow from the scenario alone."""
+
+    def __init__(self, campaign: Campaign) -> None:
+        self._campaign = campaign
+        self._view: dict[str, Any] | None = None
+
+    def _built(self) -> dict[str, Any]:
+        if self._view is None:
+            self._view = self._campaign.ruleset.state_json(self._campaign.state)
+        return self._view
+
+    def __getitem__(self, key: str) -> Any:
+        return self._built()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._built())
+
+    def __len__(self) -> int:
+        return len(self._built())
 
 
 # --- a run of new events, and a whole log -------------------------------------------------------
@@ -280,28 +323,31 @@ class _SeatView:
 
 
 def _decided_in(views: list[Campaign | _SeatView], index: int,
-                record: EventRecord) -> Difference | None:
-    """``None`` if the event re-derives against any of the views its seat's database may have
-    held (each a state the rules produced honestly), else the difference against the first."""
+                record: EventRecord) -> Difference | EventModel | None:
+    """The event decided again against the first view (this database's own), if identical;
+    ``None`` if it is identical only against another view its seat's database may have held
+    (each a state the rules produced honestly); else the difference against the first."""
     first: Difference | None = None
     for view in views:
         campaign = view if isinstance(view, Campaign) else view.at(index)
-        difference = rederive(campaign, record)
-        if difference is None:
-            return None
-        first = first or difference
+        found = decide_again(campaign, record)
+        if not isinstance(found, Difference):
+            return found if view is views[0] else None
+        first = first or found
     return first
 
 
 def _check_event(views: list[Campaign | _SeatView], index: int, record: EventRecord,
-                 made: Mapping[str, Any], mine: Sequence[str]) -> None:
+                 made: Mapping[str, Any], mine: Sequence[str]) -> EventModel | None:
     """Ownership, then re-derivation, of one event shown whole (``index``: its place in the
-    log, the number of events before it)."""
+    log, the number of events before it). Returns the typed event decided against the first
+    view when it is identical, so the fold of that view need not read the payload again."""
     first = views[0]
     check_owner(first if isinstance(first, Campaign) else first.at(index), record, made, mine)
-    difference = _decided_in(views, index, record)
-    if difference is not None:
-        raise refusal(record, difference)
+    found = _decided_in(views, index, record)
+    if isinstance(found, Difference):
+        raise refusal(record, found)
+    return found
 
 
 def check_new(base: Campaign, log: Sequence[EventRecord], *, sender: str | None,
@@ -323,14 +369,15 @@ def check_new(base: Campaign, log: Sequence[EventRecord], *, sender: str | None,
               else None)
     checked = 0
     for record in log[base.version:]:
+        typed: EventModel | None = None
         made = check_carried(record, required)
         if made is not None:
             required = True
             _check_sender(record, made, sender)
             views: list[Campaign | _SeatView] = [campaign, *([theirs] if theirs else [])]
-            _check_event(views, record.seq - 1, record, made, mine)
+            typed = _check_event(views, record.seq - 1, record, made, mine)
             checked += 1
-        campaign = campaign.with_event(record)
+        campaign = campaign.with_event(record, typed)
     return checked
 
 
@@ -373,15 +420,16 @@ def check_log(records: Sequence[EventRecord]) -> Rederived:
     campaign = Campaign.from_events(records[:1])
     rederived = 0
     for index, record in enumerate(records[1:], start=1):
+        typed: EventModel | None = None
         made = check_carried(record, required)
         if made is not None:
             seat = made.get("seat")
             views: list[Campaign | _SeatView] = [campaign]
             if hidden and isinstance(seat, str):
                 views.append(seats.setdefault(seat, _SeatView(records, seat)))
-            _check_event(views, index, record, made, ())
+            typed = _check_event(views, index, record, made, ())
             rederived += 1
-        campaign = campaign.with_event(record)
+        campaign = campaign.with_event(record, typed)
     legacy = sum(1 for r in records if r.type not in (CREATED, UNDONE) and not is_redacted(r)
                  and made_by(r) is None)
     return Rederived(rederived, sum(map(is_redacted, records)), legacy)
