@@ -39,7 +39,7 @@ from rallypoint.store.signing import SeatKey
 SCENARIO = Path("src/rallypoint/rulesets/squares/scenarios/farm_below_the_ridge.toml")
 RALLY = {"kind": "rally", "leader": "kempt", "unit": "28th", "rally": "disorder"}
 FRENCH_RALLY = {"kind": "rally", "leader": "quiot", "unit": "55e", "rally": "sp"}
-MARK = {"kind": "fire", "unit": "54e", "fire": "bombardment"}  # rolls nothing (a French unit)
+MARK = {"kind": "sight", "a": "B1", "b": "C2", "ruling": "clear"}  # no side's; rolls nothing
 
 
 @dataclass
@@ -299,7 +299,7 @@ def test_replays_are_refused(tmp_path: Path) -> None:
     old = game.french_to_allied()
     with pytest.raises(IntegrityError, match=r"replayed: the file's head #2 is your head"):
         import_turn(game.allied, old)
-    command(game.french, game.campaign, MARK | {"unit": "55e"})
+    command(game.french, game.campaign, MARK | {"ruling": "blocked"})
     game.french_to_allied()
     with pytest.raises(IntegrityError, match=r"head #2 is behind yours \(#3\)"):
         import_turn(game.allied, old)
@@ -323,7 +323,7 @@ def test_a_fork_is_refused_then_kept_as_a_new_campaign(tmp_path: Path) -> None:
     command(game.french, game.campaign, MARK)
     game.french_to_allied()
     old = Session(tmp_path / "a-old.sqlite3")
-    command(old, game.campaign, MARK | {"unit": "55e"})
+    command(old, game.campaign, MARK | {"ruling": "blocked"})
     fork = tmp_path / "fork.json"
     export_turn(old, game.campaign, fork, for_seat="allied")
     with pytest.raises(IntegrityError, match=r"forks from your log at #2") as info:
@@ -334,7 +334,7 @@ def test_a_fork_is_refused_then_kept_as_a_new_campaign(tmp_path: Path) -> None:
     assert {c.name for c in game.allied.campaigns()} == {"farm", "farm (french's other line)"}
     assert game.allied.verify(kept.info.id).ok
     # The kept fork is a campaign of its own: Allied can play it and send it on.
-    command(game.allied, kept.info.id, MARK | {"unit": "42nd"})
+    command(game.allied, kept.info.id, MARK | {"ruling": "auto"})
     path = tmp_path / "fork-back.json"
     export_turn(game.allied, kept.info.id, path, for_seat="french")
     assert import_turn(game.french, path, name="farm (fork)").info.version == 3

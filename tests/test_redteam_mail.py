@@ -11,9 +11,9 @@ plain JSON edits and re-sealed with the published hash formula (``redteam_kit``)
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -171,7 +171,7 @@ def test_an_event_said_to_be_decided_by_the_reader_is_refused(
 
 # --- acting for the other side ---------------------------------------------------------------
 
-OTHER_SIDE = {
+OTHER_SIDE: dict[str, dict[str, Any]] = {
     "loss": {"kind": "loss", "counter": SOVIET, "steps": 1},
     "morale": {"kind": "morale", "formation": "609RR", "value": 3},
     "move": {"kind": "move", "counter": SOVIET, "hex": "30.10"},
@@ -261,7 +261,7 @@ def test_a_refused_import_leaves_postgresql_rows_unchanged(
     from pg_kit import fresh_database
 
     game, honest = tcs
-    databases = fresh_database()
+    databases = cast(Generator[str, None, None], fresh_database())
     url = next(databases)
     try:
         soviet = Session(url)

@@ -107,7 +107,7 @@ def test_a_silent_answerer_is_left_with_a_withdrawal(tmp_path: Path) -> None:
     command(game.allied, game.campaign, MARK)  # plays on
     assert import_turn(game.french, game.send(game.allied, "french")).new_events == 1
     assert kinds(game.french, game) == []  # French is free again: the request is gone
-    command(game.french, game.campaign, MARK | {"unit": "42nd"})
+    command(game.french, game.campaign, MARK | {"ruling": "auto"})
 
 
 def test_an_answer_that_crosses_a_withdrawal_still_resolves_it(tmp_path: Path) -> None:

@@ -37,13 +37,14 @@ from rallypoint.dice.play import commit_server_dice
 from rallypoint.session import dice, ownership, races, snapshots
 from rallypoint.session.owed import owed_events, store_owed
 from rallypoint.session.pair import AwaitingDice
-from rallypoint.session.policies import decision_of, policy_named
+from rallypoint.session.policies import decision_of
+from rallypoint.session.policies import policy_named as policy_named
 from rallypoint.session.results import Executed, LogEntry, campaign_view, log_entries, summary
 from rallypoint.store import CampaignInfo, EventStore, VerifyReport, clean_name
 from rallypoint.store.foldcheck import fold_stored
 from rallypoint.store.location import exists, normalised, open_store
 
-_HELD: ContextVar[tuple[str, EventStore] | None] = ContextVar("rallypoint_held_store",
+_HELD: ContextVar[tuple[Path | str, EventStore] | None] = ContextVar("rallypoint_held_store",
                                                                default=None)
 """The store of the :meth:`Session.transaction` open in this context, by its location."""
 

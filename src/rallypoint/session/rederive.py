@@ -136,7 +136,7 @@ def decide_again(campaign: Campaign, record: EventRecord) -> Difference | EventM
     take it as it is, without reading the stored payload again)."""
     made = record.payload.get(MADE_BY)
     body = made.get("command") if isinstance(made, Mapping) else None
-    if not isinstance(body, Mapping):
+    if not isinstance(made, Mapping) or not isinstance(body, Mapping):
         return Difference(MADE_BY, shorten(repr(made), 60), "a command")
     replay = Replay(tape_of(campaign, record))
     try:
@@ -158,19 +158,34 @@ def decide_again(campaign: Campaign, record: EventRecord) -> Difference | EventM
     if isinstance(proof, Mapping) and proof.get("command") != body:
         return Difference("dice_proof.command", shorten(canonical_json(proof.get("command")), 60),
                           shorten(canonical_json(body), 60))
-    difference = first_difference(_decided_part(record.payload), _decided_part(decided.payload))
-    if difference is not None:
-        return difference
+    derived = _decided_part(decided.payload)
+    if first_difference(_decided_part(record.payload), derived) is not None:
+        difference = first_difference(_as_read(campaign, record), derived)
+        if difference is not None:
+            return difference
     typed: EventModel = decided.event
     return typed
 
 
+def _as_read(campaign: Campaign, record: EventRecord) -> dict[str, Any]:
+    """The stated event as the fold reads it: upcast to the current schema, every field the
+    payload leaves out at its default (an event recorded before a field was added to its model
+    reads, and folds, exactly as the same event with the field written out)."""
+    try:
+        return _decided_part(read_event(campaign.ruleset, record).payload())
+    except RallypointError:
+        return _decided_part(record.payload)
+
+
 def _envelope(parsed: Mapping[str, Any], made: Mapping[str, Any]) -> Difference | None:
-    """The command envelope must be exactly what the session records for the parsed command
-    (:meth:`rallypoint.core.events.NewEvent.made_by`: no field left to a default, none added),
-    so one command has one recorded form."""
+    """The command envelope must be as the session records it (:meth:`NewEvent.made_by
+    <rallypoint.core.events.NewEvent.made_by>`): its version, the seat, and every field of the
+    command as the rules parse it. A field the command leaves out takes its default (a command
+    recorded before the field existed reads so)."""
     seat = made.get("seat")
-    again = {"v": COMMANDS_V, "command": command_json(parsed),
+    body = made.get("command") or {}
+    again = {"v": COMMANDS_V, "command": {k: v for k, v in command_json(parsed).items()
+                                          if k in body},
              **({"seat": seat} if isinstance(seat, str) else {})}
     return first_difference(dict(made), again, MADE_BY)
 

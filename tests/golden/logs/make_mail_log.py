@@ -19,6 +19,7 @@ more (Finland's database owes its accrual), and the Soviets reveal with Finland'
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -50,10 +51,8 @@ def main(out: Path) -> None:
         game.command("finland", {"kind": "turn", "skip_fo": True})
     game.send("finland")
     game.command("soviet", {"kind": "move", "counter": "1/609-1", "hex": "30.10"})
-    try:
+    with contextlib.suppress(AwaitingDice):  # a sealed round: Finland answers it
         game.command("soviet", {"kind": "check", "sheet": "S-lair"})
-    except AwaitingDice:
-        pass
     game.send("soviet")
     answer(game.dbs["finland"], game.campaign)
     game.send("finland")  # carries the answer: the Soviet check is decided on import
