@@ -100,7 +100,7 @@ def reseal(data: dict[str, Any], key: SeatKey) -> None:
     prev = GENESIS_HASH
     for event in data["events"]:
         event["prev_hash"] = prev
-        if "$redacted" not in event["payload"]:
+        if not {"$withheld", "$redacted"} & set(event["payload"]):  # shown whole
             event["hash"] = event_hash(event["campaign_id"], event["seq"], event["type"],
                                        event["payload"], event["recorded_at"], prev)
         prev = event["hash"]

@@ -338,7 +338,7 @@ def test_a_forged_withheld_event_is_refused_at_the_reveal(
     game.command("finland", {"kind": "turn", "skip_fo": True})
     monkeypatch.undo()
     turned = game.send("finland")  # withheld from the Soviets: nothing to see yet
-    assert "$redacted" in json.loads(turned.read_text("utf-8"))["events"][-1]["payload"]
+    assert "$withheld" in json.loads(turned.read_text("utf-8"))["events"][-1]["payload"]
     game.send("soviet")  # the Soviet accrual it owed; both logs at one head
     theirs = game.export("finland", whole=True)
     soviet = game.dbs["soviet"]

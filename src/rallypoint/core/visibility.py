@@ -56,9 +56,9 @@ REDACTED = REDACTED_KEY
 BLIND = "blind"
 """The payload key of an event's random blinding value (withheld from anyone it hides from)."""
 COMMAND = MADE_BY
-"""The payload key of an event's recorded command (issue 18, :class:`rallypoint.core.events.MadeBy`):
-withheld whenever anything of the event is, since a command names what its event hides (a check
-names its sheet)."""
+"""The payload key of an event's recorded command (issue 18, a
+:class:`rallypoint.core.events.MadeBy`): withheld whenever anything of the event is, since a
+command names what its event hides (a check names its sheet)."""
 _ENVELOPE_SECRETS = (BLIND, COMMAND)
 """Envelope keys a redacted event never shows: they belong to the whole event, not to an owner."""
 REFEREE_ONLY = "@referee"

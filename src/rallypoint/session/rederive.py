@@ -37,7 +37,6 @@ from rallypoint.core.events import (
 from rallypoint.core.inputs import shorten
 from rallypoint.core.visibility import (
     BLIND,
-    REDACTED,
     Viewer,
     declaration_of,
     is_redacted,
@@ -45,7 +44,7 @@ from rallypoint.core.visibility import (
 )
 from rallypoint.dice.audit import PROOF_KEY
 from rallypoint.dice.play import scheme_of
-from rallypoint.dice.v1 import command_json
+from rallypoint.dice.v1 import SCHEME, command_json
 
 if TYPE_CHECKING:
     from rallypoint.store import EventStore
@@ -155,16 +154,29 @@ def decide_again(campaign: Campaign, record: EventRecord) -> Difference | EventM
     if replay.left:
         return Difference("dice_proof.tape", f"{replay.left} more die/dice", "not rolled")
     proof = record.payload.get(PROOF_KEY)
-    if isinstance(proof, Mapping) and proof.get("command") != body:
-        return Difference("dice_proof.command", shorten(canonical_json(proof.get("command")), 60),
-                          shorten(canonical_json(body), 60))
-    derived = _decided_part(decided.payload)
-    if first_difference(_decided_part(record.payload), derived) is not None:
-        difference = first_difference(_as_read(campaign, record), derived)
-        if difference is not None:
+    if isinstance(proof, Mapping):
+        mismatch = _proof_mismatch(proof, made)
+        if mismatch is not None:
+            return mismatch
+    derived, stated = _decided_part(decided.payload), _decided_part(record.payload)
+    difference = first_difference(stated, derived)
+    if difference is not None:
+        # An event recorded before a field was added states less: it may leave out fields,
+        # which read at their defaults; it may not add any.
+        read = _as_read(campaign, record)
+        if first_difference(read, derived) is not None or not _within(stated, read):
             return difference
     typed: EventModel = decided.event
     return typed
+
+
+def _within(stated: Any, read: Any) -> bool:
+    """Whether ``stated`` is ``read`` with some mapping keys left out (and nothing else)."""
+    if isinstance(stated, Mapping) and isinstance(read, Mapping):
+        return all(k in read and _within(v, read[k]) for k, v in stated.items())
+    if isinstance(stated, list) and isinstance(read, list):
+        return len(stated) == len(read) and all(map(_within, stated, read))
+    return bool(stated == read)
 
 
 def _as_read(campaign: Campaign, record: EventRecord) -> dict[str, Any]:
@@ -175,6 +187,18 @@ def _as_read(campaign: Campaign, record: EventRecord) -> dict[str, Any]:
         return _decided_part(read_event(campaign.ruleset, record).payload())
     except RallypointError:
         return _decided_part(record.payload)
+
+
+def _proof_mismatch(proof: Mapping[str, Any], made: Mapping[str, Any]) -> Difference | None:
+    """The parts of a dice proof its chain does not check must be what the session writes for
+    the recorded command: its scheme, the command itself, and the seat whose command it is
+    (the seat that decided it: only the other seat may undo a resolved roll)."""
+    wanted = {"scheme": SCHEME, "command": made.get("command"), "seat": made.get("seat")}
+    for key, value in wanted.items():
+        if proof.get(key, SCHEME if key == "scheme" else None) != value:
+            return Difference(f"dice_proof.{key}", shorten(canonical_json(proof.get(key)), 60),
+                              shorten(canonical_json(value), 60))
+    return None
 
 
 def _envelope(parsed: Mapping[str, Any], made: Mapping[str, Any]) -> Difference | None:
@@ -453,7 +477,7 @@ def check_log(records: Sequence[EventRecord]) -> Rederived:
 def hides_anything(records: Sequence[EventRecord]) -> bool:
     """Whether any event of a log hides a secret from a seat (it carries a blind, or is held
     redacted): then each seat's database may hold a different view of it."""
-    return any(BLIND in r.payload or REDACTED in r.payload for r in records)
+    return any(BLIND in r.payload or is_redacted(r) for r in records)
 
 
 # --- at import ----------------------------------------------------------------------------------
