@@ -33,7 +33,7 @@ import pytest
 
 from rallypoint.core.blinds import with_blind
 from rallypoint.core.campaign import Campaign
-from rallypoint.core.events import EventRecord, NewEvent, event_hash
+from rallypoint.core.events import MADE_BY, EventRecord, NewEvent, event_hash
 from rallypoint.core.visibility import (
     BLIND,
     PUBLIC,
@@ -234,9 +234,11 @@ def crack(shown: EventRecord,
 
 def without_blind(whole: EventRecord, shown: EventRecord) -> EventRecord:
     """The control: the event as it would be with no blind (re-hashed), as the opponent would
-    hold it (the same public parts: a blind is never shown)."""
+    hold it (the same public parts: a blind is never shown). Its recorded command (``made_by``,
+    withheld too) is left out as well: the guesses here do not rebuild it, though an attacker
+    could, from each guess, as the rules parse a ``write_sheet``."""
     bare = whole.model_copy(update={"payload": {k: v for k, v in whole.payload.items()
-                                                if k != BLIND}})
+                                                if k not in (BLIND, MADE_BY)}})
     return bare.model_copy(update={"hash": bare.expected_hash(), "payload": shown.payload})
 
 
