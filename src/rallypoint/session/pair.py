@@ -102,10 +102,15 @@ def burnt_round(store: EventStore, campaign_id: str) -> int:
     return burnt
 
 
+def round_after(log: Sequence[LoggedEvent], burnt: int) -> int:
+    """The round the next rolling command takes: after every round ``log`` used and after
+    ``burnt``, the highest round a stall made void (docs/dice.md, "Stalled rounds")."""
+    return max(last_round(log), burnt) + 1
+
+
 def next_round(store: EventStore, campaign_id: str, log: Sequence[LoggedEvent]) -> int:
-    """The round the next rolling command takes: after every round the log used or a stall
-    burnt."""
-    return max(last_round(log), burnt_round(store, campaign_id)) + 1
+    """:func:`round_after` the log, with the rounds this store holds void."""
+    return round_after(log, burnt_round(store, campaign_id))
 
 
 @dataclass
@@ -256,7 +261,7 @@ def check_request(request: AnyRequest, sender: str, records: Sequence[LoggedEven
     Raises:
         IntegrityError: Any of these fails.
     """
-    expected_round = max(last_round(records), burnt) + 1
+    expected_round = round_after(records, burnt)
     if request.seat != sender:
         raise IntegrityError(f"the turn file's dice request is {request.seat!r}'s, not the "
                              f"sender's ({sender!r})", where="turn.request",

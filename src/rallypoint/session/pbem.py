@@ -4,9 +4,10 @@ A player makes a seat (:func:`new_seat`: an Ed25519 key and a dice chain, kept i
 database) and sends its public card; one player starts the campaign from both cards
 (:func:`create_seated`, pair-mode dice). Each turn, the mover writes a turn file for the other
 seat (:func:`export_turn`), signed by the mover's seat key and holding none of the mover's secrets;
-the other imports it (:func:`import_turn`), which refuses, with one line and nothing written, a file
-that is edited (even re-hashed), cut, reordered, replayed, addressed to someone else, or forked
-from the reader's own history — a fork can be kept as a new campaign instead (``as_name``).
+the other imports it (:func:`import_turn`, in :mod:`rallypoint.session.pbem_import`), which
+refuses, with one line and nothing written, a file that is edited (even re-hashed), cut,
+reordered, replayed, addressed to someone else, or forked from the reader's own history — a fork
+can be kept as a new campaign instead (``as_name``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from rallypoint.dice.sealed import (
     PairAnswer,
     SealedRequest,
     parse_request,
-    public_commitment,
 )
 from rallypoint.dice.v1 import (
     CHAIN_LENGTH,
@@ -40,6 +40,7 @@ from rallypoint.dice.v1 import (
 from rallypoint.session import pair, rederive, sealed, stall
 from rallypoint.session import pbem_checks as checks
 from rallypoint.session.api import Session
+from rallypoint.session.pbem_import import Imported, import_turn
 from rallypoint.session.results import Executed
 from rallypoint.store import CampaignInfo, EventStore, clean_name
 from rallypoint.store.exchange import (
@@ -112,7 +113,7 @@ def create_seated(session: Session, scenario: Path, cards: Sequence[SeatCard], *
                                      ).model_dump(mode="json"),
                "seats": {c.seat: c.model_dump() for c in cards}}
     with session._store(write=True) as store:
-        if not _held(store, payload):
+        if not checks.held_seats(store, payload):
             raise IllegalNowError("this database holds none of these seats' keys",
                                   fix="Make your own card here first: `rallypoint seat new SIDE`")
         new_id = uuid.uuid4().hex
@@ -130,11 +131,6 @@ def _ruleset_of(scenario: Path) -> str:
         raise DataFileError("the scenario does not say which ruleset it is for",
                             where=f"{scenario}:1", fix='Add a top-level line like ruleset = "tcs".')
     return str(data["ruleset"])
-
-
-def _held(store: EventStore, created: dict[str, object]) -> list[str]:
-    """The seats of a ``created`` payload whose private keys this store holds."""
-    return [s for s, c in seat_cards(created).items() if store.seat_key(c.key) is not None]
 
 
 @dataclass(frozen=True)
@@ -184,7 +180,7 @@ def export_turn(session: Session, ref: str, path: Path, *,
         if for_seat is not None and for_seat not in cards:
             raise MalformedInputError(f"{info.name!r} has no seat {for_seat!r}",
                                       fix=f"Use one of: {', '.join(sorted(cards))}")
-        senders = [s for s in _held(store, created) if s != for_seat]
+        senders = [s for s in checks.held_seats(store, created) if s != for_seat]
         if not senders:
             raise IllegalNowError(f"this database holds no seat key of {info.name!r} to sign "
                                   "with" + (f" other than {for_seat!r}'s" if for_seat else ""),
@@ -224,119 +220,6 @@ def _outgoing(store: EventStore, campaign_id: str, sender: str,
     return None
 
 
-@dataclass(frozen=True)
-class Imported:
-    """What :func:`import_turn` stored."""
-
-    info: CampaignInfo
-    new_events: int
-    sender: str | None
-    fingerprint: str | None
-    request: AnyRequest | None
-    """The sender's dice request, now waiting for ``rallypoint dice answer``."""
-    forked: bool
-    note: str | None = None
-    """What became of this seat's own waiting dice request, if anything did."""
-    withheld: int = 0
-    """New events of the file redacted for this seat (the sender's secrets): stored so, and
-    folded by their public parts; their hashes are checked at the reveal (``rallypoint
-    reveal``)."""
-    owed: int = 0
-    """Events this database appended after the file's, for its own hidden bookkeeping (TCS: the
-    accrual of this seat's pending sheets for the turns the other seat advanced)."""
-    resolved: Executed | None = None
-    """This seat's sealed command, decided with the link the file's answer brought."""
-
-
-def import_turn(session: Session, path: Path, *, name: str | None = None,
-                as_name: str | None = None) -> Imported:
-    """Check a turn file whole, then store what is new in it (nothing at all if a check fails).
-
-    Args:
-        session: The reader's database.
-        path: The file.
-        name: Name for a campaign new to this database (default: the exported name).
-        as_name: Keep the file as a *new* campaign of this name (a fork of one you have, or a
-            copy): its events are sealed again under a new id, after every check.
-
-    Raises:
-        DataFileError: Not a readable export.
-        IntegrityError: Edited, cut, reordered, re-hashed, replayed, forked (without
-            ``as_name``), addressed to another seat, signed by a stranger, or its dice fail.
-    """
-    exported = read_export(path)
-    header, records = exported.campaign, exported.events
-    hidden = frozenset(withheld(records))
-    _check_importable(header.id, records, redacted=bool(hidden))
-    check_header(exported)
-    if hidden:
-        checks.check_filtered(path, exported)
-    # One transaction: a file refused at any step, however late, leaves nothing written.
-    with session.transaction() as store:
-        stored = store.events(header.id) if checks.exists(store, header.id) else []
-        trusted = (stored or records)[0].payload  # our own copy of `created`, when we have one
-        cards = seat_cards(trusted)
-        signer = check_signed(exported, seat_keys(trusted))
-        mine = _held(store, trusted)
-        if cards:
-            checks.check_reader(exported, cards, mine, signer, as_copy=as_name is not None)
-        known = {(r, s, public_commitment(parse_request(t)))
-                 for r, s, t in store.dice_requests(header.id)}
-        answered = (checks.fresh_answer(exported, store, header.id)
-                    or stall.fresh_void(exported, store, header.id))
-        new = checks.new_events(path, stored, records, exported, as_name, known, answered)
-        check_import(header, records)  # a partial log folds through the ruleset's public parts
-        checks.check_dice(exported, cards, signer, mine, stored, records, store, header.id,
-                          hidden)
-        rederive.check_file(store, stored, records, sender=signer if cards else None,
-                            mine=mine, whole=as_name is not None)
-        request = checks.checked_request(exported, cards, signer,
-                                         pair.burnt_round(store, header.id) if stored else 0)
-        answer_ = checks.checked_answer(exported, cards, signer, mine, store, stored, records)
-        stall.check_not_replacing(request, store, header.id, mine)
-        voids = stall.checked_voids(exported, signer, store, header.id, stored, cards)
-        stall.check_moved_past(store, header.id, mine, stored, records, voids)
-        if as_name is not None:
-            info = checks.store_fork(store, exported, as_name)
-        else:
-            info = store.import_records(header.id, name or header.name, header.ruleset,
-                                        header.created_at, records)
-        void_note = stall.keep_voids(store, info.id, voids, mine)
-        note = checks.tidy_requests(store, info.id, records, mine) or void_note
-        if request is not None:
-            request, note = checks.keep_request(store, info.id, request, mine)
-        turn = exported.turn
-        if turn is not None and turn.revealed_secret is not None:
-            store.put_revealed_secret(info.id, turn.revealed_secret)
-        owed = (_settle(store, info) if hidden and request is None and answer_ is None
-                and mine else 0)
-        if owed:
-            info = store.campaign(info.id)
-        resolved = None if answer_ is None else sealed.resolve_answer(session, info.id, answer_)
-    return Imported(info, new, signer, fingerprint(cards[signer].key) if signer else None,
-                    request, as_name is not None, note,
-                    len([s for s in hidden if s > len(records) - new]), owed, resolved)
-
-
-def _settle(store: EventStore, info: CampaignInfo) -> int:
-    """Bring this seat's hidden bookkeeping up to date after the other seat's events (a partial
-    log: e.g. TCS accrues this seat's pending sheets for the turns the file advanced).
-
-    Not while a dice request waits, nor when the file answers this seat's sealed round: the
-    round must be decided at the request's position.
-    """
-    from rallypoint.session import ownership, snapshots
-    from rallypoint.session.owed import owed_events, store_owed
-    from rallypoint.store.foldcheck import fold_stored
-
-    # From the state snapshot on when one matches (the import checked the whole file already).
-    resumed = snapshots.resume(store, info)
-    campaign = resumed[0] if resumed is not None else fold_stored(store.events(info.id))
-    owed = owed_events(campaign, ownership.deciding_seat(store, campaign))
-    store_owed(store, campaign, owed)
-    return len(owed)
-
-
 def reveal(session: Session, ref: str) -> str:
     """Reveal a server-mode campaign's dice secret (the end of the campaign): every later export
     carries it, and every roll then verifies. No new roll may use it afterwards.
@@ -371,7 +254,7 @@ def answer(session: Session, ref: str) -> Executed | PairAnswer:
     with session._store(write=True) as store:
         info = store.find(ref)
         records = store.events(info.id)
-        mine = _held(store, records[0].payload)
+        mine = checks.held_seats(store, records[0].payload)
         next_round = pair.next_round(store, info.id, records)
         waiting = [parse_request(t) for r, s, t in
                    store.dice_requests(info.id) if r == next_round and s not in mine]

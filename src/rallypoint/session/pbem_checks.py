@@ -29,7 +29,7 @@ from rallypoint.store.exchange import (
     TurnHeader,
     check_redacted,
 )
-from rallypoint.store.signing import SeatCard
+from rallypoint.store.signing import SeatCard, seat_cards
 from rallypoint.store.visibility import withheld
 
 _DISTRUST = "Do not trust this file; ask the sender to export it again"
@@ -49,6 +49,11 @@ def check_filtered(path: Path, exported: ExportedCampaign) -> None:
             fix="Ask the other seat for `rallypoint export --for YOUR-SIDE FILE` from their own "
                 "database (a shared server's filtered export is for reading: `rallypoint verify`)")
     check_redacted(exported)
+
+
+def held_seats(store: EventStore, created: dict[str, object]) -> list[str]:
+    """The seats of a ``created`` payload whose private keys this store holds."""
+    return [s for s, c in seat_cards(created).items() if store.seat_key(c.key) is not None]
 
 
 def exists(store: EventStore, campaign_id: str) -> bool:

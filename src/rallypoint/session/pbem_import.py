@@ -1,0 +1,273 @@
+"""Importing a turn file: the checks, as named rule steps in one transaction, then the store.
+
+:func:`import_turn` refuses, with one line and nothing written, a file that is edited (even
+re-hashed), cut, reordered, replayed, addressed to someone else, forked from the reader's own
+history (a fork can be kept as a new campaign instead), whose events are not what their commands
+decide, or whose dice rounds do not check (docs/two-player.md). The steps, in order:
+:func:`_trust` (whom it comes from, what is new), :func:`_rederive` (every new event decided
+again), :func:`_rounds` (the dice rounds it carries), :func:`_store_turn` (what it writes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from rallypoint.core.events import EventRecord
+from rallypoint.dice.sealed import AnyRequest, PairAnswer, parse_request, public_commitment
+from rallypoint.session import pair, rederive, sealed, stall
+from rallypoint.session import pbem_checks as checks
+from rallypoint.session.api import Session
+from rallypoint.session.results import Executed
+from rallypoint.store import CampaignInfo, EventStore
+from rallypoint.store.exchange import (
+    ExportedCampaign,
+    _check_importable,
+    check_header,
+    check_signed,
+    read_export,
+)
+from rallypoint.store.foldcheck import check_import
+from rallypoint.store.signing import SeatCard, fingerprint, seat_cards, seat_keys
+from rallypoint.store.visibility import withheld
+
+__all__ = ["Imported", "import_turn"]
+
+
+@dataclass(frozen=True)
+class Imported:
+    """What :func:`import_turn` stored."""
+
+    info: CampaignInfo
+    new_events: int
+    sender: str | None
+    fingerprint: str | None
+    request: AnyRequest | None
+    """The sender's dice request, now waiting for ``rallypoint dice answer``."""
+    forked: bool
+    note: str | None = None
+    """What became of this seat's own waiting dice request, if anything did."""
+    withheld: int = 0
+    """New events of the file redacted for this seat (the sender's secrets): stored so, and
+    folded by their public parts; their hashes are checked at the reveal (``rallypoint
+    reveal``)."""
+    owed: int = 0
+    """Events this database appended after the file's, for its own hidden bookkeeping (TCS: the
+    accrual of this seat's pending sheets for the turns the other seat advanced)."""
+    resolved: Executed | None = None
+    """This seat's sealed command, decided with the link the file's answer brought."""
+
+
+def import_turn(session: Session, path: Path, *, name: str | None = None,
+                as_name: str | None = None) -> Imported:
+    """Check a turn file whole, then store what is new in it (nothing at all if a check fails).
+
+    The checks run as four named steps, in this order, inside one transaction: whom the file
+    comes from and what is new in it (:func:`_trust`), every new event decided again
+    (:func:`_rederive`), the dice rounds it opens, answers or voids (:func:`_rounds`), and
+    only then what it brings is written (:func:`_store_turn`).
+
+    Args:
+        session: The reader's database.
+        path: The file.
+        name: Name for a campaign new to this database (default: the exported name).
+        as_name: Keep the file as a *new* campaign of this name (a fork of one you have, or a
+            copy): its events are sealed again under a new id, after every check.
+
+    Raises:
+        DataFileError: Not a readable export.
+        IntegrityError: Edited, cut, reordered, re-hashed, replayed, forked (without
+            ``as_name``), addressed to another seat, signed by a stranger, or its dice fail.
+    """
+    exported = _read_turn(path)
+    # One transaction: a file refused at any step, however late, leaves nothing written.
+    with session.transaction() as store:
+        turn = _trust(store, path, exported, as_name)
+        _rederive(turn)
+        rounds = _rounds(turn)
+        info, request, note, owed = _store_turn(turn, rounds, name)
+        resolved = (None if rounds.answer is None
+                    else sealed.resolve_answer(session, info.id, rounds.answer))
+    signer, records = turn.signer, exported.events
+    return Imported(info, turn.new, signer,
+                    fingerprint(turn.cards[signer].key) if signer else None,
+                    request, as_name is not None, note,
+                    len([s for s in turn.hidden if s > len(records) - turn.new]), owed,
+                    resolved)
+
+
+def _read_turn(path: Path) -> ExportedCampaign:
+    """The file read, its header and chain whole, and (filtered for its reader) signed, with
+    its redacted payloads the ones the signed header hashes; before the database is opened."""
+    exported = read_export(path)
+    hidden = bool(withheld(exported.events))
+    _check_importable(exported.campaign.id, exported.events, redacted=hidden)
+    check_header(exported)
+    if hidden:
+        checks.check_filtered(path, exported)
+    return exported
+
+
+@dataclass(frozen=True)
+class _Turn:
+    """A turn file being imported, and what the reader's database knows of its campaign.
+
+    Attributes:
+        stored: This database's events of the campaign (empty: new here).
+        cards: The seats' cards, from this database's own ``created`` when it has one.
+        signer: The seat whose key signed the file (``None``: unsigned).
+        mine: The seats whose keys this database holds.
+        hidden: Seqs of the file's events redacted for this reader.
+        new: How many of the file's events are new here.
+    """
+
+    store: EventStore
+    path: Path
+    exported: ExportedCampaign
+    as_name: str | None
+    stored: Sequence[EventRecord]
+    cards: dict[str, SeatCard]
+    signer: str | None
+    mine: list[str]
+    hidden: frozenset[int]
+    new: int
+
+    @property
+    def records(self) -> Sequence[EventRecord]:
+        """The file's log."""
+        return self.exported.events
+
+    @property
+    def campaign_id(self) -> str:
+        """The campaign's id (the file's, which a stored campaign shares)."""
+        return self.exported.campaign.id
+
+
+def _trust(store: EventStore, path: Path, exported: ExportedCampaign,
+           as_name: str | None) -> _Turn:
+    """Whom the file comes from and what is new in it: signed by one of the campaign's seats
+    (this database's own copy of ``created`` names them), addressed to a seat held here, and
+    no replay, cut or fork of this database's history (a fork only ``as_name``).
+
+    Raises:
+        IntegrityError: Any of these fails.
+    """
+    header, records = exported.campaign, exported.events
+    stored = store.events(header.id) if checks.exists(store, header.id) else []
+    trusted = (stored or records)[0].payload  # our own copy of `created`, when we have one
+    cards = seat_cards(trusted)
+    signer = check_signed(exported, seat_keys(trusted))
+    mine = checks.held_seats(store, trusted)
+    if cards:
+        checks.check_reader(exported, cards, mine, signer, as_copy=as_name is not None)
+    known = {(r, s, public_commitment(parse_request(t)))
+             for r, s, t in store.dice_requests(header.id)}
+    answered = (checks.fresh_answer(exported, store, header.id)
+                or stall.fresh_void(exported, store, header.id))
+    new = checks.new_events(path, stored, records, exported, as_name, known, answered)
+    return _Turn(store, path, exported, as_name, stored, cards, signer, mine,
+                 frozenset(withheld(records)), new)
+
+
+def _rederive(turn: _Turn) -> None:
+    """Every new event as the rules give it: the file's log folds (a partial one through the
+    ruleset's public parts), every roll checks, and every foreign event is decided again from
+    its command (:mod:`rallypoint.session.rederive`).
+
+    Raises:
+        IntegrityError: A fold, a roll or a re-derivation fails.
+    """
+    records, store = turn.records, turn.store
+    check_import(turn.exported.campaign, records)
+    checks.check_dice(turn.exported, turn.cards, turn.signer, turn.mine, turn.stored, records,
+                      store, turn.campaign_id, turn.hidden)
+    rederive.check_file(store, turn.stored, records,
+                        sender=turn.signer if turn.cards else None, mine=turn.mine,
+                        whole=turn.as_name is not None)
+
+
+@dataclass(frozen=True)
+class _Rounds:
+    """The dice rounds a turn file carries, each checked (docs/dice.md).
+
+    Attributes:
+        request: The sender's dice request, for this seat to answer.
+        answer: The sender's answer to this seat's sealed request.
+        voids: The rounds the sender made void (a stall).
+    """
+
+    request: AnyRequest | None
+    answer: PairAnswer | None
+    voids: list[PairAnswer]
+
+
+def _rounds(turn: _Turn) -> _Rounds:
+    """The file's dice request, answer and voids, checked before anything is written: each
+    on the sender's chain, for the log's position and next round; a request may not replace
+    one this seat answered, and the log may not move past this seat's waiting request unless
+    the file voids it.
+
+    Raises:
+        IntegrityError: Any of these fails.
+    """
+    store, exported, cards, signer = turn.store, turn.exported, turn.cards, turn.signer
+    campaign_id, stored = turn.campaign_id, turn.stored
+    request = checks.checked_request(exported, cards, signer,
+                                     pair.burnt_round(store, campaign_id) if stored else 0)
+    answer_ = checks.checked_answer(exported, cards, signer, turn.mine, store, stored,
+                                    turn.records)
+    stall.check_not_replacing(request, store, campaign_id, turn.mine)
+    voids = stall.checked_voids(exported, signer, store, campaign_id, stored, cards)
+    stall.check_moved_past(store, campaign_id, turn.mine, stored, turn.records, voids)
+    return _Rounds(request, answer_, voids)
+
+
+def _store_turn(turn: _Turn, rounds: _Rounds,
+                name: str | None) -> tuple[CampaignInfo, AnyRequest | None, str | None, int]:
+    """Write what the checked file brings: its events (or a fork under a new id), its voids,
+    the sender's request, a revealed dice secret, and this seat's owed hidden bookkeeping.
+
+    Returns:
+        The campaign; the sender's request as kept (``None``: it crossed this seat's, which
+        goes first); the note on this seat's own request; the owed events appended.
+    """
+    store, exported, records, mine = turn.store, turn.exported, turn.records, turn.mine
+    header = exported.campaign
+    if turn.as_name is not None:
+        info = checks.store_fork(store, exported, turn.as_name)
+    else:
+        info = store.import_records(header.id, name or header.name, header.ruleset,
+                                    header.created_at, records)
+    void_note = stall.keep_voids(store, info.id, rounds.voids, mine)
+    note = checks.tidy_requests(store, info.id, records, mine) or void_note
+    request = rounds.request
+    if request is not None:
+        request, note = checks.keep_request(store, info.id, request, mine)
+    sent = exported.turn
+    if sent is not None and sent.revealed_secret is not None:
+        store.put_revealed_secret(info.id, sent.revealed_secret)
+    owed = (_settle(store, info) if turn.hidden and request is None and rounds.answer is None
+            and mine else 0)
+    if owed:
+        info = store.campaign(info.id)
+    return info, request, note, owed
+
+
+def _settle(store: EventStore, info: CampaignInfo) -> int:
+    """Bring this seat's hidden bookkeeping up to date after the other seat's events (a partial
+    log: e.g. TCS accrues this seat's pending sheets for the turns the file advanced).
+
+    Not while a dice request waits, nor when the file answers this seat's sealed round: the
+    round must be decided at the request's position.
+    """
+    from rallypoint.session import ownership, snapshots
+    from rallypoint.session.owed import owed_events, store_owed
+    from rallypoint.store.foldcheck import fold_stored
+
+    # From the state snapshot on when one matches (the import checked the whole file already).
+    resumed = snapshots.resume(store, info)
+    campaign = resumed[0] if resumed is not None else fold_stored(store.events(info.id))
+    owed = owed_events(campaign, ownership.deciding_seat(store, campaign))
+    store_owed(store, campaign, owed)
+    return len(owed)
