@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from rallypoint.core.errors import DataFileError
 from rallypoint.core.inputs import check_value, read_text, shorten
+from rallypoint.core.problems import FIELD_FIX, Problem
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -44,25 +45,35 @@ def read_toml(path: Path) -> tuple[dict[str, Any], str]:
             fix="Check the path (`rallypoint scenarios` lists the shipped ones).",
         )
     text = read_text(path, "scenario file")
+    return parse_toml(text, str(path)), text
+
+
+def parse_toml(text: str, where: str) -> dict[str, Any]:
+    """Parse TOML ``text`` (read from ``where``, a file name for messages) within the limits of
+    :func:`read_toml`.
+
+    Raises:
+        DataFileError: Not valid TOML (with its line), or a value outside the limits.
+    """
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
         match = _LINE.search(message)
-        where = f"{path}:{match.group(1)}" if match else str(path)
+        where = f"{where}:{match.group(1)}" if match else where
         what = shorten(_LINE.sub("", message).strip(), 120)
         raise DataFileError(
             f"TOML syntax error: {what}", where=where,
             fix="Fix the syntax on that line (strings need quotes; tables need [brackets]).",
         ) from None
     except RecursionError:
-        raise DataFileError("TOML nested too deeply", where=str(path),
+        raise DataFileError("TOML nested too deeply", where=where,
                             fix="Flatten the file; scenarios nest a few levels at most.") from None
     except ValueError as exc:  # e.g. an integer with more digits than Python converts
-        raise DataFileError(f"TOML value refused: {shorten(str(exc), 120)}", where=str(path),
+        raise DataFileError(f"TOML value refused: {shorten(str(exc), 120)}", where=where,
                             fix="Use numbers that fit in 64 bits.") from None
-    check_value(data, str(path))
-    return data, text
+    check_value(data, where)
+    return data
 
 
 def line_of(text: str, loc: Sequence[str | int]) -> int | None:
@@ -94,8 +105,19 @@ def line_of(text: str, loc: Sequence[str | int]) -> int | None:
             prefix.append(key)
             i += 2
             continue
+        if isinstance(key, str) and isinstance(nxt, str):
+            # A plain table: its header ``[a.b]``, when written so; else the key's own line
+            # (``a = {...}`` or ``a.b = ...``) is the best there is.
+            header = "[" + ".".join([*prefix, key]) + "]"
+            at = next((n for n in range(position, len(lines)) if lines[n].strip() == header),
+                      None)
+            if at is not None:
+                position, found = at, at + 1
+                prefix.append(key)
+                i += 1
+                continue
         if isinstance(key, str):
-            pattern = re.compile(rf"^\s*\"?{re.escape(key)}\"?\s*=")
+            pattern = re.compile(rf"^\s*\"?{re.escape(key)}\"?\s*[=.]")
             for n in range(position, len(lines)):
                 if pattern.match(lines[n]):
                     return n + 1
@@ -106,7 +128,7 @@ def line_of(text: str, loc: Sequence[str | int]) -> int | None:
     return found
 
 
-def _line_naming(text: str, message: str) -> int | None:
+def line_naming(text: str, message: str) -> int | None:
     """The line defining the first id quoted in ``message`` (for cross-reference errors)."""
     for ident in re.findall(r"'([^']+)'", message):
         pattern = re.compile(rf"^\s*id\s*=\s*\"{re.escape(ident)}\"")
@@ -117,26 +139,47 @@ def _line_naming(text: str, message: str) -> int | None:
 
 
 def validate_toml(model: type[BaseModel], data: dict[str, Any], text: str, path: Path) -> Any:
-    """Validate ``data`` against ``model``; a failure names file:line, field, and a fix."""
+    """Validate ``data`` against ``model``; a failure names file:line, field, and a fix.
+
+    Raises:
+        DataFileError: The first problem (as :func:`validation_problems` words it), with a count
+            of the rest.
+    """
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        errors = exc.errors()
-        first = errors[0]
-        loc = [p for p in first["loc"] if isinstance(p, str | int)]
+        problems = validation_problems(exc, text, str(path))
+        first = problems[0]
+        more = f" ({len(problems) - 1} more problem(s) after it)" if len(problems) > 1 else ""
+        raise DataFileError(f"{first.what}{more}", where=first.where, fix=first.fix) from None
+
+
+def validation_problems(exc: ValidationError, text: str, path: str) -> list[Problem]:
+    """Every problem of a failed validation, each with its file:line, field and fix.
+
+    ``rallypoint new`` reports the first of them; ``rallypoint scenario check`` all of them, in
+    the same words.
+    """
+    problems = []
+    errors = exc.errors()
+    for error in errors:
+        if error["type"] == "too_short" and _inside(error["loc"], errors):
+            continue  # its items' own problems: the list is not short, they are bad
+        loc = [p for p in error["loc"] if isinstance(p, str | int)]
         field = ".".join(
             f"[{p}]" if isinstance(p, int) else p for p in loc
         ).replace(".[", "[")
-        message = str(first["msg"]).removeprefix("Value error, ")
-        line = line_of(text, loc) if loc else _line_naming(text, message)
-        where = f"{path}:{line}" if line else str(path)
-        if field:
-            where += f" {field}"
-        more = f" ({len(errors) - 1} more problem(s) after it)" if len(errors) > 1 else ""
-        raise DataFileError(
-            f"{message}{more}", where=where,
-            fix="Correct that field; docs/scenarios.md lists every field and its meaning.",
-        ) from None
+        message = str(error["msg"]).removeprefix("Value error, ")
+        line = line_of(text, loc) if loc else line_naming(text, message)
+        problems.append(Problem(message, FIELD_FIX, file=path, line=line, field=field))
+    return problems
+
+
+def _inside(loc: tuple[Any, ...], errors: Sequence[Any]) -> bool:
+    """Whether another error lies inside the list at ``loc`` (pydantic counts a list whose items
+    all failed as too short as well)."""
+    return any(len(e["loc"]) > len(loc) and tuple(e["loc"][:len(loc)]) == tuple(loc)
+               for e in errors)
 
 
 def load_ruleset_file(path: Path, ruleset: str, model: type[BaseModel]) -> Any:

@@ -47,7 +47,12 @@ from rallypoint.rulesets.platoon.model import (
     Tank,
     TankStatus,
 )
-from rallypoint.rulesets.platoon.scenario import PlatoonScenario, load_scenario
+from rallypoint.rulesets.platoon.scenario import (
+    PlatoonScenario,
+    expand,
+    load_scenario,
+    roster_problems,
+)
 from rallypoint.rulesets.platoon.section9 import DEFAULT_HOOKS, Hooks
 from rallypoint.rulesets.platoon.year import year_end
 
@@ -146,6 +151,18 @@ class PlatoonRuleset:
     def load_scenario(self, path: Path) -> dict[str, Any]:
         """Validate a scenario and expand a generated roster."""
         return load_scenario(path)
+
+    scenario_model = PlatoonScenario
+    """The model of a whole platoon scenario file
+    (:class:`rallypoint.core.scenario_check.ScenarioFiles`)."""
+
+    def scenario_problems(self, scenario: PlatoonScenario) -> list[str]:
+        """Every problem of a given roster whose fields are valid."""
+        return roster_problems(scenario)
+
+    def scenario_json(self, scenario: PlatoonScenario) -> dict[str, Any]:
+        """The JSON-ready form a campaign stores (a generated roster written out man by man)."""
+        return expand(scenario)
 
     def rules_data(self, scenario: Mapping[str, Any]) -> dict[str, Any]:
         """The shipped data with the scenario's ``[parameters]`` applied."""

@@ -10,9 +10,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, model_validator
+from pydantic import Field, ValidationInfo, model_validator
 
 from rallypoint.core.models import FrozenModel
+from rallypoint.core.scenario_check import COLLECTING
 from rallypoint.core.tomlfile import load_ruleset_file
 from rallypoint.dice import SeededRoller
 from rallypoint.rulesets.platoon import dice as pd
@@ -76,19 +77,33 @@ class PlatoonScenario(FrozenModel):
     tanks: tuple[TankSpec, ...] = ()
 
     @model_validator(mode="after")
-    def _roster(self) -> PlatoonScenario:
-        seen: set[tuple[str, Seat]] = set()
-        ids = [m.id for m in self.men]
-        if len(set(ids)) != len(ids):
-            raise ValueError("a man id is used twice")
-        for m in self.men:
-            if (m.crew is None) != (m.seat is None):
-                raise ValueError(f"man {m.id!r}: give both crew and seat, or neither")
-            if m.crew is not None and m.seat is not None:
-                if (m.crew, m.seat) in seen:
-                    raise ValueError(f"two men in crew {m.crew}'s {m.seat.value} seat")
-                seen.add((m.crew, m.seat))
+    def _roster(self, info: ValidationInfo) -> PlatoonScenario:
+        if info.context and info.context.get(COLLECTING):
+            return self  # the checker asks roster_problems for all of them
+        problems = roster_problems(self)
+        if problems:
+            raise ValueError(problems[0])
         return self
+
+
+def roster_problems(scenario: PlatoonScenario) -> list[str]:
+    """Every problem of a given roster: a man id used twice, a man with a crew but no seat (or
+    the reverse), two men in one seat of a crew."""
+    problems = []
+    seen_ids: set[str] = set()
+    for m in scenario.men:
+        if m.id in seen_ids:
+            problems.append(f"man id {m.id!r} is used twice")
+        seen_ids.add(m.id)
+    seats: set[tuple[str, Seat]] = set()
+    for m in scenario.men:
+        if (m.crew is None) != (m.seat is None):
+            problems.append(f"man {m.id!r}: give both crew and seat, or neither")
+        if m.crew is not None and m.seat is not None:
+            if (m.crew, m.seat) in seats:
+                problems.append(f"two men in crew {m.crew}'s {m.seat.value} seat")
+            seats.add((m.crew, m.seat))
+    return problems
 
 
 def load_scenario(path: Path) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from rallypoint.rulesets.squares.data import RallyKind, resolve_data
 from rallypoint.rulesets.squares.describe import describe
 from rallypoint.rulesets.squares.events import READER, Rallied, SquaresEvent
 from rallypoint.rulesets.squares.rally import RallyResult, opportunities
-from rallypoint.rulesets.squares.scenario import load_scenario
+from rallypoint.rulesets.squares.scenario import Scenario, load_scenario, scenario_problems
 from rallypoint.rulesets.squares.state import SquaresState
 
 _COMMANDS: TypeAdapter[Any] = TypeAdapter(SquaresCommand)
@@ -74,9 +74,21 @@ class SquaresRuleset:
     name = "squares"
     title = "Squares (disorder recovery and leader rally on a square grid)"
 
+    scenario_model = Scenario
+    """The model of a whole squares scenario file
+    (:class:`rallypoint.core.scenario_check.ScenarioFiles`)."""
+
     def load_scenario(self, path: Path) -> dict[str, Any]:
         """Validate a scenario file; return its JSON-ready form."""
-        return load_scenario(path).model_dump(mode="json")
+        return self.scenario_json(load_scenario(path))
+
+    def scenario_problems(self, scenario: Scenario) -> list[str]:
+        """Every cross-reference problem of a scenario whose fields are valid."""
+        return scenario_problems(scenario)
+
+    def scenario_json(self, scenario: Scenario) -> dict[str, Any]:
+        """The JSON-ready form a campaign stores."""
+        return scenario.model_dump(mode="json")
 
     def rules_data(self, scenario: Mapping[str, Any]) -> dict[str, Any]:
         """The shipped data with the scenario's ``[parameters]`` and ``[terrain_kinds]``."""

@@ -16,11 +16,19 @@ from typing import TYPE_CHECKING, Any
 from pydantic import TypeAdapter
 
 from rallypoint.core.due import Due as CoreDue
+from rallypoint.core.problems import Problem
 from rallypoint.core.ruleset import Command, Decision, PolicyInfo, parse_with
 from rallypoint.rulesets.tcs import fold
 from rallypoint.rulesets.tcs.data import Column, resolve_data
 from rallypoint.rulesets.tcs.events import READER, TcsEvent, rolls_of
-from rallypoint.rulesets.tcs.scenario import Pile, load_scenario
+from rallypoint.rulesets.tcs.scenario import (
+    Pile,
+    Scenario,
+    load_scenario,
+    nationality_problems,
+    scenario_json,
+    scenario_problems,
+)
 from rallypoint.rulesets.tcs.state import SheetStatus, TcsState
 
 if TYPE_CHECKING:
@@ -41,14 +49,21 @@ class TcsRuleset:
     name = "tcs"
     title = "TCS R&R (rest and recovery for the Tactical Combat Series)"
 
+    scenario_model = Scenario
+    """The model of a whole TCS scenario file
+    (:class:`rallypoint.core.scenario_check.ScenarioFiles`)."""
+
     def load_scenario(self, path: Path) -> dict[str, Any]:
         """Validate a scenario file; return its JSON-ready form."""
-        data = load_scenario(path).model_dump(mode="json")
-        if data.get("implementation") is None:
-            # Stored as before supplied rows existed: a scenario without them reads (and
-            # compares) exactly as it did, e.g. for the web lab's match with a shipped file.
-            del data["implementation"]
-        return data
+        return scenario_json(load_scenario(path), str(path))
+
+    def scenario_problems(self, scenario: Scenario) -> list[str | Problem]:
+        """Every cross-reference and nationality problem of a scenario whose fields are valid."""
+        return [*scenario_problems(scenario), *nationality_problems(scenario)]
+
+    def scenario_json(self, scenario: Scenario) -> dict[str, Any]:
+        """The JSON-ready form a campaign stores (nationalities listed, FO piles decided)."""
+        return scenario_json(scenario)
 
     def rules_data(self, scenario: Mapping[str, Any]) -> dict[str, Any]:
         """The shipped data with the scenario's ``[parameters]`` applied."""

@@ -12,13 +12,15 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from rallypoint.core.errors import DataFileError
 from rallypoint.core.models import FrozenModel
+from rallypoint.core.problems import Problem
+from rallypoint.core.scenario_check import COLLECTING
 from rallypoint.core.tomlfile import load_ruleset_file
 from rallypoint.dice import Modifier
-from rallypoint.rulesets.tcs.data import Column, default_data
+from rallypoint.rulesets.tcs.data import Column, Nationalities, default_data
 from rallypoint.rulesets.tcs.hexes import Hex
 
 CounterType = Column
@@ -202,7 +204,9 @@ class Scenario(FrozenModel):
     formations: tuple[FormationSpec, ...]
 
     @model_validator(mode="after")
-    def _references(self) -> Scenario:
+    def _references(self, info: ValidationInfo) -> Scenario:
+        if info.context and info.context.get(COLLECTING):
+            return self  # the checker asks scenario_problems for all of them
         problems = scenario_problems(self)
         if problems:
             raise ValueError(problems[0] + (f" ({len(problems) - 1} more)" if len(problems) > 1
@@ -294,26 +298,56 @@ def with_listed_nationalities(scenario: Scenario, where: str) -> Scenario:
         DataFileError: A word that is not in the nationality list (every one is named, with the
             list to choose from).
     """
-    known = default_data().nationalities
-    assert known is not None  # the shipped data always has the list
-    unknown: list[str] = []
-
-    def listed(text: str, field: str) -> str:
-        name = known.resolve(text)
-        if name is None:
-            unknown.append(f"{field} = {text!r}")
-            return text
-        return name
-
-    sides = tuple(side.model_copy(update={"nationality": listed(side.nationality,
-                                                                 f"sides[{n}].nationality")})
-                  for n, side in enumerate(scenario.sides))
-    formations = tuple(
-        f if f.nationality is None else f.model_copy(update={
-            "nationality": listed(f.nationality, f"formations[{n}].nationality")})
-        for n, f in enumerate(scenario.formations))
+    known = _nationalities()
+    unknown = [f"{field} = {text!r}" for field, text in _nationality_words(scenario)
+               if known.resolve(text) is None]
     if unknown:
         raise DataFileError(
             f"unknown nationality: {'; '.join(unknown)}", where=where,
             fix=f"Use one of: {known.listing()} (any case).")
+
+    def listed(text: str) -> str:
+        return known.resolve(text) or text
+
+    sides = tuple(side.model_copy(update={"nationality": listed(side.nationality)})
+                  for side in scenario.sides)
+    formations = tuple(
+        f if f.nationality is None else f.model_copy(update={"nationality": listed(f.nationality)})
+        for f in scenario.formations)
     return scenario.model_copy(update={"sides": sides, "formations": formations})
+
+
+def nationality_problems(scenario: Scenario) -> list[Problem]:
+    """Each nationality word not in the list, one problem each (``rallypoint scenario check``)."""
+    known = _nationalities()
+    return [Problem(f"unknown nationality: {field} = {text!r}",
+                    f"Use one of: {known.listing()} (any case).", field=field)
+            for field, text in _nationality_words(scenario) if known.resolve(text) is None]
+
+
+def _nationality_words(scenario: Scenario) -> list[tuple[str, str]]:
+    """Every nationality the scenario writes, with its field."""
+    words = [(f"sides[{n}].nationality", side.nationality) for n, side in enumerate(scenario.sides)]
+    words += [(f"formations[{n}].nationality", f.nationality)
+              for n, f in enumerate(scenario.formations) if f.nationality is not None]
+    return words
+
+
+def _nationalities() -> Nationalities:
+    known = default_data().nationalities
+    assert known is not None  # the shipped data always has the list
+    return known
+
+
+def scenario_json(scenario: Scenario, where: str = "") -> dict[str, Any]:
+    """The JSON-ready form a campaign stores: nationalities listed, FO piles decided.
+
+    Raises:
+        DataFileError: An unknown nationality.
+    """
+    data = with_fo_piles(with_listed_nationalities(scenario, where)).model_dump(mode="json")
+    if data.get("implementation") is None:
+        # Stored as before supplied rows existed: a scenario without them reads (and
+        # compares) exactly as it did, e.g. for the web lab's match with a shipped file.
+        del data["implementation"]
+    return data
