@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,14 +35,39 @@ MAX_BARS = 80
 is gathered into the last bar."""
 
 
+@dataclass(frozen=True)
+class Layout:
+    """How a figure's panels are laid out, in inches.
+
+    A picture shown in a page is scaled to the page's width, and its text with it: the text
+    reads at ``points × shown width / (figure width × 72)``. A file for the desk keeps three
+    panels a row; the web asks for fewer, narrower panels so its text stays 11 px or more.
+    """
+
+    columns: int = 3
+    width: float = 4.2
+    """Of one panel."""
+    height: float = 3.2
+    """Of one panel."""
+    least: float = 6.4
+    """The figure's least width (a one-panel file still holds its title and legend)."""
+
+
+DESK = Layout()
+"""A file written by the lab's commands."""
+WEB_WIDE = Layout(columns=2, width=3.2, height=2.5, least=0.0)
+"""A web page at a desk (shown up to 44rem = 704 px wide: 10 pt text reads at 15 px)."""
+WEB_NARROW = Layout(columns=1, width=3.4, height=2.4, least=0.0)
+"""A web page on a phone (about 324 px of a 360 px screen: 10 pt text reads at 13 px)."""
+
+
 def _figure(panels: int, width: float = 4.2, height: float = 3.2,
-            columns: int = 3) -> tuple[Figure, list[Axes]]:
+            columns: int = 3, least: float = 6.4) -> tuple[Figure, list[Axes]]:
     from matplotlib.figure import Figure
 
     columns = min(panels, columns)
     rows = (panels + columns - 1) // columns
-    # At least 6.4 inches wide, so a one-panel figure still holds its title and legend.
-    fig = Figure(figsize=(max(6.4, width * columns), height * rows + 0.6), layout="constrained")
+    fig = Figure(figsize=(max(least, width * columns), height * rows + 0.6), layout="constrained")
     axes = [fig.add_subplot(rows, columns, i + 1) for i in range(panels)]
     return fig, axes
 
@@ -100,7 +126,7 @@ def histograms(path: Path, data: Mapping[str, Mapping[str, FloatArray]],
                metrics: Sequence[str], title: str,
                exact: Mapping[str, Mapping[float, float]] | None = None,
                exact_by_variant: Mapping[str, Mapping[str, Mapping[float, float]]] | None = None,
-               ) -> Path:
+               layout: Layout = DESK) -> Path:
     """One histogram per metric, each variant drawn over the others as a share of its runs,
     with the exact law as dots where one is known.
 
@@ -111,8 +137,9 @@ def histograms(path: Path, data: Mapping[str, Mapping[str, FloatArray]],
         title: Figure title.
         exact: Metric → {value: exact probability}, drawn as dots over the bars.
         exact_by_variant: Variant label → metric → exact law, dots in the variant's colour.
+        layout: The panels' grid and size (:data:`WEB_WIDE` and :data:`WEB_NARROW` for a page).
     """
-    fig, axes = _figure(len(metrics))
+    fig, axes = _figure(len(metrics), layout.width, layout.height, layout.columns, layout.least)
     for ax, metric in zip(axes, metrics, strict=True):
         series = [variant[metric] for variant in data.values()]
         bins, tail = _bins(series)

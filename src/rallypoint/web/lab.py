@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from rallypoint.core.errors import IllegalNowError
 from rallypoint.session import Campaign
@@ -29,8 +30,9 @@ def shipped_scenario(campaign: Campaign) -> Path | None:
     return None
 
 
-def rest_plot(campaign: Campaign) -> str:
-    """SVG: a whole rest of the campaign's battalion, simulated through the real TCS rules.
+def rest_run(campaign: Campaign) -> Any:
+    """A whole rest of the campaign's battalion, simulated :data:`RUNS` times through the real
+    TCS rules (the lab's ``SimResult``).
 
     Raises:
         IllegalNowError: The campaign's scenario is not a shipped one (the lab simulates from a
@@ -40,7 +42,7 @@ def rest_plot(campaign: Campaign) -> str:
     from rallypoint.extras import Extra, require
 
     require(Extra.LAB)  # a server installed with [web] only shows this line, not a traceback
-    from rallypoint.lab import plots, tcs_sim
+    from rallypoint.lab import tcs_sim
     from rallypoint.lab.backend import Backend
 
     scenario = shipped_scenario(campaign)
@@ -48,9 +50,19 @@ def rest_plot(campaign: Campaign) -> str:
         raise IllegalNowError("the lab simulates a rest of a shipped TCS scenario only",
                               fix="Use `rallypoint simulate tcs --scenario FILE` for your own.")
     spec = tcs_sim.RestSpec(str(scenario))
-    result = tcs_sim.simulate_rest(spec, RUNS, ENTROPY, 4, Backend(workers=1), None)
+    return tcs_sim.simulate_rest(spec, RUNS, ENTROPY, 4, Backend(workers=1), None)
+
+
+def rest_plot(campaign: Campaign, run: Any, narrow: bool = False) -> str:
+    """SVG: the histograms of :func:`rest_run`'s ``run``, two panels a row for a desk's page,
+    one for a phone's (the text then reads at 11 px or more either way: ``plots.WEB_WIDE``)."""
+    from rallypoint.lab import plots
+
+    scenario = shipped_scenario(campaign)
+    name = scenario.stem if scenario is not None else campaign.ruleset.name
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "rest.svg"
-        plots.histograms(path, {"rebuild": result.metrics}, list(METRICS),
-                         f"{scenario.stem}: {RUNS} simulated rests (seed {ENTROPY})")
+        plots.histograms(path, {"rebuild": run.metrics}, list(METRICS),
+                         f"{name}: {RUNS} simulated rests (seed {ENTROPY})",
+                         layout=plots.WEB_NARROW if narrow else plots.WEB_WIDE)
         return path.read_text(encoding="utf-8")

@@ -419,13 +419,16 @@ def lab_page(request: Request, cid: str) -> HTMLResponse:
 
 
 @router.get("/c/{cid}/lab/rest.svg")
-def lab_plot(request: Request, cid: str) -> Response:
-    """The rest simulation's histograms (SVG), drawn once per database state."""
+def lab_plot(request: Request, cid: str, narrow: bool = False) -> Response:
+    """The rest simulation's histograms (SVG; ``?narrow=true``: one panel a row, for a phone),
+    simulated and drawn once per database state."""
     from rallypoint.web import lab
 
     service = deps.service(request)
     campaign_viewer(request, cid)
-    svg = service.cached(("lab-rest", cid), lambda: lab.rest_plot(service.load(cid)))
+    run = service.cached(("lab-rest", cid), lambda: lab.rest_run(service.load(cid)))
+    svg = service.cached(("lab-rest-svg", cid, narrow),
+                         lambda: lab.rest_plot(service.load(cid), run, narrow))
     return Response(svg, media_type="image/svg+xml")
 
 
