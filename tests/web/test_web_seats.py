@@ -98,7 +98,8 @@ def test_from_invite_to_seat_through_the_pages(shared: TestClient, db: Path | st
     assert 'id="import"' not in page.text and 'name="seed"' not in page.text
     r = shared.post("/campaigns", data={"csrf_token": token_of(page.text), "name": "both"},
                     files={"file": ("two.toml", SCENARIO.read_bytes(), "text/plain")})
-    assert r.status_code == 201 and "/join/" in r.text
+    # 303 to the seats page, which shows the links once (web.once; test_web_redirects.py).
+    assert r.history[0].status_code == 303 and r.status_code == 200 and "/join/" in r.text
     links = dict(__import__("re").findall(r'data-seat="([^"]+)">(http[^<]+)<', r.text))
     assert set(links) == {"finland", "soviet"}  # no referee seat unless the creator opens one
     finland = links["finland"].removeprefix("http://testserver")

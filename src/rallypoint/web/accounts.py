@@ -17,7 +17,7 @@ from rallypoint.core.errors import RallypointError, UnknownIdError
 from rallypoint.core.visibility import Role
 from rallypoint.session.powers import Power
 from rallypoint.session.seats import REFEREE_SEAT
-from rallypoint.web import deps
+from rallypoint.web import deps, once
 from rallypoint.web.auth import (
     SESSION_COOKIE,
     Auth,
@@ -178,8 +178,12 @@ def seats_page(request: Request, cid: str, invites: dict[str, str] | None = None
 
 @router.get("/c/{cid}/seats", response_class=HTMLResponse)
 def seats(request: Request, cid: str) -> HTMLResponse:
-    """The campaign's seats."""
-    return seats_page(request, cid)
+    """The campaign's seats (and, once, the invite links the redirect of the write that made
+    them carried: :mod:`rallypoint.web.once`)."""
+    carried = once.take(request, "invites", require_account(_auth(request), request).id)
+    page = seats_page(request, cid, invites={str(k): str(v) for k, v in carried.items()}
+                      if carried else None)
+    return once.clear(page, request.url.path) if carried else page
 
 
 @router.post("/c/{cid}/seats")
@@ -195,7 +199,9 @@ async def seat_action(request: Request, cid: str) -> Response:
         action = fields.get("action")
         if action == "invite":
             token = service.new_invite(info.id, fields.get("seat", ""), account.id)
-            return seats_page(request, cid, invites={fields.get("seat", ""): token})
+            seats_path = f"/c/{info.id}/seats"
+            return once.carry(request, RedirectResponse(seats_path, status_code=303), "invites",
+                              seats_path, {fields.get("seat", ""): token}, account.id)
         if action == "reveal":
             auth.book.ask_reveal(info.id, account.id)
         elif action == "consent":

@@ -22,8 +22,7 @@ from rallypoint.core.due import due_of
 from rallypoint.core.errors import MalformedInputError, RallypointError, UnknownIdError
 from rallypoint.core.visibility import EVERYTHING, Viewer
 from rallypoint.session import Campaign
-from rallypoint.web import deps
-from rallypoint.web.accounts import seats_page
+from rallypoint.web import deps, once
 from rallypoint.web.auth import account_id, campaign_viewer, require_account
 from rallypoint.web.due import NextStep, next_steps
 from rallypoint.web.errors import status_for
@@ -96,8 +95,11 @@ def api_docs(request: Request) -> HTMLResponse:
 
 @router.get("/", response_class=HTMLResponse)
 def index(request: Request) -> HTMLResponse:
-    """The campaigns list, with the forms to create or import one."""
-    return _index(request)
+    """The campaigns list, with the forms to create or import one (and, once, the notice a
+    deletion's redirect carried)."""
+    carried = once.take(request, "notice", account_id(request))
+    page = _index(request, notice=carried.get("text") if carried else None)
+    return once.clear(page, "/") if carried else page
 
 
 def _index(request: Request, error: RallypointError | None = None, form: str | None = None,
@@ -140,10 +142,13 @@ async def create(request: Request) -> Response:
     except RallypointError as exc:
         return _index(request, exc, "create", sent=_pairs(form))
     if auth is not None:
-        # The invites exist only in this answer (the database keeps their hashes).
+        # The invites exist only in this answer (the database keeps their hashes): carried
+        # over the redirect to the seats page, shown there once.
         invites = service.open_seats(info, account_id(request) or "",
                                      referee=_text(form, "referee") == "yes")
-        return seats_page(request, info.id, invites=invites, status=201)
+        seats_path = f"/c/{info.id}/seats"
+        return once.carry(request, _see(seats_path), "invites", seats_path, invites,
+                          account_id(request))
     return _see(f"/c/{info.id}")
 
 
@@ -392,8 +397,9 @@ async def delete(request: Request, cid: str) -> Response:
                                        account_id(request))
     except RallypointError as exc:
         return campaign_page(request, service.load(cid), exc, "delete", sent=_pairs(form))
-    return _index(request, notice=f"deleted {name!r} ({count} events); its backup is "
-                  f"{backup}: import it to have the campaign back")
+    notice = (f"deleted {name!r} ({count} events); its backup is {backup}: import it to have "
+              "the campaign back")
+    return once.carry(request, _see("/"), "notice", "/", {"text": notice}, account_id(request))
 
 
 @router.get("/c/{cid}/lab", response_class=HTMLResponse)
