@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TypeVar
 
 import pytest
 
+import toy_kit
 from rallypoint.core.campaign import Campaign, created_event, start
 from rallypoint.core.events import EventModel
 from rallypoint.core.ruleset import Command, get_ruleset
@@ -21,6 +23,11 @@ def tcs_campaign(path: Path | str, seed: str = "test-seed") -> Campaign:
         path = next(p for p in ruleset.example_scenarios() if p.name.startswith(path))
     return start(created_event(ruleset, Path(path), "test", seed=seed))
 
+
+if os.environ.get("RALLYPOINT_TEST_TOY"):
+    # The whole run with a fourth ruleset installed (tests/toy_kit.py): nothing may assume the
+    # three shipped rulesets are all there are.
+    toy_kit.install()
 
 E = TypeVar("E", bound=EventModel)
 

@@ -10,6 +10,7 @@ from rich.markup import escape
 
 from rallypoint.cli.session import console
 from rallypoint.core.due import Due, due_of
+from rallypoint.core.ruleset import plugin
 from rallypoint.session import Campaign
 
 WORDS: dict[str, dict[str, str]] = {
@@ -36,6 +37,8 @@ def command_words(ruleset: str, item: Due) -> str:
     if item.command is None:
         return ""
     words = WORDS.get(ruleset, {}).get(item.command)
+    if words is None and plugin(ruleset).cli is None:
+        return f"rallypoint play {item.command}"  # a ruleset without verbs: the generic one
     if words is None:
         return f"rallypoint {ruleset} {item.command.replace('_', '-')}"
     return words.format(subject=item.subject or "")

@@ -12,7 +12,8 @@ import typer
 from rich.markup import escape
 from typer.models import CommandInfo
 
-from rallypoint.cli import campaign_verbs, completion, pbem, reveal, serve, usage
+from rallypoint.cli import campaign_verbs, completion, generic, pbem, reveal, serve, usage
+from rallypoint.cli.generic import renderer
 from rallypoint.cli.scenario_titles import shipped_scenario
 from rallypoint.cli.session import (
     SETTINGS,
@@ -26,7 +27,7 @@ from rallypoint.cli.session import (
     print_json,
     session,
 )
-from rallypoint.core.ruleset import plugin, plugins
+from rallypoint.core.ruleset import plugins
 
 _SETTINGS: dict[str, Any] = dict(
     name="rallypoint",
@@ -118,7 +119,7 @@ def show(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
         view = campaign_view(c)
         print_json({**view, "dice_rounds": [r.to_json() for r in rounds]} if rounds else view)
         return
-    plugin(c.ruleset.name).load("render")(c)
+    renderer(c.ruleset.name)(c)
     for r in rounds:  # dice rounds by mail (docs/dice.md, "Stalled rounds")
         console.print(r.line(), highlight=False)
 
@@ -216,6 +217,7 @@ def verify(
 pbem.register(core_app)  # export, import: turn files
 reveal.register(core_app)  # the end of a campaign played by mail with hidden parts
 campaign_verbs.register(core_app)
+generic.register(core_app)  # play: any ruleset's command from its fields
 serve.register(core_app)  # the web app, on this machine or hosted
 usage.install()
 completion.install()  # --install-completion names the start-up file it edits

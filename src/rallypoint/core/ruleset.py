@@ -13,7 +13,7 @@ import importlib.metadata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
@@ -70,7 +70,8 @@ def parse_with(adapter: TypeAdapter[Any], data: Mapping[str, Any], ruleset: str)
         raise MalformedInputError(
             f"bad {ruleset} command: {first['msg']}",
             where=".".join(str(p) for p in first["loc"]),
-            fix=f"See `rallypoint {ruleset} --help` for each command's fields.") from None
+            # True of every ruleset: one without verbs of its own is played through ``play``.
+            fix="`rallypoint play` lists each command's fields.") from None
     return command
 
 
@@ -190,6 +191,36 @@ class StartNotes(Protocol):
         ...
 
 
+class CommandTypes(Protocol):
+    """What a ruleset may add so that generic front ends can offer its commands: the command
+    models themselves. The generic web form builds one form per model from its JSON schema, and
+    ``rallypoint play`` lists the kinds. Optional: without it ``rallypoint play KIND`` still
+    works (the ruleset's ``parse_command`` judges the fields) and the web offers a JSON box.
+    """
+
+    def command_types(self) -> Sequence[type[Command]]:
+        """Every command model, each with a ``kind: Literal[...]`` field."""
+        ...
+
+
+def command_types(ruleset: Ruleset[Any]) -> Sequence[type[Command]]:
+    """A ruleset's command models (:class:`CommandTypes`), or none when it does not say."""
+    if isinstance(ruleset, _CommandTypesCheck):
+        return ruleset.command_types()
+    return ()
+
+
+def command_kind(model: type[Command]) -> str:
+    """The ``kind`` tag of a command model (its ``kind`` field's default)."""
+    field = model.model_fields.get("kind")
+    return str(field.default) if field is not None else model.__name__.lower()
+
+
+@runtime_checkable
+class _CommandTypesCheck(Protocol):
+    def command_types(self) -> Sequence[type[Command]]: ...
+
+
 ENTRY_POINT_GROUP = "rallypoint.rulesets"
 """The entry-point group a ruleset registers under (``[project.entry-points."rallypoint.rulesets"]``
 in ``pyproject.toml``): ``name = "package.module:PLUGIN"``, a :class:`RulesetPlugin`."""
@@ -252,27 +283,47 @@ def register(ruleset: Ruleset[Any] | RulesetPlugin) -> Ruleset[Any] | RulesetPlu
     """Register a ruleset (or its plugin) at run time, ahead of any installed under the same name.
 
     Installed rulesets need no call: they are found through the ``rallypoint.rulesets`` entry
-    points. This is for rulesets made in a test or a notebook.
+    points. This is for rulesets made in a test or a notebook, or a package that cannot declare
+    an entry point: ``register(RulesetPlugin(name="mine", rules="mine.rules:RULESET"))``. A
+    plugin registered so is found by every front end like an installed one; a bare
+    :class:`Ruleset` has no front parts (every front end uses its generic fallback).
     """
     _REGISTERED[ruleset.name] = ruleset
     return ruleset
 
 
+def unregister(name: str) -> None:
+    """Forget a ruleset registered at run time (installed ones stay)."""
+    _REGISTERED.pop(name, None)
+
+
 def plugins() -> dict[str, RulesetPlugin]:
-    """Every installed ruleset plugin, sorted by name (imports no rule code)."""
-    return {name: _plugin_from(point) for name, point in _entry_points().items()}
+    """Every ruleset plugin: the installed ones sorted by name, then those registered at run
+    time (imports no rule code of an installed one)."""
+    found = {name: _plugin_from(point) for name, point in _entry_points().items()}
+    found.update({name: _as_plugin(r) for name, r in _REGISTERED.items()})
+    return found
 
 
 def plugin(name: str) -> RulesetPlugin:
-    """The installed plugin of one ruleset (imports only its plugin module).
+    """The plugin of one ruleset, registered at run time or installed (imports only its plugin
+    module).
 
     Raises:
-        UnknownIdError: No ruleset of that name is installed.
+        UnknownIdError: No ruleset of that name is registered or installed.
     """
+    if name in _REGISTERED:
+        return _as_plugin(_REGISTERED[name])
     point = _entry_points().get(name)
     if point is None:
         raise _unknown(name)
     return _plugin_from(point)
+
+
+def _as_plugin(found: RulesetPlugin | Ruleset[Any]) -> RulesetPlugin:
+    # A bare ruleset registered at run time has no module to name: no parts but its rules,
+    # which get_ruleset finds in the run-time registry first.
+    return found if isinstance(found, RulesetPlugin) else RulesetPlugin(found.name, rules="")
 
 
 def get_ruleset(name: str) -> Ruleset[Any]:

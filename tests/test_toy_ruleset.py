@@ -1,0 +1,125 @@
+"""A fourth ruleset that brings only its rules (tests/data/toy) works in every front end.
+
+The toy is installed as a third-party package is (an entry point, :mod:`toy_kit`); it names no
+CLI verbs, renderer, web view or lab kernel, so everything below runs on the generic fallbacks.
+The expected lines are written from the toy's rules by hand (d6: 1 ambushed -1, 5-6 found +1).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import toy_kit
+from rallypoint.cli.main import app
+from rallypoint.core.ruleset import RulesetPlugin, get_ruleset, plugin, register, unregister
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def toy() -> Iterator[None]:
+    with toy_kit.installed():
+        yield
+
+
+def rp(db: Path, *args: str, code: int = 0) -> str:
+    result = runner.invoke(app, ["--db", str(db), *args])
+    assert result.exit_code == code, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.output
+
+
+def _started(tmp_path: Path) -> Path:
+    db = tmp_path / "toy.sqlite3"
+    assert rp(db, "new", str(toy_kit.SCENARIO), "--seed", "s1").startswith(
+        "created campaign ford (toy, id ")
+    return db
+
+
+def test_show_prints_the_state_outline_without_a_renderer(tmp_path: Path) -> None:
+    db = _started(tmp_path)
+    assert plugin("toy").render is None
+    assert rp(db, "show") == ("ford — Foraging (one command, one d6) · version 1\n"
+                              "parties: north, south\nsupplies: 2\nforays: 0\n")
+
+
+def test_play_sends_the_command_built_from_its_fields(tmp_path: Path) -> None:
+    db = _started(tmp_path)
+    assert rp(db, "play") == "forage party=PARTY\n"
+    assert rp(db, "play", "forage", "party=north", "--dice", "6") == (
+        "ford #2 north forages: 3 supplies\n"
+        "  north forages: 1d6 6 = 6 → found [P(found) = 1/3]\n")
+    assert rp(db, "play", "forage", "--data", '{"party": "south"}', "--dice", "1") == (
+        "ford #3 south forages: 2 supplies\n"
+        "  south forages: 1d6 1 = 1 → ambushed [P(ambushed) = 1/6]\n")
+    assert "supplies: 2\nforays: 2\n" in rp(db, "show")
+    log = rp(db, "log")
+    assert log.splitlines()[0] == "#1   campaign 'ford' created (toy)"
+    assert "#3   south forages: 2 supplies" in log
+
+
+HINT = " `rallypoint play` lists each command's fields."
+
+
+@pytest.mark.parametrize(("args", "line"), [
+    (("play", "forage", "party=west"),
+     "error (illegal-now): no party 'west' in camp (at party). Send one of: north, south."),
+    (("play", "forage"),
+     "error (malformed-input): bad toy command: Field required (at party)." + HINT),
+    (("play", "forage", "party=north", "size=3"), "error (malformed-input): bad toy command: "
+     "Extra inputs are not permitted (at size)." + HINT),
+    (("play", "march", "party=north"), "error (malformed-input): bad toy command: Input "
+     "should be 'forage' (at kind)." + HINT),
+    (("play", "forage", "--data", "{nope"), "error (malformed-input): --data is not JSON: "
+     "Expecting property name enclosed in double quotes (at --data column 2). Give an object "
+     "like '{\"party\": \"north\"}'."),
+    (("play", "forage", "north"), "error (malformed-input): 'north' is not FIELD=VALUE (at "
+     "fields). Write each field as FIELD=VALUE;" + HINT),
+])
+def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path: Path, args: tuple[str, ...],
+                                                         line: str) -> None:
+    db = _started(tmp_path)
+    out = rp(db, *args, code=2)
+    assert out.strip() == line
+    assert len(out.strip().splitlines()) == 1, out
+    assert "Traceback" not in out
+    assert json.loads(rp(db, "show", "--json"))["version"] == 1
+
+
+def test_export_and_import_carry_a_toy_campaign(tmp_path: Path) -> None:
+    db = _started(tmp_path)
+    rp(db, "play", "forage", "party=north", "--dice", "5")
+    rp(db, "export", str(tmp_path / "ford.json"))
+    other = tmp_path / "other.sqlite3"
+    rp(other, "import", str(tmp_path / "ford.json"))
+    shown = json.loads(rp(other, "show", "--json"))
+    assert shown["state"] == {"parties": ["north", "south"], "supplies": 3, "forays": 1}
+    assert rp(other, "verify").startswith("ok: 2 events")
+
+
+def test_a_plugin_registered_at_run_time_is_found_like_an_installed_one() -> None:
+    toy_kit.uninstall()
+    try:
+        register(RulesetPlugin(name="toy2", rules="rallypoint_toy.rules:RULESET"))
+        toy_kit.install()  # the module's folder on sys.path, its entry point unused
+        assert plugin("toy2").rules == "rallypoint_toy.rules:RULESET"
+        assert get_ruleset("toy2").title == "Foraging (one command, one d6)"
+    finally:
+        unregister("toy2")
+    with pytest.raises(Exception, match="no ruleset named 'toy2'"):
+        plugin("toy2")
+
+
+def test_what_is_due_is_typed_with_the_generic_verb() -> None:
+    from rallypoint.cli.due import command_words
+    from rallypoint.core.due import Due
+
+    assert command_words("toy", Due("forage", "a party may forage", "forage")) == (
+        "rallypoint play forage")
+    # A ruleset with verbs of its own keeps them.
+    assert command_words("squares", Due("turn", "next turn", "turn")) == "rallypoint squares turn"
