@@ -219,7 +219,9 @@ def _refused(call: Callable[[], Any]) -> RallypointError:
     return info.value
 
 
-def test_a_false_public_part_is_caught_at_the_reveal(game: Game, tmp_path: Path) -> None:
+def test_a_false_public_part_is_refused_on_import(game: Game, tmp_path: Path) -> None:
+    from redteam_kit import database_bytes
+
     copy = _copy_game(game, tmp_path)
     # Finland lies about the public part of its next (sealed, redacted) turn: its clock.
     execute(copy.dbs["finland"], copy.campaign, TURN)
@@ -227,16 +229,18 @@ def test_a_false_public_part_is_caught_at_the_reveal(game: Game, tmp_path: Path)
     data = json.loads(path.read_text(encoding="utf-8"))
     lie = data["events"][-1]
     assert lie["type"] == "turn_advanced" and "$withheld" in lie["payload"]
+    honest = lie["payload"]["clock"]
     lie["payload"]["clock"] = "1939-12-13T23:00:00"
     _resign(data, _key(copy.dbs["finland"], copy.campaign, "finland"))
     path.write_text(json.dumps(data), encoding="utf-8")
-    done = import_turn(copy.dbs["soviet"], path)  # the lie is signed: taken on trust …
-    if done.owed:  # the Soviet sheet accrued for that turn (unless its check implemented it)
-        copy.send("soviet")
-    theirs = copy.export("finland", for_other=False)
-    error = _refused(lambda: reveal(copy.dbs["soviet"], theirs, tmp_path / "whole.json"))
-    assert "is not the redaction of the revealed event" in error.what  # … until the reveal
-    assert not (tmp_path / "whole.json").exists()
+    before = database_bytes(copy.dbs["soviet"])
+    # The lie is signed, and its hash cannot be checked before the reveal; but the clock is
+    # public, and the Soviet table decides the turn again (issue 18).
+    error = _refused(lambda: import_turn(copy.dbs["soviet"], path))
+    assert error.what == (f"#{lie['seq']} (turn_advanced, redacted) is not what the rules give "
+                          f"on this table: clock: stated \"1939-12-13T23:00:00\", re-derived "
+                          f"\"{honest}\"")
+    assert database_bytes(copy.dbs["soviet"]) == before
 
 
 def test_a_withheld_value_changed_after_sending_is_caught(game: Game, tmp_path: Path) -> None:

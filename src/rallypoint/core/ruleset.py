@@ -17,6 +17,7 @@ from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
+from rallypoint.core.differences import Difference
 from rallypoint.core.errors import MalformedInputError, UnknownIdError
 from rallypoint.core.events import EventModel
 from rallypoint.dice import Roll, Roller
@@ -165,13 +166,22 @@ class Ruleset(Protocol, Generic[S]):
 class PartialKnowledge(Protocol, Generic[S]):
     """What a ruleset with secrets adds so that one seat's database can play on from a partial
     log: its own events whole and the other seats' redacted (play by e-mail with hidden parts,
-    docs/two-player.md). Both methods are optional; the core looks them up by name.
+    docs/two-player.md). Every method is optional; the core looks them up by name.
     """
 
     def apply_redacted(self, state: S, event_type: str, payload: Mapping[str, Any]) -> S:
         """Fold the public parts of an event redacted for this database's seat (``payload``
         holds ``{"$withheld": owner}`` markers). Must agree with :meth:`Ruleset.apply` on
         everything the seat may see (the public state and its own secrets)."""
+        ...
+
+    def check_public(self, state: S, event_type: str, payload: Mapping[str, Any],
+                     seat: str) -> Difference | None:
+        """The first public part of an event redacted for this seat that the rules would not
+        give: decided from this seat's ``state`` just before it and what the event shows, as
+        far as public state decides it (the event's owner is ``seat``, the sender of the file).
+        ``None``: every public part is what the rules give; what only the withheld parts decide
+        is checked at the reveal. Called on import for every redacted event new in a file."""
         ...
 
     def owed(self, state: S, version: int) -> Command | None:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rallypoint.core.campaign import Campaign, read_event
+from rallypoint.core.differences import Difference, first_difference
 from rallypoint.core.errors import IntegrityError, RallypointError
 from rallypoint.core.events import (
     COMMANDS_V,
@@ -59,21 +60,6 @@ _NOT_DECIDED = frozenset({BLIND, MADE_BY, PROOF_KEY})
 """Payload keys the rules do not decide: compared by other means, or not at all."""
 
 _DISTRUST = DISTRUST
-
-
-@dataclass(frozen=True)
-class Difference:
-    """The first place a stated event and its re-derivation part.
-
-    Attributes:
-        path: The payload field (``counters.1/609-1.steps``), or what else differs.
-        stated: What the event says there.
-        derived: What deciding its command again gives.
-    """
-
-    path: str
-    stated: str
-    derived: str
 
 
 class _Differs(Exception):
@@ -223,41 +209,6 @@ def _decided_part(payload: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in payload.items() if k not in _NOT_DECIDED}
 
 
-def first_difference(stated: Any, derived: Any, path: str = "") -> Difference | None:
-    """The first field path (sorted keys, list order) where two JSON values differ.
-
-    Values compare as JSON values do in Python (``1``, ``1.0`` and ``true`` are equal: each
-    reads as the same value into the event's typed field, so the fold cannot tell them apart).
-    """
-    if stated == derived:
-        return None
-    if isinstance(stated, Mapping) and isinstance(derived, Mapping):
-        for key in sorted(set(stated) | set(derived)):
-            where = f"{path}.{key}" if path else str(key)
-            if key not in stated or key not in derived:
-                return Difference(where, _shown(stated, key), _shown(derived, key))
-            found = first_difference(stated[key], derived[key], where)
-            if found is not None:
-                return found
-    if isinstance(stated, list) and isinstance(derived, list):
-        for index, (one, other) in enumerate(zip(stated, derived, strict=False)):
-            found = first_difference(one, other, f"{path}[{index}]")
-            if found is not None:
-                return found
-        index = min(len(stated), len(derived))
-        return Difference(f"{path}[{index}]", _item(stated, index), _item(derived, index))
-    return Difference(path or "payload", shorten(canonical_json(stated), 60),
-                      shorten(canonical_json(derived), 60))
-
-
-def _item(value: list[Any], index: int) -> str:
-    return shorten(canonical_json(value[index]), 60) if index < len(value) else "(absent)"
-
-
-def _shown(value: Mapping[str, Any], key: str) -> str:
-    return shorten(canonical_json(value[key]), 60) if key in value else "(absent)"
-
-
 def refusal(record: EventRecord, difference: Difference) -> IntegrityError:
     """The one line that refuses a file over one event."""
     return IntegrityError(
@@ -344,8 +295,31 @@ def check_new(base: Campaign, log: Sequence[EventRecord], *, sender: str | None,
             views: list[Campaign | _SeatView] = [campaign, *([theirs] if theirs else [])]
             typed = _check_event(views, record.seq - 1, record, made, mine)
             checked += 1
+        elif sender is not None and is_redacted(record) and record.type not in (CREATED,
+                                                                                 UNDONE):
+            check_public(campaign, record, sender)
         campaign = campaign.with_event(record, typed)
     return checked
+
+
+def check_public(campaign: Campaign, record: EventRecord, sender: str) -> None:
+    """The public parts of an event redacted for this seat, as the rules give them on this
+    seat's table just before it (the ruleset's ``check_public``, if it hides anything): what
+    this database folds of it is then never taken on trust; the withheld parts wait for the
+    reveal.
+
+    Raises:
+        IntegrityError: A public part differs (nothing has been written).
+    """
+    check = getattr(campaign.ruleset, "check_public", None)
+    if check is None:
+        return
+    difference = check(campaign.state, record.type, record.payload, sender)
+    if difference is not None:
+        raise IntegrityError(
+            f"#{record.seq} ({shorten(record.type, 40)}, redacted) is not what the rules give "
+            f"on this table: {difference.path}: stated {difference.stated}, re-derived "
+            f"{difference.derived}", where=f"seq {record.seq}", fix=_DISTRUST)
 
 
 def _check_sender(record: EventRecord, made: Mapping[str, Any], sender: str | None) -> None:

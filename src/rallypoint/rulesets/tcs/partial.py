@@ -73,7 +73,7 @@ def apply_redacted(state: TcsState, event_type: str, payload: Mapping[str, Any])
             withholds a part this seat's fold would need (the declaration and this fold
             disagree: nothing is guessed).
     """
-    data = _public(READER.upcast(event_type, payload))
+    data = public_parts(READER.upcast(event_type, payload))
     if event_type in _TABLE_ONLY:
         return _table(state, event_type, data)
     if event_type in _TABLE_AND_MORALE:
@@ -89,7 +89,7 @@ def apply_redacted(state: TcsState, event_type: str, payload: Mapping[str, Any])
     return fold.apply(state, _whole(event_type, data))
 
 
-def _public(payload: Mapping[str, Any]) -> dict[str, Any]:
+def public_parts(payload: Mapping[str, Any]) -> dict[str, Any]:
     """The payload without the keys the rules never read and without withheld top-level
     values (old nested markers stay, so a part the fold needs cannot pass unnoticed; in the
     current format such a part is missing, and the event model refuses it)."""

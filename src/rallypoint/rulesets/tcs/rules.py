@@ -421,16 +421,22 @@ def morale_recovery(state: TcsState, sheet: SheetState, roller: Roller) -> tuple
         companies = set(state.oob.companies_under(bn))
         complete = (companies <= on_sheet if state.rules.params.complete_battalion
                     == "all_companies" else bool(companies & on_sheet))
-        before = state.morale[bn]
-        if not complete or (before == 0 and state.rules.params.skip_moot_rolls):
+        if not complete or (state.morale[bn] == 0 and state.rules.params.skip_moot_rolls):
             continue
-        node = rec.morale_node(state, bn)
-        r = roll(node, roller, reading=lambda v: _plural(rec.morale_points(v), "point"),
-                 odds=lambda n: rec.odds_text(n.outcomes(rec.morale_points), "point"))
-        points = rec.morale_points(r.total)
-        results.append(MoraleRoll(formation=bn, roll=r, points=points, before=before,
-                                  after=max(0, before - points)))
+        results.append(morale_roll(state, bn, roller))
     return tuple(results)
+
+
+def morale_roll(state: TcsState, battalion: str, roller: Roller) -> MoraleRoll:
+    """One battalion's morale recovery roll: one die halved, rounded up, off its morale now
+    (never below 0; seed Example #1)."""
+    before = state.morale[battalion]
+    node = rec.morale_node(state, battalion)
+    r = roll(node, roller, reading=lambda v: _plural(rec.morale_points(v), "point"),
+             odds=lambda n: rec.odds_text(n.outcomes(rec.morale_points), "point"))
+    points = rec.morale_points(r.total)
+    return MoraleRoll(formation=battalion, roll=r, points=points, before=before,
+                      after=max(0, before - points))
 
 
 def _decide_distribute(state: TcsState, cmd: Distribute, roller: Roller) -> Distributed:
@@ -442,23 +448,7 @@ def _decide_distribute(state: TcsState, cmd: Distribute, roller: Roller) -> Dist
     recovery = pending[0]
     validate(state, recovery, cmd)
     sheet = state.sheets[recovery.sheet]
-    steps = after_distribution(state, cmd)
-    for t in cmd.redistribute:
-        steps[t.source] -= t.steps
-        steps[t.target] += t.steps
-    counters: dict[str, CounterAfter] = {}
-    for ident, n in steps.items():
-        old = state.counters[ident]
-        placed = cmd.place.get(ident, sheet.centers.get(cmd.company)) if ident in cmd.resurrect \
-            else old.hex
-        if n:
-            counters[ident] = CounterAfter(steps=n, pile=Pile.MAP,
-                                           hex=str(Hex.parse(placed)) if placed else None)
-        else:
-            counters[ident] = CounterAfter(steps=0, pile=Pile.DEAD, hex=None)
-    counters = {i: v for i, v in counters.items() if v != _cstate(state.counters[i])}
-    for ident in cmd.very_dead:
-        counters[ident] = _VERY_DEAD
+    counters = distributed_counters(state, cmd, sheet.centers.get(cmd.company))
     spent = sum(cmd.heal.values()) + sum(cmd.resurrect.values())
     last = len([r for r in state.pending_recoveries() if r.sheet == recovery.sheet]) == 1
     return Distributed(
@@ -469,6 +459,30 @@ def _decide_distribute(state: TcsState, cmd: Distribute, roller: Roller) -> Dist
         unspent=recovery.steps - spent, counters=counters,
         morale=morale_recovery(state, sheet, roller) if last else (),
         attest_distance=cmd.attest_distance)
+
+
+def distributed_counters(state: TcsState, cmd: Distribute,
+                         center: str | None) -> dict[str, CounterAfter]:
+    """The counters a distribution leaves changed: healed and resurrected steps, transfers,
+    each resurrected counter at its placed hex (``center``, its company's center, unless
+    placed elsewhere), a counter left with no step in the Dead Pile, and the Very Dead."""
+    steps = after_distribution(state, cmd)
+    for t in cmd.redistribute:
+        steps[t.source] -= t.steps
+        steps[t.target] += t.steps
+    counters: dict[str, CounterAfter] = {}
+    for ident, n in steps.items():
+        old = state.counters[ident]
+        placed = cmd.place.get(ident, center) if ident in cmd.resurrect else old.hex
+        if n:
+            counters[ident] = CounterAfter(steps=n, pile=Pile.MAP,
+                                           hex=str(Hex.parse(placed)) if placed else None)
+        else:
+            counters[ident] = CounterAfter(steps=0, pile=Pile.DEAD, hex=None)
+    counters = {i: v for i, v in counters.items() if v != _cstate(state.counters[i])}
+    for ident in cmd.very_dead:
+        counters[ident] = _VERY_DEAD
+    return counters
 
 
 def _steps_text(n: int) -> str:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter
 
+from rallypoint.core.differences import Difference
 from rallypoint.core.due import Due as CoreDue
 from rallypoint.core.problems import Problem
 from rallypoint.core.ruleset import Command, Decision, PolicyInfo, parse_with
@@ -105,6 +106,14 @@ class TcsRuleset:
         from rallypoint.rulesets.tcs.partial import apply_redacted
 
         return apply_redacted(state, event_type, payload)
+
+    def check_public(self, state: TcsState, event_type: str, payload: Mapping[str, Any],
+                     seat: str) -> Difference | None:
+        """The first public part of an event redacted for this seat that the rules would not
+        give on this table (pure): see :func:`rallypoint.rulesets.tcs.public.check_public`."""
+        from rallypoint.rulesets.tcs.public import check_public
+
+        return check_public(state, event_type, payload, seat)
 
     def owed(self, state: TcsState, version: int) -> Command | None:
         """The ``accrue`` command for turns this database's pending sheets missed, or ``None``.
