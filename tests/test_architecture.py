@@ -128,6 +128,17 @@ def ruleset_name_branches(source: str, path: str) -> list[str]:
     return problems
 
 
+def view_probes(source: str, path: str) -> list[str]:
+    """``getattr``/``hasattr`` on a ruleset's view in the web: the typed
+    :class:`rallypoint.web.rulesets.RulesetView` replaced that convention (a misspelt name fell
+    back to the generic behaviour without a word)."""
+    if path.split("/")[0] != "web":
+        return []
+    return [f"line {node.lineno}: {ast.unparse(node)}" for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Call) and ast.unparse(node.func) in {"getattr", "hasattr"}
+            and node.args and "view" in ast.unparse(node.args[0]).lower()]
+
+
 SOURCES = sorted(SRC.rglob("*.py"))
 
 
@@ -150,6 +161,19 @@ def test_rule_code_never_touches_an_rng(path: Path) -> None:
 @pytest.mark.parametrize("path", SOURCES, ids=_rel)
 def test_no_branching_on_a_ruleset_name(path: Path) -> None:
     assert ruleset_name_branches(path.read_text(encoding="utf-8"), _rel(path)) == []
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=_rel)
+def test_the_web_reads_views_by_their_contract(path: Path) -> None:
+    assert view_probes(path.read_text(encoding="utf-8"), _rel(path)) == []
+
+
+def test_flags_a_view_probed_by_name() -> None:
+    planted = ('x = getattr(view, "COMMANDS", {})\n'
+               'if hasattr(view_module(n), "lab_rows"):\n    pass\n')
+    assert view_probes(planted, "web/pages.py") == [
+        "line 1: getattr(view, 'COMMANDS', {})", "line 2: hasattr(view_module(n), 'lab_rows')"]
+    assert view_probes(planted, "cli/main.py") == []
 
 
 def test_the_registry_knows_every_ruleset_folder() -> None:

@@ -12,6 +12,7 @@ import importlib
 import importlib.metadata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
@@ -20,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 from rallypoint.core.differences import Difference
 from rallypoint.core.errors import MalformedInputError, UnknownIdError
 from rallypoint.core.events import EventModel
-from rallypoint.dice import Roll, Roller
+from rallypoint.dice import ChanceNode, Roll, Roller
 
 S = TypeVar("S")
 
@@ -231,6 +232,47 @@ class _CommandTypesCheck(Protocol):
     def command_types(self) -> Sequence[type[Command]]: ...
 
 
+@dataclass(frozen=True)
+class DeclaredNode:
+    """A roll the rules may make from a state, declared for the generic odds tables.
+
+    Attributes:
+        title: What the roll is for (``"north forages"``).
+        node: The chance node the rules roll.
+        reading: Turns its modified total into the rules' outcome (the ``reading`` the rules
+            pass to :func:`rallypoint.dice.roll`), so the odds are the rules' own.
+    """
+
+    title: str
+    node: ChanceNode
+    reading: Callable[[int], str]
+
+    def odds(self) -> dict[str, Fraction]:
+        """Each outcome's exact chance, outcomes in order of their lowest total."""
+        return self.node.outcomes(self.reading)
+
+
+class ChanceNodes(Protocol):
+    """What a ruleset may add so that generic front ends can show its odds: the rolls open in a
+    state. Optional; the lab page of a ruleset without a view of its own lists them."""
+
+    def chance_nodes(self, state: Any) -> Sequence[DeclaredNode]:
+        """Every roll a command could make now, each with its reading."""
+        ...
+
+
+@runtime_checkable
+class _ChanceNodesCheck(Protocol):
+    def chance_nodes(self, state: Any) -> Sequence[DeclaredNode]: ...
+
+
+def chance_nodes(ruleset: Ruleset[Any], state: Any) -> Sequence[DeclaredNode]:
+    """The rolls a ruleset declares open in ``state`` (:class:`ChanceNodes`), or none."""
+    if isinstance(ruleset, _ChanceNodesCheck):
+        return ruleset.chance_nodes(state)
+    return ()
+
+
 ENTRY_POINT_GROUP = "rallypoint.rulesets"
 """The entry-point group a ruleset registers under (``[project.entry-points."rallypoint.rulesets"]``
 in ``pyproject.toml``): ``name = "package.module:PLUGIN"``, a :class:`RulesetPlugin`."""
@@ -255,6 +297,12 @@ class RulesetPlugin:
             and which side each command belongs to (none: nothing secret, any seat acts).
         readings: Its ``readings(rules_data)`` function: the clauses its seed leaves open, the
             reading taken of each and its switch (:mod:`rallypoint.core.readings`).
+        web: Its campaign page, a :class:`rallypoint.web.rulesets.RulesetView`.
+
+    Every front part is optional: without ``render`` ``show`` prints the state as an outline;
+    without ``cli`` ``rallypoint play KIND FIELD=VALUE`` sends its commands; without ``web`` the
+    page shows its state and a form per command (:class:`CommandTypes`); the lab page shows the
+    exact odds of its declared chance nodes (:class:`ChanceNodes`). See docs/own-ruleset.md.
     """
 
     name: str
@@ -266,6 +314,7 @@ class RulesetPlugin:
     lab: str | None = None
     secrets: str | None = None
     readings: str | None = None
+    web: str | None = None
 
     def load(self, part: str) -> Any:
         """Import one part (``"rules"``, ``"cli"``, ``"render"``, ...) and return it.

@@ -8,7 +8,7 @@ beside the form, with the library's status code, and nothing is written.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from html import escape
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
@@ -28,7 +28,7 @@ from rallypoint.web.due import NextStep, next_steps
 from rallypoint.web.errors import status_for
 from rallypoint.web.forms import command_from_form, version_from_form
 from rallypoint.web.refill import Refill, refill_page
-from rallypoint.web.rulesets import view_module
+from rallypoint.web.rulesets import RulesetView, view_of
 from rallypoint.web.seat_preview import SeatPreview
 from rallypoint.web.security import CSRF_FIELD, check_csrf
 from rallypoint.web.words import field_of, partly_done, web_message
@@ -170,9 +170,8 @@ async def import_(request: Request) -> Response:
 # --- one campaign ----------------------------------------------------------------------------
 
 
-def _selection_for(view: Any, given: dict[str, str]) -> dict[str, str]:
-    wanted = getattr(view, "QUERY", ())
-    return {k: v for k, v in given.items() if k in wanted and v}
+def _selection_for(view: RulesetView, given: dict[str, str]) -> dict[str, str]:
+    return {k: v for k, v in given.items() if k in view.query and v}
 
 
 def campaign_page(request: Request, campaign: Campaign, error: RallypointError | None = None,
@@ -184,39 +183,37 @@ def campaign_page(request: Request, campaign: Campaign, error: RallypointError |
     ``chosen``: what the page has selected (a view's ``QUERY`` names, e.g. a squares unit).
     ``sent``: a refused form's fields, put back into that form (``form``) as they were typed.
     """
-    view = view_module(campaign.ruleset.name)
+    view = view_of(campaign.ruleset.name)
     viewer = campaign_viewer(request, campaign.campaign_id)
     selection = _selection_for(view, chosen if chosen is not None
                                else dict(request.query_params))
     recorded = [e for e in deps.service(request).log(campaign.campaign_id, viewer)
                 if done is not None and e.seq >= done] if done else []
     name = deps.service(request).info(campaign.campaign_id).name
-    field = field_of(error, getattr(view, "field_for", None))
+    field = field_of(error, view.field_for)
     context = view.context(campaign, viewer=viewer, **selection)
     page = deps.renderer(request).html(
-        request, view.TEMPLATE, status=status_for(error) if error else 200, c=campaign, name=name,
+        request, view.template, status=status_for(error) if error else 200, c=campaign, name=name,
         error=error, error_form=form, recorded=recorded,
-        commands=getattr(view, "COMMANDS", {}), fields=getattr(view, "FIELDS", {}),
+        commands=view.commands, fields=view.fields,
         next_steps=_next_steps(view, campaign, context), **context)
-    return _refilled(page, form, sent, field, error, getattr(view, "COMMANDS", {}),
-                     getattr(view, "FIELDS", {}))
+    return _refilled(page, form, sent, field, error, view.commands, view.fields)
 
 
-def _next_steps(view: Any, campaign: Campaign, context: dict[str, Any]) -> list[NextStep]:
+def _next_steps(view: RulesetView, campaign: Campaign, context: dict[str, Any]) -> list[NextStep]:
     """The page's "what next": the view's own filtered ``due_next`` (a ruleset with secrets
     filters it for the viewer), else what the rules say is due once no decision is pending."""
     pending = context.get("pending", [])
     due = context.get("due_next")
     if due is None:
         due = () if pending else due_of(campaign.ruleset, campaign.state)
-    return next_steps(pending, due, getattr(view, "DUE_ACTIONS", {}),
-                      getattr(view, "DECISION_LINK", "#decision-{n}"))
+    return next_steps(pending, due, view.due_actions, view.decision_link)
 
 
 def _refilled(page: HTMLResponse, form: str | None, sent: list[tuple[str, str]] | None,
               field: tuple[str, ...], error: RallypointError | None,
-              commands: dict[str, str] | None = None,
-              fields: dict[str, str] | None = None) -> HTMLResponse:
+              commands: Mapping[str, str] | None = None,
+              fields: Mapping[str, str] | None = None) -> HTMLResponse:
     """``page`` with the refused form as the player left it (see :mod:`.refill`)."""
     if error is None or form is None or sent is None:
         return page
@@ -250,8 +247,8 @@ async def part(request: Request, cid: str, name: str) -> HTMLResponse:
 
     def build() -> HTMLResponse:
         campaign = deps.service(request).load(cid)
-        view = view_module(campaign.ruleset.name)
-        parts: dict[str, str] = getattr(view, "PARTS", {})
+        view = view_of(campaign.ruleset.name)
+        parts = view.parts
         if name not in parts:
             raise UnknownIdError(f"this page has no part {name!r}",
                                  fix=f"Use one of: {', '.join(parts) or 'none'}.")
@@ -296,8 +293,7 @@ async def do(request: Request, cid: str) -> Response:
     viewer = campaign_viewer(request, cid)
     try:
         campaign = service.load(cid)
-        translate = getattr(view_module(campaign.ruleset.name), "translate", command_from_form)
-        command = translate(await _pairs_with_files(form))
+        command = view_of(campaign.ruleset.name).translate(await _pairs_with_files(form))
         version = version_from_form(_text(form, "expected_version"))
         repeat = int(_text(form, "repeat") or 1)
         if not 1 <= repeat <= MAX_REPEAT:
@@ -332,11 +328,10 @@ async def preview_fragment(request: Request, cid: str) -> HTMLResponse:
         error = result.error
     except RallypointError as exc:
         error = exc
-    view = view_module(campaign.ruleset.name)
-    extra: dict[str, Any] = view.preview_context(campaign, result) \
-        if result and hasattr(view, "preview_context") else {}
+    view = view_of(campaign.ruleset.name)
+    extra = view.preview_context(campaign, result) if result else {}
     return deps.renderer(request).html(
-        request, getattr(view, "PREVIEW_TEMPLATE", "preview.html"), c=campaign, result=result,
+        request, view.preview_template, c=campaign, result=result,
         error=error, **extra)
 
 
@@ -410,15 +405,14 @@ def lab_page(request: Request, cid: str) -> HTMLResponse:
     service = deps.service(request)
     viewer = campaign_viewer(request, cid)
     c = service.load(cid)
-    view = view_module(c.ruleset.name)
-    parts: dict[str, str] = getattr(view, "PARTS", {})
-    context = view.context(c, viewer=viewer) if "sheets" in parts else {}
-    rally_rows = view.lab_rows(c) if hasattr(view, "lab_rows") else None
-    odds_tables = view.lab_tables(c) if hasattr(view, "lab_tables") else []
-    plot = lab.shipped_scenario(c) is not None and "sheets" in parts
+    view = view_of(c.ruleset.name)
+    context = view.context(c, viewer=viewer) if view.sheets_lab else {}
+    rally_rows = view.lab_rows(c)
+    odds_tables = view.lab_tables(c)
+    plot = lab.shipped_scenario(c) is not None and view.sheets_lab
     return deps.renderer(request).html(
         request, "lab.html", c=c, name=service.info(cid).name, error=None, error_form=None,
-        sheets_part="sheets" in parts, rally_rows=rally_rows, odds_tables=odds_tables,
+        sheets_part=view.sheets_lab, rally_rows=rally_rows, odds_tables=odds_tables,
         plot=plot, runs=lab.RUNS, entropy=lab.ENTROPY,
         plot_note="The lab's simulations of this ruleset run from the command line: "
         "`rallypoint simulate --help`.", **context)
@@ -467,7 +461,7 @@ def download(request: Request, cid: str, name: str) -> Response:
     """A file the ruleset's page offers (the platoon's battle roster)."""
     campaign_viewer(request, cid)
     campaign = deps.service(request).load(cid)
-    offered = getattr(view_module(campaign.ruleset.name), "DOWNLOADS", {})
+    offered = view_of(campaign.ruleset.name).downloads
     if name not in offered:
         raise UnknownIdError(f"this page offers no file {name!r}",
                              fix="Use the download links on the campaign's page.")

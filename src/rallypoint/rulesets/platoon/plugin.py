@@ -17,5 +17,6 @@ PLUGIN = RulesetPlugin(
     lab="rallypoint.lab.platoon_sim",
     secrets="rallypoint.rulesets.platoon.secrets:SECRETS",
     readings="rallypoint.rulesets.platoon.readings:readings",
+    web="rallypoint.web.rulesets.platoon:VIEW",
 )
 """The platoon ruleset's registration."""

@@ -17,5 +17,6 @@ PLUGIN = RulesetPlugin(
     lab="rallypoint.lab.squares_sim",
     secrets="rallypoint.rulesets.squares.secrets:SECRETS",
     readings="rallypoint.rulesets.squares.readings:readings",
+    web="rallypoint.web.rulesets.squares:VIEW",
 )
 """The squares ruleset's registration."""

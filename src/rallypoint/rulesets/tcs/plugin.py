@@ -17,5 +17,6 @@ PLUGIN = RulesetPlugin(
     lab="rallypoint.lab.tcs_sim",
     secrets="rallypoint.rulesets.tcs.secrets:SECRETS",
     readings="rallypoint.rulesets.tcs.readings:readings",
+    web="rallypoint.web.rulesets.tcs:VIEW",
 )
 """The tcs ruleset's registration."""

@@ -1,25 +1,161 @@
-"""Per-ruleset page views: what a ruleset's campaign page shows, built from library values.
+"""What a ruleset's campaign page is, as a typed contract with a generic fallback.
 
-A view module ``rallypoint.web.rulesets.<ruleset name>`` provides ``TEMPLATE`` and
-``context(campaign) -> dict``; a ruleset without one gets the generic page (its JSON state, its
-pending decisions and a command form), so a fourth ruleset works in the browser unchanged.
-Nothing here decides anything: views read states, pending decisions and odds from the library.
+A ruleset's plugin may name a ``web`` part: an object meeting :class:`RulesetView` (in practice a
+:class:`View`, whose every field has the generic page's behaviour as its default). A ruleset that
+names none gets :data:`GENERIC`: its state, its pending decisions and one form per command built
+from the command models' schemas (:mod:`.generic`), so a fourth ruleset works in the browser
+unchanged. Nothing here decides anything: views read states, pending decisions and odds from the
+library.
 """
 
 from __future__ import annotations
 
-import importlib
-from types import ModuleType
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
+from rallypoint.core.ruleset import plugin
+from rallypoint.session import Campaign
+from rallypoint.web.due import Action
+from rallypoint.web.forms import command_from_form
 from rallypoint.web.rulesets import generic
+from rallypoint.web.seat_preview import SeatPreview
+
+Context = Callable[..., dict[str, Any]]
+"""``context(campaign, *, viewer, **selection) -> dict``: what the page template shows
+(``selection``: the view's ``query`` parameters the request carried)."""
+LabTables = list[tuple[str, list[tuple[str, Any]]]]
+"""Titled tables of (outcome, exact chance) rows for the lab page."""
 
 
-def view_module(ruleset: str) -> ModuleType:
-    """The view module for a ruleset, else :mod:`.generic`."""
-    name = f"rallypoint.web.rulesets.{ruleset}"
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name != name:
-            raise
-        return generic
+class RulesetView(Protocol):
+    """How a campaign page shows one ruleset. Every member is read; :class:`View` gives each
+    the generic page's behaviour as its default."""
+
+    @property
+    def template(self) -> str:
+        """The page template (under ``web/templates``)."""
+        ...
+
+    @property
+    def context(self) -> Context:
+        """What the page template shows."""
+        ...
+
+    @property
+    def query(self) -> tuple[str, ...]:
+        """Query parameters the page takes (a squares unit), passed to ``context`` by name."""
+        ...
+
+    @property
+    def parts(self) -> Mapping[str, str]:
+        """Parts of the page served alone (``/c/ID/part/NAME``): name → template."""
+        ...
+
+    @property
+    def commands(self) -> Mapping[str, str]:
+        """Command kind → what on this page does it, for a refusal's ``instead``."""
+        ...
+
+    @property
+    def fields(self) -> Mapping[str, str]:
+        """Command field → the web's fix for a refusal whose ``where`` names it."""
+        ...
+
+    @property
+    def due_actions(self) -> Mapping[str, Action]:
+        """Command kind → how this page does a due item of that kind (``web.due``)."""
+        ...
+
+    @property
+    def decision_link(self) -> str:
+        """Where the N-th pending decision's form is (``{n}``)."""
+        ...
+
+    @property
+    def downloads(self) -> Mapping[str, Callable[[Campaign], Any]]:
+        """Files the page offers: name → what goes in ``NAME.json``."""
+        ...
+
+    @property
+    def preview_template(self) -> str:
+        """The live preview's template."""
+        ...
+
+    @property
+    def sheets_lab(self) -> bool:
+        """Whether the lab page shows the page's ``sheets`` part and its rest simulation."""
+        ...
+
+    def field_for(self, where: str) -> str | None:
+        """The form field a refusal's ``where`` names, when it is not the command field."""
+        ...
+
+    def translate(self, items: Iterable[tuple[str, str]]) -> dict[str, Any]:
+        """Submitted form fields → the command's JSON form."""
+        ...
+
+    def preview_context(self, campaign: Campaign, result: SeatPreview) -> dict[str, Any]:
+        """What the preview template shows beside the generic result."""
+        ...
+
+    def lab_rows(self, campaign: Campaign) -> list[dict[str, Any]] | None:
+        """Rows of every roll open now with named modifiers and exact odds (none: no table)."""
+        ...
+
+    def lab_tables(self, campaign: Campaign) -> LabTables:
+        """Exact odds tables for the lab page."""
+        ...
+
+
+def _no_field(where: str) -> str | None:
+    return None
+
+
+def _no_preview(campaign: Campaign, result: SeatPreview) -> dict[str, Any]:
+    return {}
+
+
+def _no_rows(campaign: Campaign) -> list[dict[str, Any]] | None:
+    return None
+
+
+@dataclass(frozen=True)
+class View:
+    """A :class:`RulesetView` from parts; what a ruleset leaves out is the generic page's.
+
+    The callables are fields (not methods) so a view module hands over its functions as they
+    are: ``VIEW = View(template=TEMPLATE, context=context, parts=PARTS)``.
+    """
+
+    template: str = generic.TEMPLATE
+    context: Context = generic.context
+    query: tuple[str, ...] = ()
+    parts: Mapping[str, str] = field(default_factory=dict)
+    commands: Mapping[str, str] = field(default_factory=dict)
+    fields: Mapping[str, str] = field(default_factory=dict)
+    due_actions: Mapping[str, Action] = field(default_factory=dict)
+    decision_link: str = "#decision-{n}"
+    downloads: Mapping[str, Callable[[Campaign], Any]] = field(default_factory=dict)
+    preview_template: str = "preview.html"
+    sheets_lab: bool = False
+    field_for: Callable[[str], str | None] = _no_field
+    translate: Callable[[Iterable[tuple[str, str]]], dict[str, Any]] = command_from_form
+    preview_context: Callable[[Campaign, SeatPreview], dict[str, Any]] = _no_preview
+    lab_rows: Callable[[Campaign], list[dict[str, Any]] | None] = _no_rows
+    lab_tables: Callable[[Campaign], LabTables] = generic.lab_tables
+
+
+GENERIC: RulesetView = View()
+"""The page of a ruleset whose plugin names no ``web`` part."""
+
+
+def view_of(ruleset: str) -> RulesetView:
+    """The ruleset's own view (its plugin's ``web`` part), else :data:`GENERIC`."""
+    found = plugin(ruleset)
+    if found.web is None:
+        return GENERIC
+    view: RulesetView = found.load("web")
+    return view
+
+

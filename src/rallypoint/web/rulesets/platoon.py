@@ -12,6 +12,7 @@ from rallypoint.core.visibility import EVERYTHING, Viewer
 from rallypoint.session import Campaign
 from rallypoint.web import forms
 from rallypoint.web.due import Action
+from rallypoint.web.rulesets import View
 
 TEMPLATE = "platoon/campaign.html"
 SEATS = ("commander", "gunner", "loader", "driver", "assistant_driver")
@@ -163,3 +164,8 @@ def report_from_text(text: str, filename: str) -> dict[str, Any]:
         raise MalformedInputError("a battle report is a JSON object", where=filename,
                                   fix="See docs/platoon-battle.md for the schema.")
     return value
+
+
+VIEW = View(template=TEMPLATE, context=context, commands=COMMANDS, due_actions=DUE_ACTIONS,
+            field_for=field_for, downloads=DOWNLOADS, lab_tables=lab_tables, translate=translate)
+"""The platoon page (its plugin's ``web`` part)."""

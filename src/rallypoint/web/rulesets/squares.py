@@ -14,6 +14,7 @@ from rallypoint.rulesets.squares.rally import RallyPlan, opportunities, plan_ral
 from rallypoint.rulesets.squares.state import SquaresState
 from rallypoint.session import Campaign
 from rallypoint.web.due import Action
+from rallypoint.web.rulesets import View
 
 TEMPLATE = "squares/campaign.html"
 QUERY = ("unit",)
@@ -127,3 +128,8 @@ def context(campaign: Campaign, unit: str | None = None, viewer: Viewer = EVERYT
         "out": [uid for uid, u in view["units"].items() if u["status"] != "in_play"],
         "pending": campaign.ruleset.pending(state),
     }
+
+
+VIEW = View(template=TEMPLATE, context=context, query=QUERY, parts=PARTS, commands=COMMANDS,
+            due_actions=DUE_ACTIONS, lab_rows=lab_rows)
+"""The squares page (its plugin's ``web`` part)."""

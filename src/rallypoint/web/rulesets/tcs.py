@@ -22,6 +22,7 @@ from rallypoint.rulesets.tcs.outlook import (
 )
 from rallypoint.session import Campaign, Decision
 from rallypoint.web.due import Action
+from rallypoint.web.rulesets import View
 from rallypoint.web.seat_preview import SeatPreview
 
 TEMPLATE = "tcs/campaign.html"
@@ -142,3 +143,9 @@ def preview_context(campaign: Campaign, result: SeatPreview) -> dict[str, Any]:
     new = result.after["companies"][company]["counters"]
     return {"rows": [{"id": i, "before": v, "after": new[i], "changed": v != new[i]}
                      for i, v in old.items()]}
+
+
+VIEW = View(template=TEMPLATE, context=context, parts=PARTS, commands=COMMANDS, fields=FIELDS,
+            due_actions=DUE_ACTIONS, decision_link=DECISION_LINK,
+            preview_template=PREVIEW_TEMPLATE, preview_context=preview_context, sheets_lab=True)
+"""The TCS page (its plugin's ``web`` part)."""

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from rallypoint.core.errors import IllegalNowError
 from rallypoint.core.events import EventModel
-from rallypoint.core.ruleset import Command, Decision, PolicyInfo, parse_with
+from rallypoint.core.ruleset import Command, Decision, DeclaredNode, PolicyInfo, parse_with
 from rallypoint.core.tomlfile import load_ruleset_file
 from rallypoint.dice import D6, ChanceNode, Roll, Roller, roll
 
@@ -86,6 +86,9 @@ class ToyRuleset:
 
     def command_types(self) -> Sequence[type[Command]]:
         return (Forage,)
+
+    def chance_nodes(self, state: Camp) -> Sequence[DeclaredNode]:
+        return [DeclaredNode(f"{party} forages", foray(party), reading) for party in state.parties]
 
     def parse_command(self, data: Mapping[str, Any]) -> Command:
         return parse_with(_COMMANDS, data, "toy")
