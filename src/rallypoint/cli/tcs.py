@@ -188,10 +188,12 @@ def _roll_fos(campaign: str | None, ask_dice: bool) -> Campaign:
 def _print_due(due: Any) -> None:
     from rich.markup import escape
 
+    from rallypoint.cli.due import command_words
     from rallypoint.rulesets.tcs.outlook import DueKind
 
     for d in due:
-        how = f" (`{d.command}`)" if d.command else ""
+        words = command_words("tcs", d.typed())
+        how = f" (`{words}`)" if words else ""
         label = "[red]warning[/]" if d.kind is DueKind.NEVER else "[yellow]due[/]"
         console.print(f"{label}: {escape(d.text + how)}", highlight=False)
 

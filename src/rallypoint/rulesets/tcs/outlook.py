@@ -165,12 +165,14 @@ class DueKind(StrEnum):
 
 @dataclass(frozen=True)
 class Due:
-    """One thing due this turn, in words, with the command that does it.
+    """One thing due this turn, in words, with the kind of command that does it (the rules hold
+    no CLI words: each front end words the command itself, ``cli/due.py`` and ``web/due.py``).
 
     Attributes:
         kind: What it is.
         text: One line for the player.
-        command: The CLI words that do it (``""`` when it is for the table, not the engine).
+        command: The kind of command that does it (``check``, ``fo``; ``""`` when it is for
+            the table, not the engine).
         sheet: The Recovery Op Sheet it is about (``""``: none), so a front end shows it only
             to a viewer who sees that sheet.
         subject: The company it concerns (an attack), when it is not a sheet.
@@ -184,8 +186,8 @@ class Due:
 
     def typed(self) -> CoreDue:
         """As the front ends' typed :class:`rallypoint.core.due.Due` (the command's kind)."""
-        command = {DueKind.CHECK: "check", DueKind.FO: "fo"}.get(self.kind)
-        return CoreDue(self.kind.value, self.text, command, self.sheet or self.subject or None)
+        return CoreDue(self.kind.value, self.text, self.command or None,
+                       self.sheet or self.subject or None)
 
 
 def due_now(state: TcsState) -> tuple[Due, ...]:
@@ -206,12 +208,12 @@ def due_now(state: TcsState) -> tuple[Due, ...]:
         if needed is not None:
             found.append(Due(DueKind.CHECK, f"sheet {sheet.id} may be checked: "
                              f"{sheet.weighted_turns} weighted turns, needs {needed}+ on d66",
-                             f"rallypoint tcs check {sheet.id}", sheet.id))
+                             "check", sheet.id))
     fos = fo_due(state)
     if fos:
         found.append(Due(DueKind.FO, f"the dead FOs roll at {state.clock:%H:%M} "
                          f"({', '.join(fos)}): {rec.fo_number(state)}+ on 2d6 returns each",
-                         "rallypoint tcs fo"))
+                         "fo"))
     for company in state.attacked_now():
         found.append(Due(DueKind.NO_ORDERS, f"{company} was attacked this turn: treat it as a "
                          "formation with No Orders", subject=company))
