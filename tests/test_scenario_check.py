@@ -58,7 +58,8 @@ def test_the_first_problem_is_new_s_own_message(tmp_path: Path, old: str, new: s
     said = new_error(tmp_path, text)
     # `new` adds a count of the others ("(1 more)"); the rest of its line is the first problem,
     # but for a parameter, where `new` names only the table and the check gives file:line too.
-    said = said.replace(" (1 more problem(s) after it)", "").replace(" (1 more)", "")
+    said = said.replace(" (more after it: `rallypoint scenario check` lists every problem)", "")
+    said = said.replace(" (1 more)", "")
     if "[parameters]" in said:
         said = said.replace("[parameters].adjacency", f"{tmp_path / 's.toml'}:11 "
                                                       "parameters.adjacency")
@@ -136,3 +137,15 @@ def test_parsed_data_is_checked_too() -> None:
     assert [p.message for p in check_scenario("squares", data)] == [
         "unit 'r1u' is at E4, off the 4x4 grid. Correct that field; docs/scenarios.md lists "
         "every field and its meaning."]
+
+
+def test_a_refused_entry_does_not_hide_the_rest_nor_accuse_its_neighbours() -> None:
+    # Brigade b1's side is not even text: b1 is left out of the cross-reference check, and the
+    # unit and the brigadier that name it are not accused of naming an unknown brigade.
+    text = BASE.replace('id = "b1"\nside = "blue"', 'id = "b1"\nside = 5', 1)
+    text = text.replace('id = "r1"\nside = "red"', 'id = "r1"\nside = "green"', 1)
+    found = [(p.line, p.field, p.what) for p in check_scenario("squares", text)]
+    assert found == [
+        (line(text, "side = 5"), "brigades[0].side", "Input should be a valid string"),
+        (line(text, 'id = "r1"'), "", "brigade 'r1' names unknown side 'green'"),
+    ]

@@ -12,7 +12,16 @@ import typer
 from rich.markup import escape
 from typer.models import CommandInfo
 
-from rallypoint.cli import campaign_verbs, completion, generic, pbem, reveal, serve, usage
+from rallypoint.cli import (
+    campaign_verbs,
+    completion,
+    generic,
+    pbem,
+    reveal,
+    scenario_files,
+    serve,
+    usage,
+)
 from rallypoint.cli.generic import renderer
 from rallypoint.cli.scenario_titles import shipped_scenario
 from rallypoint.cli.session import (
@@ -219,6 +228,7 @@ reveal.register(core_app)  # the end of a campaign played by mail with hidden pa
 campaign_verbs.register(core_app)
 generic.register(core_app)  # play: any ruleset's command from its fields
 serve.register(core_app)  # the web app, on this machine or hosted
+scenario_files.register(core_app)  # schema (scenario init/check/import-csv: SUB_APPS)
 usage.install()
 completion.install()  # --install-completion names the start-up file it edits
 
@@ -264,7 +274,8 @@ SUB_APPS: dict[str, str] = {"odds": "rallypoint.cli.odds:app",
                             "simulate": "rallypoint.cli.simulate:app",
                             "seat": "rallypoint.cli.pbem:seat_app",
                             "dice": "rallypoint.cli.pbem:dice_app",
-                            "rules": "rallypoint.cli.rules:app"}
+                            "rules": "rallypoint.cli.rules:app",
+                            "scenario": "rallypoint.cli.scenario_files:app"}
 """The sub-apps that are not a ruleset's (each ruleset's comes from its plugin)."""
 
 

@@ -18,6 +18,7 @@ One without them is checked by ``new``'s own path, and so reports its first prob
 
 from __future__ import annotations
 
+import copy
 import re
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -116,7 +117,8 @@ def _check_whole(rules: Ruleset[Any], hooks: ScenarioFiles, data: Mapping[str, A
     try:
         scenario = hooks.scenario_model.model_validate(dict(data), context={COLLECTING: True})
     except ValidationError as exc:
-        return [*validation_problems(exc, text, file), *parameters]
+        return [*validation_problems(exc, text, file),
+                *_crossed_despite(exc, hooks, data, text, file), *parameters]
     crossed = [_placed(found, text, file) for found in hooks.scenario_problems(scenario)]
     if crossed or parameters:
         return [*crossed, *parameters]
@@ -126,6 +128,57 @@ def _check_whole(rules: Ruleset[Any], hooks: ScenarioFiles, data: Mapping[str, A
     except RallypointError as exc:
         return [_from_error(exc, text, file)]
     return []
+
+
+def _crossed_despite(exc: ValidationError, hooks: ScenarioFiles, data: Mapping[str, Any],
+                     text: str, file: str) -> list[Problem]:
+    """The cross-reference problems of the rest of a file some of whose entries are refused.
+
+    Each refused entry of a list (a unit with ``stamina = 0``) is left out and the rest checked,
+    so a bad value does not hide an unknown side elsewhere. A problem naming an id of an entry
+    left out is not reported (that entry was not read); a refused value outside any list entry
+    (``[grid]``) leaves nothing sound to check against.
+    """
+    pruned = _without_refused(data, exc)
+    if pruned is None:
+        return []
+    rest, dropped = pruned
+    try:
+        scenario = hooks.scenario_model.model_validate(rest, context={COLLECTING: True})
+    except ValidationError:
+        return []
+    found = [_placed(problem, text, file) for problem in hooks.scenario_problems(scenario)]
+    return [p for p in found if not any(f"'{ident}'" in p.what for ident in dropped)]
+
+
+def _without_refused(data: Mapping[str, Any], exc: ValidationError
+                     ) -> tuple[dict[str, Any], set[str]] | None:
+    """A copy of ``data`` without the list entries validation refused, and their ids; ``None``
+    when a refused value is in no list entry."""
+    cuts: set[tuple[tuple[Any, ...], int]] = set()
+    for error in exc.errors():
+        loc = tuple(error["loc"])
+        last = max((n for n, part in enumerate(loc) if isinstance(part, int)), default=None)
+        if last is None:
+            return None
+        cuts.add((loc[:last], int(loc[last])))
+    rest: dict[str, Any] = copy.deepcopy(dict(data))
+    dropped: set[str] = set()
+    # Deepest lists first and, within a list, the highest index first: a cut never moves the
+    # index of another still to make.
+    for path, index in sorted(cuts, key=lambda cut: (-len(cut[0]), -cut[1])):
+        entries: Any = rest
+        for part in path:
+            try:
+                entries = entries[part]
+            except (KeyError, IndexError, TypeError):
+                return None
+        if not isinstance(entries, list) or index >= len(entries):
+            return None
+        entry = entries.pop(index)
+        if isinstance(entry, Mapping) and isinstance(entry.get("id"), str):
+            dropped.add(entry["id"])
+    return rest, dropped
 
 
 def _placed(found: str | Problem, text: str, file: str) -> Problem:

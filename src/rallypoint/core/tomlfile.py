@@ -150,7 +150,10 @@ def validate_toml(model: type[BaseModel], data: dict[str, Any], text: str, path:
     except ValidationError as exc:
         problems = validation_problems(exc, text, str(path))
         first = problems[0]
-        more = f" ({len(problems) - 1} more problem(s) after it)" if len(problems) > 1 else ""
+        # Not a count: problems of other kinds (an unknown side) are judged only once every
+        # field is valid, so only the check knows how many there are.
+        more = (" (more after it: `rallypoint scenario check` lists every problem)"
+                if len(problems) > 1 else "")
         raise DataFileError(f"{first.what}{more}", where=first.where, fix=first.fix) from None
 
 

@@ -6,9 +6,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
-from pydantic import TypeAdapter
+from pydantic import BaseModel, TypeAdapter
 
 from rallypoint.core.due import Due
 from rallypoint.core.errors import IllegalNowError, MalformedInputError
@@ -17,7 +18,7 @@ from rallypoint.core.suggest import foreign_command
 from rallypoint.dice import Roll, Roller
 from rallypoint.rulesets.platoon import days, people, policies, views
 from rallypoint.rulesets.platoon import dice as pd
-from rallypoint.rulesets.platoon.battle import standin_battle
+from rallypoint.rulesets.platoon.battle import BattleReport, standin_battle
 from rallypoint.rulesets.platoon.commands import (
     AssignTank,
     FillCommander,
@@ -156,6 +157,10 @@ class PlatoonRuleset:
     """The model of a whole platoon scenario file
     (:class:`rallypoint.core.scenario_check.ScenarioFiles`)."""
 
+    file_models: Mapping[str, type[BaseModel]] = MappingProxyType({"platoon-report": BattleReport})
+    """Files the platoon takes from outside, by published schema name (``rallypoint schema``):
+    the battle report a battle engine writes (docs/platoon-battle.md)."""
+
     def scenario_problems(self, scenario: PlatoonScenario) -> list[str]:
         """Every problem of a given roster whose fields are valid."""
         return roster_problems(scenario)
@@ -226,6 +231,12 @@ class PlatoonRuleset:
     def rolls(self, event: PlatoonEvent) -> list[Roll]:
         """Every roll of an event, in order."""
         return list(event.rolls)
+
+    def starter_scenario(self) -> Path:
+        """A commented starting scenario that ``rallypoint new`` accepts as written
+        (``rallypoint scenario init platoon``)."""
+        return Path(str(resources.files("rallypoint.rulesets.platoon").joinpath("starter",
+                                                                          "scenario.toml")))
 
     def example_scenarios(self) -> Sequence[Path]:
         """The default Sherman platoon in Italy."""

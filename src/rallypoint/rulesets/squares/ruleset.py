@@ -147,6 +147,12 @@ class SquaresRuleset:
         """The rally roll stored in an event, if any."""
         return [event.roll] if isinstance(event, Rallied) else []
 
+    def starter_scenario(self) -> Path:
+        """A commented starting scenario that ``rallypoint new`` accepts as written
+        (``rallypoint scenario init squares``)."""
+        return Path(str(resources.files("rallypoint.rulesets.squares").joinpath("starter",
+                                                                          "scenario.toml")))
+
     def example_scenarios(self) -> Sequence[Path]:
         """The shipped example battles."""
         root = resources.files("rallypoint.rulesets.squares").joinpath("scenarios")

@@ -190,6 +190,12 @@ class TcsRuleset:
         """Every roll stored in an event, in the order they were rolled."""
         return rolls_of(event)
 
+    def starter_scenario(self) -> Path:
+        """A commented starting scenario that ``rallypoint new`` accepts as written
+        (``rallypoint scenario init tcs``)."""
+        return Path(str(resources.files("rallypoint.rulesets.tcs").joinpath("starter",
+                                                                          "scenario.toml")))
+
     def example_scenarios(self) -> Sequence[Path]:
         """The two worked examples' orders of battle."""
         root = resources.files("rallypoint.rulesets.tcs").joinpath("scenarios")

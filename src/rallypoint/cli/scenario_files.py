@@ -1,0 +1,110 @@
+"""``rallypoint scenario init|check|import-csv`` and ``rallypoint schema``: writing one's own
+scenario from the terminal. The checks, the starting files and the schemas are the session's
+(:mod:`rallypoint.session.scenarios`, :mod:`rallypoint.session.schemas`); this module prints."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from rallypoint.cli.session import JsonOpt, console, err_console, guarded, print_json
+
+app = typer.Typer(
+    help="Write your own scenario: a commented starting file, a check that lists every problem, "
+         "a table from a spreadsheet.", no_args_is_help=True)
+
+RulesetArg = Annotated[str, typer.Argument(
+    help="The ruleset: tcs, squares or platoon (`rallypoint rules` lists them).")]
+
+
+@app.command()
+def init(
+    ruleset: RulesetArg,
+    file: Annotated[Path | None, typer.Argument(
+        help="The scenario file to write (default: print it). Its schema is written beside it.",
+        show_default=False)] = None,
+    force: Annotated[bool, typer.Option(help="Overwrite FILE if it exists.")] = False,
+) -> None:
+    """Write a commented starting scenario that `rallypoint new` accepts as written."""
+    from rallypoint.session import write_atomically
+    from rallypoint.session.scenarios import starter_text, with_schema_line
+    from rallypoint.session.schemas import schema_text
+
+    with guarded():
+        text = starter_text(ruleset)
+        if file is None:
+            typer.echo(text, nl=False)
+            return
+        _refuse_existing(file, force)
+        schema = f"{ruleset}-scenario.schema.json"
+        write_atomically(file.parent / schema, schema_text(f"{ruleset}-scenario"), "the schema")
+        write_atomically(file, with_schema_line(text, f"./{schema}"), "the scenario")
+    console.print(f"wrote {escape(str(file))}, a {ruleset} scenario `rallypoint new` accepts as "
+                  f"written, and {schema} beside it (its #:schema line lets a TOML editor check "
+                  f"the file). Edit it, then `rallypoint scenario check {escape(str(file))}`.",
+                  highlight=False)
+
+
+def _refuse_existing(file: Path, force: bool) -> None:
+    """Refuse to overwrite a file (someone's own scenario) unless told to."""
+    from rallypoint.core.errors import DataFileError
+
+    if file.exists() and not force:
+        raise DataFileError(f"{str(file)!r} already exists", where=str(file),
+                            fix="Give another file name, or --force to overwrite it.")
+
+
+@app.command()
+def check(
+    file: Annotated[Path, typer.Argument(
+        help="Scenario TOML file, or a shipped scenario's name (see `rallypoint scenarios`).")],
+    as_json: JsonOpt = False,
+) -> None:
+    """List every problem of a scenario file (exit 2 if any), as `rallypoint new` words them."""
+    from rallypoint.cli.scenario_titles import shipped_scenario
+    from rallypoint.core.inputs import read_text
+    from rallypoint.session.scenarios import check_scenario
+
+    with guarded():
+        path = shipped_scenario(file)
+        problems = check_scenario(None, read_text(path, "scenario file"), file=str(path))
+    if as_json:
+        print_json([p.to_dict() for p in problems])
+    elif not problems:
+        console.print(f"{escape(str(path))}: no problems; `rallypoint new {escape(str(path))}` "
+                      "accepts it.", highlight=False, soft_wrap=True)
+    else:
+        for problem in problems:
+            err_console.print(f"[bold red]error[/] [dim](bad-data-file)[/]: "
+                              f"{escape(problem.message)}", highlight=False, soft_wrap=True)
+        count = f"{len(problems)} problem{'s' if len(problems) > 1 else ''}"
+        err_console.print(f"{count} in {escape(str(path))}; `rallypoint new` stops at the first.",
+                          highlight=False, soft_wrap=True)
+    if problems:
+        raise typer.Exit(2)
+
+
+def schema(
+    name: Annotated[str | None, typer.Argument(
+        help="The schema: tcs-scenario, squares-scenario, platoon-scenario, platoon-report or "
+             "campaign-export (none: list them).", show_default=False)] = None,
+) -> None:
+    """Print the JSON Schema of a file rallypoint reads (docs/schemas/NAME.schema.json)."""
+    from rallypoint.session.schemas import schema_names, schema_text
+
+    with guarded():
+        if name is not None:
+            typer.echo(schema_text(name), nl=False)
+            return
+        names = schema_names()
+    for found in names:
+        console.print(found, highlight=False)
+    console.print("Print one with `rallypoint schema NAME > NAME.schema.json`.", highlight=False)
+
+
+def register(core: typer.Typer) -> None:
+    """Add ``schema`` to the top-level app (``scenario`` is a sub-app of its own)."""
+    core.command()(schema)
