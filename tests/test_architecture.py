@@ -139,6 +139,68 @@ def view_probes(source: str, path: str) -> list[str]:
             and node.args and "view" in ast.unparse(node.args[0]).lower()]
 
 
+def module_imports(source: str, path: str, known: frozenset[str]) -> set[str]:
+    """The modules of ``known`` that ``source`` (at ``path``) imports at run time, at any depth
+    of the file (function-level imports included: they hide a circle, they do not break it).
+
+    ``from p import n`` is an import of the module ``p.n`` when there is one, else of ``p``;
+    the parent packages Python initialises on the way are not counted (a package's own
+    ``__init__`` counts only when a name is taken from it).
+    """
+    package = _module_of(path).rsplit(".", 1)[0] if not path.endswith("__init__.py") \
+        else _module_of(path)
+    found: set[str] = set()
+    for node in _runtime_nodes(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name in known)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            for alias in node.names:
+                child = f"{base}.{alias.name}"
+                found.update({child} if child in known else {base} & known)
+    found.discard(_module_of(path))
+    return found
+
+
+def import_circles(sources: dict[str, str]) -> list[list[str]]:
+    """Every circle of imports among ``sources`` (path under src/rallypoint → text): each
+    strongly connected group of two or more modules, sorted."""
+    names = {_module_of(path): path for path in sources}
+    known = frozenset(names)
+    graph = {name: module_imports(sources[path], path, known) for name, path in names.items()}
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles: list[list[str]] = []
+
+    def visit(v: str) -> None:  # Tarjan's strongly connected components
+        order[v] = low[v] = len(order)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in order:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], order[w])
+        if low[v] == order[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                circles.append(sorted(group))
+
+    for name in sorted(graph):
+        if name not in order:
+            visit(name)
+    return sorted(circles)
+
+
 SOURCES = sorted(SRC.rglob("*.py"))
 
 
@@ -174,6 +236,49 @@ def test_flags_a_view_probed_by_name() -> None:
     assert view_probes(planted, "web/pages.py") == [
         "line 1: getattr(view, 'COMMANDS', {})", "line 2: hasattr(view_module(n), 'lab_rows')"]
     assert view_probes(planted, "cli/main.py") == []
+
+
+def _texts(under: str = "") -> dict[str, str]:
+    return {_rel(p): p.read_text(encoding="utf-8") for p in SOURCES
+            if _rel(p).startswith(under)}
+
+
+def test_the_session_imports_no_circle() -> None:
+    # The session is a facade (session/api.py) over modules that never import it back, at the
+    # top of a file or inside a function.
+    assert import_circles(_texts("session/")) == []
+
+
+KNOWN_CIRCLES = [
+    ["rallypoint.dice.sealed", "rallypoint.dice.v1"],
+    ["rallypoint.lab.platoon_fast", "rallypoint.lab.platoon_sim"],
+]
+"""Circles left to break (issue 21); no new one may join them."""
+
+
+def test_no_new_import_circle_anywhere() -> None:
+    assert import_circles(_texts()) == KNOWN_CIRCLES
+
+
+def test_flags_a_circle_hidden_in_a_function() -> None:
+    planted = {
+        "session/api.py": "from rallypoint.session import dice\n",
+        "session/dice.py": "def f():\n    from rallypoint.session.pbem import g\n",
+        "session/pbem.py": "from rallypoint.session.api import Session\n",
+        "session/pair.py": "from rallypoint.session import api\n",
+        "session/__init__.py": "from rallypoint.session.api import Session\n",
+    }
+    assert import_circles(planted) == [
+        ["rallypoint.session.api", "rallypoint.session.dice", "rallypoint.session.pbem"]]
+    # Broken at one edge, no circle is left; an import only for annotations is none.
+    planted["session/dice.py"] = ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                  "    from rallypoint.session.pbem import g\n")
+    assert import_circles(planted) == []
+    # A name taken from the package's __init__ is an import of it.
+    planted["session/pair.py"] = ""
+    planted["session/dice.py"] = "def f():\n    from rallypoint.session import Session\n"
+    assert import_circles(planted) == [["rallypoint.session", "rallypoint.session.api",
+                                        "rallypoint.session.dice"]]
 
 
 def test_the_registry_knows_every_ruleset_folder() -> None:

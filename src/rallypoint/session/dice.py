@@ -187,12 +187,3 @@ def check_undo(store: EventStore, campaign: Campaign, target: int) -> None:
         mine = tuple(s for s, c in cards.items() if store.seat_key(c.key) is not None)
         sealed.hold(store, campaign.campaign_id, mine,
                     logical_position(store.events(campaign.campaign_id)), None)
-
-
-def verify_file(path: Any) -> tuple[int, Any]:
-    """Re-check an export file offline (``rallypoint verify FILE``); see
-    :func:`rallypoint.session.pbem.verify_file`."""
-    from rallypoint.session.pbem import verify_file as check
-
-    checked = check(path)
-    return checked.events, checked.dice
