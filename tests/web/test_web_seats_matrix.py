@@ -152,10 +152,10 @@ def test_the_owner_and_the_referee_act_and_see_only_what_they_may(
         assert "S-lair" in finland.get(f"/c/{table.ref}").text
         # The revealed export carries the dice secret: every roll re-derives offline.
         from rallypoint.dice.audit import Verdict
-        from rallypoint.session.dice import verify_file
+        from rallypoint.session.pbem import verify_file
 
         (tmp_path / "final.json").write_text(final, encoding="utf-8")
-        _, report = verify_file(tmp_path / "final.json")
+        report = verify_file(tmp_path / "final.json").dice
         assert report.ok and report.count(Verdict.VERIFIED) > 0
         assert report.count(Verdict.COMMITTED) == 0
         r = table.command("finland", {"kind": "loss", "counter": "1/609-1"})
