@@ -123,3 +123,13 @@ def test_what_is_due_is_typed_with_the_generic_verb() -> None:
         "rallypoint play forage")
     # A ruleset with verbs of its own keeps them.
     assert command_words("squares", Due("turn", "next turn", "turn")) == "rallypoint squares turn"
+
+
+def test_odds_now_lists_the_declared_rolls_exactly(tmp_path: Path) -> None:
+    db = _started(tmp_path)
+    # By hand: a d6, 1 ambushed, 2-4 nothing, 5-6 found.
+    assert rp(db, "odds", "now") == ("north forages: 1d6: ambushed 1/6, nothing 1/2, found 1/3\n"
+                                     "south forages: 1d6: ambushed 1/6, nothing 1/2, found 1/3\n")
+    assert json.loads(rp(db, "odds", "now", "--json"))[0] == {
+        "roll": "north forages", "dice": "1d6", "modifiers": [],
+        "odds": {"ambushed": "1/6", "nothing": "1/2", "found": "1/3"}}
