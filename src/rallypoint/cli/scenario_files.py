@@ -4,13 +4,17 @@ scenario from the terminal. The checks, the starting files and the schemas are t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 
 from rallypoint.cli.session import JsonOpt, console, err_console, guarded, print_json
+
+if TYPE_CHECKING:
+    from rallypoint.core.problems import Problem
 
 app = typer.Typer(
     help="Write your own scenario: a commented starting file, a check that lists every problem, "
@@ -77,14 +81,59 @@ def check(
         console.print(f"{escape(str(path))}: no problems; `rallypoint new {escape(str(path))}` "
                       "accepts it.", highlight=False, soft_wrap=True)
     else:
-        for problem in problems:
-            err_console.print(f"[bold red]error[/] [dim](bad-data-file)[/]: "
-                              f"{escape(problem.message)}", highlight=False, soft_wrap=True)
-        count = f"{len(problems)} problem{'s' if len(problems) > 1 else ''}"
-        err_console.print(f"{count} in {escape(str(path))}; `rallypoint new` stops at the first.",
-                          highlight=False, soft_wrap=True)
+        _print_problems(problems, str(path), "`rallypoint new` stops at the first")
     if problems:
         raise typer.Exit(2)
+
+
+@app.command("import-csv")
+def import_csv(
+    ruleset: RulesetArg,
+    table: Annotated[Path, typer.Argument(
+        help="The CSV a spreadsheet exported: counters (tcs), units (squares) or a roster "
+             "(platoon); docs/scenarios.md lists the columns.")],
+    output: Annotated[Path | None, typer.Option(
+        "--output", "-o", help="The scenario file to write (default: print it).")] = None,
+    into: Annotated[Path | None, typer.Option(
+        help="The scenario whose other parts (sides, formations, turn track...) the table joins "
+             "(default: the ruleset's starting file, `rallypoint scenario init`).")] = None,
+    force: Annotated[bool, typer.Option(help="Overwrite --output if it exists.")] = False,
+) -> None:
+    """Make a scenario from a spreadsheet's table; every bad cell is one line (row, column)."""
+    from rallypoint.core.inputs import read_text
+    from rallypoint.session import write_atomically
+    from rallypoint.session.scenarios import import_table, with_schema_line
+    from rallypoint.session.schemas import schema_text
+
+    with guarded():
+        if output is not None:
+            _refuse_existing(output, force)
+        made = import_table(
+            ruleset, read_text(table, "table"), table_file=str(table),
+            base=read_text(into, "scenario file") if into is not None else None,
+            base_file=str(into) if into is not None else "", out_file=str(output or "scenario"))
+        if not made.problems:
+            if output is None:
+                typer.echo(made.text, nl=False)
+                return
+            schema = f"{ruleset}-scenario.schema.json"
+            write_atomically(output.parent / schema, schema_text(f"{ruleset}-scenario"),
+                             "the schema")
+            write_atomically(output, with_schema_line(made.text, f"./{schema}"), "the scenario")
+    if made.problems:
+        _print_problems(made.problems, str(table), "nothing was written")
+        raise typer.Exit(2)
+    console.print(f"wrote {escape(str(output))} (and {schema} beside it); `rallypoint scenario "
+                  "check` finds no problem in it.", highlight=False)
+
+
+def _print_problems(problems: Sequence[Problem], file: str, then: str) -> None:
+    """Each problem as the one line `rallypoint new` would print for it, then a count."""
+    for problem in problems:
+        err_console.print(f"[bold red]error[/] [dim](bad-data-file)[/]: "
+                          f"{escape(problem.message)}", highlight=False, soft_wrap=True)
+    count = f"{len(problems)} problem{'s' if len(problems) > 1 else ''}"
+    err_console.print(f"{count} in {escape(file)}; {then}.", highlight=False, soft_wrap=True)
 
 
 def schema(

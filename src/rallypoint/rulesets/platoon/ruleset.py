@@ -55,6 +55,7 @@ from rallypoint.rulesets.platoon.scenario import (
     roster_problems,
 )
 from rallypoint.rulesets.platoon.section9 import DEFAULT_HOOKS, Hooks
+from rallypoint.rulesets.platoon.table import TABLE
 from rallypoint.rulesets.platoon.year import year_end
 
 _COMMANDS: TypeAdapter[Any] = TypeAdapter(PlatoonCommand)
@@ -231,6 +232,9 @@ class PlatoonRuleset:
     def rolls(self, event: PlatoonEvent) -> list[Roll]:
         """Every roll of an event, in order."""
         return list(event.rolls)
+
+    scenario_table = TABLE
+    """The table ``rallypoint scenario import-csv platoon`` reads (docs/scenarios.md)."""
 
     def starter_scenario(self) -> Path:
         """A commented starting scenario that ``rallypoint new`` accepts as written

@@ -29,6 +29,7 @@ from rallypoint.rulesets.squares.events import READER, Rallied, SquaresEvent
 from rallypoint.rulesets.squares.rally import RallyResult, opportunities
 from rallypoint.rulesets.squares.scenario import Scenario, load_scenario, scenario_problems
 from rallypoint.rulesets.squares.state import SquaresState
+from rallypoint.rulesets.squares.table import TABLE
 
 _COMMANDS: TypeAdapter[Any] = TypeAdapter(SquaresCommand)
 
@@ -146,6 +147,9 @@ class SquaresRuleset:
     def rolls(self, event: SquaresEvent) -> list[Roll]:
         """The rally roll stored in an event, if any."""
         return [event.roll] if isinstance(event, Rallied) else []
+
+    scenario_table = TABLE
+    """The table ``rallypoint scenario import-csv squares`` reads (docs/scenarios.md)."""
 
     def starter_scenario(self) -> Path:
         """A commented starting scenario that ``rallypoint new`` accepts as written

@@ -31,6 +31,7 @@ from rallypoint.rulesets.tcs.scenario import (
     scenario_problems,
 )
 from rallypoint.rulesets.tcs.state import SheetStatus, TcsState
+from rallypoint.rulesets.tcs.table import TABLE
 
 if TYPE_CHECKING:
     from rallypoint.dice import Roll, Roller
@@ -189,6 +190,9 @@ class TcsRuleset:
     def rolls(self, event: TcsEvent) -> list[Roll]:
         """Every roll stored in an event, in the order they were rolled."""
         return rolls_of(event)
+
+    scenario_table = TABLE
+    """The table ``rallypoint scenario import-csv tcs`` reads (docs/scenarios.md)."""
 
     def starter_scenario(self) -> Path:
         """A commented starting scenario that ``rallypoint new`` accepts as written
