@@ -69,9 +69,12 @@ def parse_with(adapter: TypeAdapter[Any], data: Mapping[str, Any], ruleset: str)
         command: Command = adapter.validate_python(dict(data))
     except ValidationError as exc:
         first = exc.errors()[0]
+        loc = list(first["loc"])
+        if loc and loc[0] == data.get("kind"):
+            loc = loc[1:]  # the union's tag: ``where`` names the command's own field
         raise MalformedInputError(
             f"bad {ruleset} command: {first['msg']}",
-            where=".".join(str(p) for p in first["loc"]),
+            where=".".join(str(p) for p in loc) or None,
             # True of every ruleset: one without verbs of its own is played through ``play``.
             fix="`rallypoint play` lists each command's fields.") from None
     return command

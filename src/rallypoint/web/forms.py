@@ -17,7 +17,13 @@ field name                value(s)                                    JSON
 ``mi:heal.1/ErP112-1``    ``2`` (``0`` and empty are left out)        ``"heal": {"1/ErP112-1":
                                                                       2}``
 ``j:report``              JSON text                                   ``"report": {...}``
+``o:moves.0.source``      ``A-1`` (row 0 of a list of objects)        ``"moves": [{"source":
+                                                                      "A-1", ...}]``
+``oi:moves.0.steps``      ``2`` (``0`` and empty are left out)        ``"moves": [{"steps": 2}]``
 ========================  ==========================================  =========================
+
+The rows of a list of objects keep their numbers' order; a row left wholly empty is left out
+(a form offers more rows than a player needs).
 """
 
 from __future__ import annotations
@@ -60,12 +66,36 @@ def command_from_form(items: Iterable[tuple[str, str]]) -> dict[str, Any]:
             raise MalformedInputError(f"form field {raw_name!r} is not one this page sends",
                                       where=raw_name, fix="Reload the page and use its form.")
         _put(command, prefix, name, value, raw_name)
-    return command
+    return {k: _rows(v) if isinstance(v, _Rows) else v for k, v in command.items()}
+
+
+class _Rows(dict[int, dict[str, Any]]):
+    """The rows of a list-of-objects field as they come in, by row number."""
+
+
+def _rows(rows: _Rows) -> list[dict[str, Any]]:
+    return [rows[n] for n in sorted(rows) if rows[n]]
+
+
+def _row(command: dict[str, Any], raw: str, field: str, key: str) -> tuple[dict[str, Any], str]:
+    """The row dict ``o:FIELD.N.KEY`` fills, and the key in it."""
+    number, _, inner = key.partition(".")
+    if not number.isdigit() or not inner:
+        raise MalformedInputError(f"form field {raw!r} is not one this page sends", where=raw,
+                                  fix="Reload the page and use its form.")
+    rows = command.setdefault(field, _Rows())
+    return rows.setdefault(int(number), {}), inner
 
 
 def _put(command: dict[str, Any], prefix: str, name: str, value: str, raw: str) -> None:
     field, _, key = name.partition(".")
-    if prefix == "b":
+    if prefix in ("o", "oi"):
+        row, inner = _row(command, raw, field, key)  # an empty row is dropped by _rows
+        if value and prefix == "o":
+            row[inner] = value
+        elif value and _int(raw, value):
+            row[inner] = _int(raw, value)
+    elif prefix == "b":
         command[field] = True
     elif prefix == "l":
         items = [v.strip() for v in value.split(",") if v.strip()]

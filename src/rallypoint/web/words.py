@@ -15,7 +15,7 @@ from rallypoint.core.errors import RallypointError
 
 FieldFor = Callable[[str], str | None]
 
-PREFIXES = ("s", "i", "b", "l", "ms", "mi", "j")
+PREFIXES = ("s", "i", "b", "l", "ms", "mi", "j", "o", "oi")
 """The form field prefixes of :mod:`.forms`."""
 
 
