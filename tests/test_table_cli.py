@@ -87,7 +87,8 @@ def test_new_takes_a_shipped_scenario_by_name(db: Path, given: str, ruleset: str
 @pytest.mark.parametrize(("given", "needle"), [
     ("ex", "'ex' could be example1_tolvajarvi or example2_lechanowka"),
     ("nothing", "no scenario file or shipped scenario 'nothing'. Give a TOML file, or one of: "
-                "italy_1944, farm_below_the_ridge, example1_tolvajarvi, example2_lechanowka."),
+                "italy_1944, farm_below_the_ridge, example1_tolvajarvi, example2_lechanowka, "
+                "tolvajarvi_two_sides."),
     ("farn_below_the_ridge", "Did you mean farm_below_the_ridge?"),
     ("missing.toml", "no such file: 'missing.toml'"),
 ])

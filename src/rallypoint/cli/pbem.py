@@ -174,17 +174,19 @@ def seat_new(
 
 @seat_app.command("start")
 def seat_start(
-    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
+    scenario: Annotated[Path, typer.Argument(
+        help="Scenario TOML file, or a shipped scenario's name (`rallypoint scenarios`).")],
     card: Annotated[list[Path], typer.Option(help="Every seat's card (yours and theirs).")],
     name: Annotated[str | None, typer.Option(help="Campaign name (default: file name).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Start a two-seat campaign from every seat's card (pair-mode dice: no trusted server)."""
+    from rallypoint.cli.scenario_titles import shipped_scenario
     from rallypoint.session.pbem import create_seated
 
     with guarded():
         cards = [_card(path) for path in card]
-        info = create_seated(session(), scenario, cards, name=name)
+        info = create_seated(session(), shipped_scenario(scenario), cards, name=name)
     seats = sorted(c.seat for c in cards)
     if as_json:
         print_json({"campaign": info.model_dump(mode="json"), "seats": seats})

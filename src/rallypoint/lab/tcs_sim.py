@@ -136,8 +136,16 @@ def sheet_command(state: TcsState, size: int, version: int) -> WriteSheet:
         shared = next(iter(centers.values()), FALLBACK_CENTER)
         for company in companies:
             centers.setdefault(company, shared)
-    return WriteSheet(expected_version=version, sheet=SHEET, members=members, centers=centers,
-                      size=size, attest=True)
+    return WriteSheet(expected_version=version, sheet=sheet_name(state), members=members,
+                      centers=centers, size=size, attest=True)
+
+
+def sheet_name(state: TcsState) -> str:
+    """The simulated sheet's name: :data:`SHEET`, after the first side's ``sheet_prefix`` if
+    the scenario gives one (a two-sided scenario names each side's sheets so)."""
+    side = state.oob.scenario.formations[0].side
+    prefix = next((s.sheet_prefix for s in state.oob.scenario.sides if s.id == side), None)
+    return f"{prefix or ''}{SHEET}"
 
 
 def prepared(spec: RestSpec) -> Campaign:
@@ -151,12 +159,12 @@ def prepared(spec: RestSpec) -> Campaign:
     c = created(spec)
     # Writing a sheet rolls nothing: an empty script would refuse any roll.
     c = c.execute(sheet_command(c.state, spec.size, c.version), ScriptedRoller([]))
-    check(spec.interruptions, c.state, c.state.sheets[SHEET].companies)
+    check(spec.interruptions, c.state, c.state.sheets[sheet_name(c.state)].companies)
     return c
 
 
 def _checkable(state: TcsState) -> bool:
-    sheet = state.sheets[SHEET]
+    sheet = state.sheets[sheet_name(state)]
     table = state.rules.implementation
     column = table.column(sheet.weighted_turns)
     return column is not None and table.needed(sheet.row, column) is not None
@@ -178,28 +186,31 @@ def rest_once(start_: Campaign, spec: RestSpec, roller: NumpyRoller) -> dict[str
     ruleset = start_.ruleset
     policy = policy_named(ruleset, spec.policy)
     c = start_
+    name = sheet_name(c.state)
     implemented_at = math.nan
     tally = dict.fromkeys(INTERRUPTION_METRICS, 0.0)
     for turn in range(1, spec.turns + 1):
-        c = c.execute(AdvanceTurn(expected_version=c.version), roller)
+        # The other side's dead Soviet FOs (a two-sided scenario) are no part of this rest:
+        # their whole-hour roll is let pass (``skip_fo`` changes nothing when none is due).
+        c = c.execute(AdvanceTurn(expected_version=c.version, skip_fo=True), roller)
         if spec.interruptions.active():
-            c = interrupt(c, SHEET, spec.interruptions, roller, tally)
-            if c.state.sheets[SHEET].status is not SheetStatus.PENDING:
+            c = interrupt(c, name, spec.interruptions, roller, tally)
+            if c.state.sheets[name].status is not SheetStatus.PENDING:
                 break  # every company was forced off: the sheet is cancelled
         if not _checkable(c.state):
             continue
-        sheet = c.state.sheets[SHEET]
+        sheet = c.state.sheets[name]
         columns = {k: Column.HWY for k in sheet.companies
                    if c.state.oob.fixed_column(k) is None}
-        c = c.execute(CheckImplementation(expected_version=c.version, sheet=SHEET,
+        c = c.execute(CheckImplementation(expected_version=c.version, sheet=name,
                                           columns=columns), roller)
-        if c.state.sheets[SHEET].status is SheetStatus.IMPLEMENTED:
+        if c.state.sheets[name].status is SheetStatus.IMPLEMENTED:
             implemented_at = turn
             break
     while decisions := ruleset.pending(c.state):
         c = c.execute(policy.decide(c.state, decisions[0], c.version), roller)
     before, after = start_.state, c.state
-    companies = before.sheets[SHEET].companies
+    companies = before.sheets[name].companies
     ids = [i for k in companies for i in before.oob.counters_of[k]]
     extra = tally if spec.interruptions.active() else {}
     return {
@@ -234,7 +245,7 @@ def simulate_rest(spec: RestSpec, runs: int, entropy: int, chunks: int, backend:
                   progress: Progress = None) -> SimResult:
     """Many battalion rests under one parameter set."""
     begin = prepared(spec)  # validate everything here, before any worker starts
-    row = begin.state.sheets[SHEET].row
+    row = begin.state.sheets[sheet_name(begin.state)].row
     parts = run_chunks(rest_chunk, make_chunks(spec, runs, entropy, chunks), backend, progress)
     return SimResult(
         simulation="tcs",
@@ -270,10 +281,10 @@ def exact_turns(begin: Campaign, spec: RestSpec) -> dict[str, Any]:
     c, roller = begin, NumpyRoller(generator(root_sequence(0)))
     waiting, turns = Fraction(1), {}
     for turn in range(1, spec.turns + 1):
-        c = c.execute(AdvanceTurn(expected_version=c.version), roller)
+        c = c.execute(AdvanceTurn(expected_version=c.version, skip_fo=True), roller)
         if not _checkable(c.state):
             continue
-        sheet = c.state.sheets[SHEET]
+        sheet = c.state.sheets[sheet_name(c.state)]
         table = c.state.rules.implementation
         column = table.column(sheet.weighted_turns)
         assert column is not None

@@ -201,10 +201,12 @@ class TcsRuleset:
                                                                           "scenario.toml")))
 
     def example_scenarios(self) -> Sequence[Path]:
-        """The two worked examples' orders of battle."""
+        """The two worked examples' orders of battle, and Example #1 against a Soviet side (a
+        two-player campaign)."""
         root = resources.files("rallypoint.rulesets.tcs").joinpath("scenarios")
         return [Path(str(root.joinpath(n))) for n in ("example1_tolvajarvi.toml",
-                                                       "example2_lechanowka.toml")]
+                                                       "example2_lechanowka.toml",
+                                                       "tolvajarvi_two_sides.toml")]
 
     def conformance_commands(self, state: TcsState, version: int) -> Command | None:
         """Write one sheet for the first formation, advance turns, check, distribute."""
@@ -220,16 +222,30 @@ class TcsRuleset:
                 hexes = [h for i in state.in_pile(company, Pile.MAP)
                          if (h := state.counters[i].hex)]
                 centers[company] = hexes[0] if hexes else "10.10"
-            return WriteSheet(expected_version=version, sheet="conformance", members=(first.id,),
-                              centers=centers, size=0, attest=True)
-        sheet = state.sheets["conformance"]
+            return WriteSheet(expected_version=version, sheet=_conformance_sheet(state),
+                              members=(first.id,), centers=centers, size=0, attest=True)
+        name = _conformance_sheet(state)
+        sheet = state.sheets[name]
         if sheet.status is not SheetStatus.PENDING or state.turn > 40:
             return None
         if sheet.last_check_turn == state.turn or sheet.weighted_turns == 0:
+            from rallypoint.rulesets.tcs.commands import RollFos
+            from rallypoint.rulesets.tcs.outlook import fo_outlook
+
+            # A side with dead Soviet FOs rolls for them every whole hour before moving on.
+            if fo_outlook(state).due:
+                return RollFos(expected_version=version)
             return AdvanceTurn(expected_version=version)
-        return CheckImplementation(expected_version=version, sheet="conformance", columns={
+        return CheckImplementation(expected_version=version, sheet=name, columns={
             c: Column.HWY for c in sheet.companies if state.oob.fixed_column(c) is None})
 
+
+
+def _conformance_sheet(state: TcsState) -> str:
+    """The conformance playthrough's sheet name, with the first formation's side's prefix."""
+    side = state.oob.scenario.formations[0].side
+    prefix = next((s.sheet_prefix for s in state.oob.scenario.sides if s.id == side), None)
+    return f"{prefix or ''}conformance"
 
 
 RULESET = TcsRuleset()
