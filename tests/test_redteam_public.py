@@ -195,3 +195,43 @@ def test_a_forged_public_part_is_refused_on_import_and_nothing_is_written(
     assert database_bytes(soviet) == before
     assert json.loads(forged.read_text("utf-8"))["events"][seq - 1]["hash"] == json.loads(
         path.read_text("utf-8"))["events"][seq - 1]["hash"]  # the commitment is untouched
+
+
+# --- what only the withheld parts decide: caught at the reveal --------------------------------
+
+
+def test_a_move_off_a_hidden_center_sent_as_a_plain_move_is_refused_at_the_reveal(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Finland's modified client moves 1/ErP112-1 four hexes off its hidden center (22.15) and
+    records a plain move: no leaving, no Dead Pile counter Very Dead. The Soviet table cannot
+    know the counter's company recovers (its sheet is withheld), so the move is legal there and
+    the import takes it; the reveal, where the sheet is known, decides it again and refuses."""
+    from rallypoint.session import api
+    from rallypoint.session.reveal import reveal
+
+    game = seated(tmp_path, SCENARIO, ("finland", "soviet"), "far")
+    game.command("finland", SHEETS[0])
+    game.send("finland")
+    honest = api._decide
+
+    def stays(*args: Any, **kwargs: Any) -> Any:
+        event = honest(*args, **kwargs)
+        if event.type == "moved":
+            event.payload["left_center"] = None
+            event.payload["counters"] = {"1/ErP112-1": event.payload["counters"]["1/ErP112-1"]}
+        return event
+
+    monkeypatch.setattr(api, "_decide", stays)
+    game.command("finland", {"kind": "move", "counter": "1/ErP112-1", "hex": "23.19",
+                             "leave_center": True})
+    monkeypatch.undo()
+    moved = json.loads(game.send("finland").read_text("utf-8"))["events"][-1]
+    assert moved["type"] == "moved" and "$withheld" not in moved["payload"]  # shown whole
+    theirs = game.export("finland", whole=True)
+    soviet = game.dbs["soviet"]
+    before = database_bytes(soviet)
+    with pytest.raises(IntegrityError) as refused:
+        reveal(soviet, theirs, tmp_path / "whole.json")
+    assert refused.value.what.startswith(
+        f"#{moved['seq']} (moved) is not what its command decides: counters.1/ErP112-d-")
+    assert not (tmp_path / "whole.json").exists() and database_bytes(soviet) == before
