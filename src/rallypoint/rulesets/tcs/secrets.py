@@ -13,7 +13,7 @@ Rules never read this module: :mod:`rallypoint.core.visibility` applies it at th
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -41,13 +41,6 @@ _DISTRIBUTED_PARTS = ("sheet", "steps", "unspent")
 # position, round and seat stay public, so both databases agree on position and round numbering.
 _PROOF_PARTS = ("command", "tape", "links", "nonce")
 _LEFT_PARTS = ("sheet", "sheet_cancelled", "companies")
-_HIDING = frozenset({"sheet_written", "turn_advanced", "accrued", "fired",
-                     "implementation_checked", "reassigned", "attacked", "distributed",
-                     "left_center", "moved"})
-"""The event types that can hide something (``moved``: when it leaves a center or attests a
-seam count); any other type never arrives redacted."""
-
-
 def _sides_of(scenario: Mapping[str, Any]) -> dict[str, str]:
     """Formation and company id → the side it fights for, also by case-folded id.
 
@@ -124,55 +117,12 @@ class TcsSecrets:
     def event_secrets(self, scenario: Mapping[str, Any], owners: Owners, event_type: str,
                       payload: Mapping[str, Any]) -> tuple[EventSecrets, Owners]:
         """Sheets and what reveals them; remembers each sheet's side."""
-        sheet = str(payload.get("sheet", ""))
-        if event_type == "sheet_written":
-            owner = _owner_of_members(scenario, payload.get("members"))
-            owners = MappingProxyType({**owners, sheet: owner})
-            return EventSecrets(tuple(Secret((k,), owner) for k in _SHEET_PARTS)), owners
-        if event_type in ("turn_advanced", "accrued"):
-            # Sealed, with a part for every side (and the referee's, for a sheet of no known
-            # side): a turn (or owed accruals) shows nobody whether, or how many of, the other
-            # side's sheets accrue, nor when one stops (issue 18).
-            return EventSecrets(tuple(
-                Secret(("accruals", n), owners.get(str(a.get("sheet")), REFEREE_ONLY))
-                for n, a in enumerate(payload.get("accruals") or ())), sealed=True,
-                parties=(*self.sides(scenario), REFEREE_ONLY)), owners
-        if event_type == "implementation_checked":
-            owner = owners.get(sheet, REFEREE_ONLY)
-            return EventSecrets((*(Secret((k,), owner) for k in _CHECK_PARTS),
-                                 *_proof_secrets(payload, owner))), owners
-        if event_type == "reassigned":
-            owner = owners.get(sheet, REFEREE_ONLY)
-            return EventSecrets(tuple(Secret((k,), owner) for k in _REASSIGNED_PARTS)), owners
-        if event_type == "attacked":
-            owner = _owner_of_members(scenario, payload.get("companies"))
-            return EventSecrets(tuple(Secret((k,), owner) for k in _ATTACKED_PARTS)), owners
-        if event_type == "fired":
-            # Which sheets fired (and the accruals corrected) is the sheets' side's own.
-            sheets = payload.get("sheets")
-            first = sheets[0] if isinstance(sheets, (list, tuple)) and sheets else None
-            owner = REFEREE_ONLY if first is None else owners.get(str(first), REFEREE_ONLY)
-            return EventSecrets(tuple(Secret((k,), owner) for k in _FIRED_PARTS)), owners
-        if event_type == "distributed":
-            owner = _side(_sides_of(scenario), payload.get("company"))
-            return EventSecrets((*(Secret((k,), owner) for k in _DISTRIBUTED_PARTS),
-                                 *_proof_secrets(payload, owner))), owners
-        if event_type == "left_center":
-            owner = owners.get(sheet, REFEREE_ONLY)
-            return EventSecrets(tuple(Secret((k,), owner) for k in _LEFT_PARTS)), owners
-        left = payload.get("left_center")
-        if event_type == "moved" and isinstance(left, Mapping):
-            owner = owners.get(str(left.get("sheet")), REFEREE_ONLY)
-            return EventSecrets((*(Secret(("left_center", k), owner) for k in _LEFT_PARTS),
-                                 Secret(("attest_distance",), owner))), owners
-        if event_type == "moved" and payload.get("attest_distance") is not None:
-            # A seam count is attested only against a recovery center: it says one is near.
-            owner = _scenario_counter_side(scenario, payload.get("counter"))
-            return EventSecrets((Secret(("attest_distance",), owner),)), owners
-        return NOTHING, owners
+        hiding = _HIDING.get(event_type)
+        return (NOTHING, owners) if hiding is None else hiding(scenario, owners, payload)
 
     def may_hide(self, event_type: str) -> bool:
-        """The event types :meth:`event_secrets` can hide something of."""
+        """The event types :meth:`event_secrets` can hide something of: exactly those it has a
+        rule for (``_HIDING``, one table, so the two cannot drift apart)."""
         return event_type in _HIDING
 
     def public_summary(self, event_type: str, payload: Mapping[str, Any]) -> str:
@@ -256,6 +206,97 @@ class TcsSecrets:
                         if s.get("fo_pile")]
             return fo_sides[0] if len(fo_sides) == 1 else None
         return None
+
+
+# --- what each event type hides (``_HIDING``) ---------------------------------------------------
+
+_Hiding = Callable[[Mapping[str, Any], Owners, Mapping[str, Any]], tuple[EventSecrets, Owners]]
+
+
+def _sheet_written(scenario: Mapping[str, Any], owners: Owners,
+                   payload: Mapping[str, Any]) -> tuple[EventSecrets, Owners]:
+    sheet = str(payload.get("sheet", ""))
+    owner = _owner_of_members(scenario, payload.get("members"))
+    owners = MappingProxyType({**owners, sheet: owner})
+    return EventSecrets(tuple(Secret((k,), owner) for k in _SHEET_PARTS)), owners
+
+
+def _accruals(scenario: Mapping[str, Any], owners: Owners,
+              payload: Mapping[str, Any]) -> tuple[EventSecrets, Owners]:
+    # Sealed, with a part for every side (and the referee's, for a sheet of no known side): a
+    # turn (or owed accruals) shows nobody whether, or how many of, the other side's sheets
+    # accrue, nor when one stops (issue 18).
+    sides = tuple(str(s.get("id")) for s in scenario.get("sides") or ())
+    return EventSecrets(tuple(
+        Secret(("accruals", n), owners.get(str(a.get("sheet")), REFEREE_ONLY))
+        for n, a in enumerate(payload.get("accruals") or ())), sealed=True,
+        parties=(*sides, REFEREE_ONLY)), owners
+
+
+def _checked(scenario: Mapping[str, Any], owners: Owners,
+             payload: Mapping[str, Any]) -> tuple[EventSecrets, Owners]:
+    owner = owners.get(str(payload.get("sheet", "")), REFEREE_ONLY)
+    return EventSecrets((*(Secret((k,), owner) for k in _CHECK_PARTS),
+                         *_proof_secrets(payload, owner))), owners
+
+
+def _reassigned(scenario: Mapping[str, Any], owners: Owners,
+                payload: Mapping[str, Any]) -> tuple[EventSecrets, Owners]:
+    owner = owners.get(str(payload.get("sheet", "")), REFEREE_ONLY)
+    return EventSecrets(tuple(Secret((k,), owner) for k in _REASSIGNED_PARTS)), owners
+
+
+def _attacked(scenario: Mapping[str, Any], owners: Owners,
+              payload: Mapping[str, Any]) -> tuple[EventSecrets, Owners]:
+    owner = _owner_of_members(scenario, payload.get("companies"))
+    return EventSecrets(tuple(Secret((k,), owner) for k in _ATTACKED_PARTS)), owners
+
+
+def _fired(scenario: Mapping[str, Any], owners: Owners,
+           payload: Mapping[str, Any]) -> tuple[EventSecrets, Owners]:
+    # Which sheets fired (and the accruals corrected) is the sheets' side's own.
+    sheets = payload.get("sheets")
+    first = sheets[0] if isinstance(sheets, (list, tuple)) and sheets else None
+    owner = REFEREE_ONLY if first is None else owners.get(str(first), REFEREE_ONLY)
+    return EventSecrets(tuple(Secret((k,), owner) for k in _FIRED_PARTS)), owners
+
+
+def _distributed(scenario: Mapping[str, Any], owners: Owners,
+                 payload: Mapping[str, Any]) -> tuple[EventSecrets, Owners]:
+    owner = _side(_sides_of(scenario), payload.get("company"))
+    return EventSecrets((*(Secret((k,), owner) for k in _DISTRIBUTED_PARTS),
+                         *_proof_secrets(payload, owner))), owners
+
+
+def _left_center(scenario: Mapping[str, Any], owners: Owners,
+                 payload: Mapping[str, Any]) -> tuple[EventSecrets, Owners]:
+    owner = owners.get(str(payload.get("sheet", "")), REFEREE_ONLY)
+    return EventSecrets(tuple(Secret((k,), owner) for k in _LEFT_PARTS)), owners
+
+
+def _moved(scenario: Mapping[str, Any], owners: Owners,
+           payload: Mapping[str, Any]) -> tuple[EventSecrets, Owners]:
+    left = payload.get("left_center")
+    if isinstance(left, Mapping):
+        owner = owners.get(str(left.get("sheet")), REFEREE_ONLY)
+        return EventSecrets((*(Secret(("left_center", k), owner) for k in _LEFT_PARTS),
+                             Secret(("attest_distance",), owner))), owners
+    if payload.get("attest_distance") is not None:
+        # A seam count is attested only against a recovery center: it says one is near.
+        owner = _scenario_counter_side(scenario, payload.get("counter"))
+        return EventSecrets((Secret(("attest_distance",), owner),)), owners
+    return NOTHING, owners
+
+
+_HIDING: Mapping[str, _Hiding] = MappingProxyType({
+    "sheet_written": _sheet_written, "turn_advanced": _accruals, "accrued": _accruals,
+    "implementation_checked": _checked, "reassigned": _reassigned, "attacked": _attacked,
+    "fired": _fired, "distributed": _distributed, "left_center": _left_center,
+    "moved": _moved,
+})
+"""What each event type that can hide something hides (``moved``: when it leaves a center or
+attests a seam count); any other type hides nothing, and so never arrives redacted
+(:meth:`TcsSecrets.may_hide` is this table's keys)."""
 
 
 SECRETS = TcsSecrets()
