@@ -19,8 +19,9 @@ from the receiver's state snapshot and decides only the new events.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from rallypoint.core.campaign import Campaign, read_event
@@ -52,6 +53,7 @@ from rallypoint.session.made_by import (
     commands_required,
     made_by,
 )
+from rallypoint.session.rederive_undo import undo_difference
 
 if TYPE_CHECKING:
     from rallypoint.store import EventStore
@@ -295,11 +297,35 @@ def check_new(base: Campaign, log: Sequence[EventRecord], *, sender: str | None,
             views: list[Campaign | _SeatView] = [campaign, *([theirs] if theirs else [])]
             typed = _check_event(views, record.seq - 1, record, made, mine)
             checked += 1
-        elif sender is not None and is_redacted(record) and record.type not in (CREATED,
-                                                                                 UNDONE):
+        elif record.type == UNDONE:
+            at = record.seq - 1
+            undos: list[Callable[[], Campaign]] = [partial(_whole_at, log, at)]
+            undos += [partial(theirs.at, at)] if theirs else []
+            _check_undo(log, record, undos)
+        elif sender is not None and is_redacted(record) and record.type != CREATED:
             check_public(campaign, record, sender)
         campaign = campaign.with_event(record, typed)
     return checked
+
+
+def _whole_at(log: Sequence[EventRecord], index: int) -> Campaign:
+    """The campaign of the first ``index`` events of ``log`` as this database holds it."""
+    return Campaign.from_events(log[:index])
+
+
+def _check_undo(log: Sequence[EventRecord], record: EventRecord,
+                views: Sequence[Callable[[], Campaign]] = ()) -> None:
+    """An ``undone`` event is the undo of the log before it (:mod:`rederive_undo`).
+
+    Raises:
+        IntegrityError: It cancels another event, or says another event was cancelled.
+    """
+    difference = undo_difference(log[:record.seq - 1], record, views)
+    if difference is not None:
+        raise IntegrityError(
+            f"#{record.seq} (undone) is not the undo of the log before it: {difference.path}: "
+            f"stated {difference.stated}, re-derived {difference.derived}",
+            where=f"seq {record.seq}", fix=_DISTRUST)
 
 
 def check_public(campaign: Campaign, record: EventRecord, sender: str) -> None:
@@ -363,6 +389,8 @@ def check_log(records: Sequence[EventRecord]) -> Rederived:
     for index, record in enumerate(records[1:], start=1):
         typed: EventModel | None = None
         made = check_carried(record, required)
+        if record.type == UNDONE:
+            _check_undo(records, record)
         if made is not None:
             seat = made.get("seat")
             views: list[Campaign | _SeatView] = [campaign]
