@@ -10,6 +10,7 @@ honest file goes in. The oracle is the log itself: which event was last, and wha
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,9 +24,9 @@ from seats_kit import SCENARIO
 
 
 @pytest.fixture(scope="module")
-def undo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Mail, Path, Path, int, int]:
+def undo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Mail, Path]:
     """The Soviets record a loss (#2) and send it; Finland sets its morale (#3) and undoes it
-    (#4). Returns the game, Finland's file, the Soviet database before it, and both seqs."""
+    (#4). Returns the game and Finland's file (the Soviet database is just before it)."""
     tmp = tmp_path_factory.mktemp("undo")
     game = seated(tmp, SCENARIO, ("finland", "soviet"), "undo")
     game.command("soviet", {"kind": "loss", "counter": "1/609-1", "steps": 1})
@@ -33,7 +34,7 @@ def undo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Mail, Path, Path, in
     game.command("finland", {"kind": "morale", "formation": "ErP112", "value": 3})
     game.dbs["finland"].undo(game.campaign)
     path = game.export("finland")
-    return game, path, Path(str(game.dbs["soviet"].path)), 2, 3
+    return game, path
 
 
 def _undone(data: dict[str, Any]) -> dict[str, Any]:
@@ -50,9 +51,9 @@ def _summary(data: dict[str, Any]) -> None:
     _undone(data)["summary"] = "1/609-1 (1/609th): 1 step lost"
 
 
-def test_the_honest_undo_goes_in(undo: tuple[Mail, Path, Path, int, int],
-                                 tmp_path: Path) -> None:
-    game, path, soviet_db, _, morale = undo
+def test_the_honest_undo_goes_in(undo: tuple[Mail, Path], tmp_path: Path) -> None:
+    game, path = undo
+    assert _undone(json.loads(path.read_text("utf-8")))["target"] == 3
     soviet = copied(game.dbs["soviet"], tmp_path / "s.sqlite3")
     assert import_turn(soviet, path).new_events == 2
     view = soviet.view(game.campaign)
@@ -66,10 +67,9 @@ def test_the_honest_undo_goes_in(undo: tuple[Mail, Path, Path, int, int],
      'summary: stated "1/609-1 (1/609th): 1 step lost", re-derived'),
 ])
 def test_a_forged_undo_is_refused_on_import_and_nothing_is_written(
-        undo: tuple[Mail, Path, Path, int, int], tmp_path: Path, name: str, edit: str,
-        field: str) -> None:
-    game, path, _, loss, _ = undo
-    change = {"loss": _target(loss), "summary": _summary}[edit]
+        undo: tuple[Mail, Path], tmp_path: Path, name: str, edit: str, field: str) -> None:
+    game, path = undo
+    change = {"loss": _target(2), "summary": _summary}[edit]
     forged = forge(path, tmp_path / "forged.json", change,
                    seat_key(game.dbs["finland"], game.campaign, "finland"))
     soviet = copied(game.dbs["soviet"], tmp_path / "s.sqlite3")
