@@ -100,3 +100,14 @@ def test_each_schema_type_gets_its_input() -> None:
         FormField("s:note", "note", "text", False),
         FormField("j:orders", "orders", "json", False),
     )
+
+
+def test_the_json_api_plays_and_logs_a_toy_command(client: TestClient) -> None:
+    cid = _started(client)
+    r = client.post(f"/api/campaigns/{cid}/commands", json={
+        "command": {"kind": "forage", "party": "north", "expected_version": 1}, "dice": "1"})
+    assert r.status_code == 201, r.text
+    log = client.get(f"/api/campaigns/{cid}/log").json()
+    assert [e["type"] for e in log] == ["created", "foraged"]
+    assert log[1]["summary"].splitlines()[0] == "north forages: 1 supplies"
+    assert client.get(f"/c/{cid}/log").status_code == 200
