@@ -238,6 +238,33 @@ def test_flags_a_view_probed_by_name() -> None:
     assert view_probes(planted, "cli/main.py") == []
 
 
+def hidden_session_imports(source: str, path: str) -> list[str]:
+    """Imports of a ``rallypoint.session`` module inside a function of session/: they once hid
+    a circle (api -> dice -> pbem -> api); a session module's siblings are imported at its top."""
+    if path.split("/")[0] != "session":
+        return []
+    tree = ast.parse(source)
+    top = {id(node) for node in tree.body}
+    return [f"line {node.lineno}: {ast.unparse(node)}" for node in _runtime_nodes(tree)
+            if isinstance(node, ast.Import | ast.ImportFrom) and id(node) not in top
+            and any(m == "rallypoint.session" or m.startswith("rallypoint.session.")
+                    for m in imported_modules(ast.unparse(node), path))]
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=_rel)
+def test_the_session_hides_no_import_in_a_function(path: Path) -> None:
+    assert hidden_session_imports(path.read_text(encoding="utf-8"), _rel(path)) == []
+
+
+def test_flags_a_session_import_in_a_function() -> None:
+    planted = ("from rallypoint.session import pair\n\ndef f():\n"
+               "    from rallypoint.session.pbem import verify_file\n"
+               "    from rallypoint.store import EventStore\n")
+    assert hidden_session_imports(planted, "session/dice.py") == [
+        "line 4: from rallypoint.session.pbem import verify_file"]
+    assert hidden_session_imports(planted, "cli/main.py") == []
+
+
 def _texts(under: str = "") -> dict[str, str]:
     return {_rel(p): p.read_text(encoding="utf-8") for p in SOURCES
             if _rel(p).startswith(under)}

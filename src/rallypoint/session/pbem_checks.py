@@ -22,7 +22,7 @@ from rallypoint.dice.sealed import (
     public_commitment,
 )
 from rallypoint.dice.v1 import CHAIN_LENGTH, DiceProof, PairRequest
-from rallypoint.session import pair, sealed
+from rallypoint.session import pair, sealed, stall
 from rallypoint.store import CampaignInfo, EventStore
 from rallypoint.store.exchange import (
     ExportedCampaign,
@@ -114,8 +114,6 @@ def check_dice(exported: ExportedCampaign, cards: dict[str, SeatCard], signer: s
     round resolving this seat's command is the command this seat asked for.
 
     ``hidden``: seqs redacted for this seat; their dice are checked at the reveal."""
-    from rallypoint.session import stall
-
     turn = exported.turn or TurnHeader()
     burnt = stall.file_voids(exported) | (stall.burnt_rounds(store, campaign_id) if stored
                                           else frozenset())

@@ -16,9 +16,10 @@ from pathlib import Path
 
 from rallypoint.core.events import EventRecord
 from rallypoint.dice.sealed import AnyRequest, PairAnswer, parse_request, public_commitment
-from rallypoint.session import pair, rederive, sealed, stall
+from rallypoint.session import ownership, pair, rederive, sealed, snapshots, stall
 from rallypoint.session import pbem_checks as checks
 from rallypoint.session.api import Session
+from rallypoint.session.owed import owed_events, store_owed
 from rallypoint.session.results import Executed
 from rallypoint.store import CampaignInfo, EventStore
 from rallypoint.store.exchange import (
@@ -261,8 +262,6 @@ def _settle(store: EventStore, info: CampaignInfo) -> int:
     Not while a dice request waits, nor when the file answers this seat's sealed round: the
     round must be decided at the request's position.
     """
-    from rallypoint.session import ownership, snapshots
-    from rallypoint.session.owed import owed_events, store_owed
     from rallypoint.store.foldcheck import fold_stored
 
     # From the state snapshot on when one matches (the import checked the whole file already).

@@ -46,6 +46,7 @@ from rallypoint.core.visibility import (
 from rallypoint.dice.audit import PROOF_KEY
 from rallypoint.dice.play import scheme_of
 from rallypoint.dice.v1 import SCHEME, command_json
+from rallypoint.session import snapshots
 from rallypoint.session.made_by import (
     DISTRUST,
     check_carried,
@@ -435,8 +436,6 @@ def check_file(store: EventStore, stored: Sequence[EventRecord],
 def base_state(store: EventStore, stored: Sequence[EventRecord]) -> Campaign:
     """This database's campaign at its head: from its state snapshot when one matches (so an
     import folds only the new events), else folded whole."""
-    from rallypoint.session import snapshots
-
     resumed = snapshots.resume(store, store.campaign(stored[0].campaign_id))
     if resumed is not None and resumed[0].version == len(stored):
         return resumed[0]
