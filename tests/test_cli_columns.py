@@ -85,14 +85,17 @@ def test_at_a_wide_terminal_the_board_keeps_its_roomy_cells(ridge: Path) -> None
 
 
 SCENARIOS_80 = """\
-name                  ruleset  title
-italy_1944            platoon  3rd Platoon, B Company: US Sherman platoon,
-                               Italy 1944
-farm_below_the_ridge  squares  The farm below the ridge
-example1_tolvajarvi   tcs      Tolvajärvi: the ErP 112th pulled back for rest
-example2_lechanowka   tcs      Lechanowka: the 4th Tank Brigade takes a break
-tolvajarvi_two_sides  tcs      Tolvajärvi, both sides: the ErP 112th against a
-                               Soviet rifle battalion
+name                   ruleset  title
+italy_1944             platoon  3rd Platoon, B Company: US Sherman platoon,
+                                Italy 1944
+normandy_1944          platoon  2nd Platoon, C Company: US Sherman platoon,
+                                Normandy 1944
+farm_below_the_ridge   squares  The farm below the ridge
+village_on_the_stream  squares  The village on the stream
+example1_tolvajarvi    tcs      Tolvajärvi: the ErP 112th pulled back for rest
+example2_lechanowka    tcs      Lechanowka: the 4th Tank Brigade takes a break
+tolvajarvi_two_sides   tcs      Tolvajärvi, both sides: the ErP 112th against a
+                                Soviet rifle battalion
 Start one with `rallypoint new NAME` (or the start of NAME).
 """
 

@@ -38,7 +38,7 @@ def _roller(c: Campaign) -> SeededRoller:
 
 def transcript() -> str:
     """Play the golden campaign and return its transcript."""
-    (scenario,) = RULESET.example_scenarios()
+    scenario = RULESET.example_scenarios()[0]  # Italy, the seed's own setting
     c = start(created_event(RULESET, scenario, "golden", seed=SEED))
     while c.state.day <= DAYS:
         c = play_day(c, _roller, intensity=1, policy="by_trade")

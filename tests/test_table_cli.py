@@ -77,6 +77,8 @@ def test_after_an_import_bare_commands_keep_to_the_campaign_last_used_here(
     ("EXAMPLE2_LECHANOWKA", "tcs", "example2_lechanowka"),
     ("farm", "squares", "farm_below_the_ridge"),
     ("italy", "platoon", "italy_1944"),
+    ("normandy", "platoon", "normandy_1944"),
+    ("village", "squares", "village_on_the_stream"),
 ])
 def test_new_takes_a_shipped_scenario_by_name(db: Path, given: str, ruleset: str,
                                               name: str) -> None:
@@ -87,8 +89,8 @@ def test_new_takes_a_shipped_scenario_by_name(db: Path, given: str, ruleset: str
 @pytest.mark.parametrize(("given", "needle"), [
     ("ex", "'ex' could be example1_tolvajarvi or example2_lechanowka"),
     ("nothing", "no scenario file or shipped scenario 'nothing'. Give a TOML file, or one of: "
-                "italy_1944, farm_below_the_ridge, example1_tolvajarvi, example2_lechanowka, "
-                "tolvajarvi_two_sides."),
+                "italy_1944, normandy_1944, farm_below_the_ridge, village_on_the_stream, "
+                "example1_tolvajarvi, example2_lechanowka, tolvajarvi_two_sides."),
     ("farn_below_the_ridge", "Did you mean farm_below_the_ridge?"),
     ("missing.toml", "no such file: 'missing.toml'"),
 ])

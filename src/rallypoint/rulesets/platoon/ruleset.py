@@ -243,9 +243,9 @@ class PlatoonRuleset:
                                                                           "scenario.toml")))
 
     def example_scenarios(self) -> Sequence[Path]:
-        """The default Sherman platoon in Italy."""
+        """The seed's default Sherman platoon in Italy first, then a green one in Normandy."""
         root = resources.files("rallypoint.rulesets.platoon").joinpath("scenarios")
-        return [Path(str(root.joinpath("italy_1944.toml")))]
+        return [Path(str(root.joinpath(n))) for n in ("italy_1944.toml", "normandy_1944.toml")]
 
     def conformance_commands(self, state: PlatoonState, version: int) -> Command | None:
         """A week with stand-in battles, rest days and default-policy decisions."""
