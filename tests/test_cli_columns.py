@@ -94,8 +94,8 @@ farm_below_the_ridge   squares  The farm below the ridge
 village_on_the_stream  squares  The village on the stream
 example1_tolvajarvi    tcs      Tolvajärvi: the ErP 112th pulled back for rest
 example2_lechanowka    tcs      Lechanowka: the 4th Tank Brigade takes a break
-tolvajarvi_two_sides   tcs      Tolvajärvi, both sides: the ErP 112th against a
-                                Soviet rifle battalion
+tolvajarvi_two_sides   tcs      Tolvajärvi, both sides: the ErP 112th against
+                                a Soviet rifle battalion
 Start one with `rallypoint new NAME` (or the start of NAME).
 """
 
