@@ -104,6 +104,8 @@ READS = [
     Read("/api/campaigns/{ref}/export"),
     Read("/api/campaigns/{ref}/seats"),
     Read("/api/session", outsider=(200,), anonymous=(200,)),
+    Read("/build", outsider=(200,), anonymous=(303,)),
+    Read("/build/{ruleset}", outsider=(200,), anonymous=(303,)),
 ]
 
 
@@ -111,7 +113,8 @@ def _url(table: Table, path: str) -> str:
     """A route's path with the table's campaign (a part: the TCS sheets; a download: the only
     file any page offers, the platoon's roster)."""
     name = "roster" if "/download/" in path else "sheets"
-    return path.format(cid=table.ref, ref=table.ref, name=name, token="made-up-token")
+    return path.format(cid=table.ref, ref=table.ref, name=name, token="made-up-token",
+                       ruleset="tcs")
 
 
 @pytest.mark.parametrize("read", READS, ids=[r.path for r in READS])
@@ -286,6 +289,15 @@ WRITES = [
         "action": "invite", "seat": "soviet"}), "seats-form-invite-held"),
     Write("POST", "/c/{cid}/seats", _form("/c/{cid}/seats", {"action": "reveal"}),
           "seats-form-reveal", may=SEATS),
+    # The builder keeps nothing: an edit or a check only answers the form back.
+    Write("POST", "/build", _form("/build", {}), "build-open-no-file"),
+    Write("POST", "/build/{ruleset}", _form("/build/{ruleset}", {
+        "action": "add:sides", "r:sides.0": "1", "v:sides.0.id": "finland"}), "build-edit",
+          may=LOGGED_IN, harmless=True),
+    Write("POST", "/build/{ruleset}", _form("/build/{ruleset}", {
+        "action": "create", "r:sides.0": "1", "v:sides.0.id": "finland"}), "build-create-bad"),
+    Write("POST", "/build/{ruleset}/check", _form("/build/{ruleset}/check", {
+        "r:sides.0": "1"}), "build-check", may=LOGGED_IN, harmless=True),
 ]
 
 
@@ -322,10 +334,10 @@ def test_no_write_leaks_or_oversteps(table: Table, who: str, write: Write) -> No
 
 
 def test_every_route_is_in_the_matrix() -> None:
-    from rallypoint.web import accounts, api, pages
+    from rallypoint.web import accounts, api, builder, pages
 
     served = {(m, str(getattr(r, "path", ""))) for router in (
-        api.router, accounts.api_router, pages.router, accounts.router)
+        api.router, accounts.api_router, pages.router, accounts.router, builder.router)
               for r in router.routes for m in getattr(r, "methods", ())}
     covered = {("GET", r.path.split("?")[0]) for r in READS} | {(w.method, w.path)
                                                                  for w in WRITES}

@@ -21,7 +21,7 @@ from starlette.datastructures import FormData, UploadFile
 from rallypoint.core.due import due_of
 from rallypoint.core.errors import MalformedInputError, RallypointError, UnknownIdError
 from rallypoint.core.visibility import EVERYTHING, Viewer
-from rallypoint.session import Campaign
+from rallypoint.session import Campaign, CampaignInfo
 from rallypoint.web import deps, once
 from rallypoint.web.auth import account_id, campaign_viewer, require_account
 from rallypoint.web.due import NextStep, next_steps
@@ -141,11 +141,16 @@ async def create(request: Request) -> Response:
                                       fix="Pick a shipped scenario or upload a scenario file.")
     except RallypointError as exc:
         return _index(request, exc, "create", sent=_pairs(form))
-    if auth is not None:
+    return created(request, info, referee=_text(form, "referee") == "yes")
+
+
+def created(request: Request, info: CampaignInfo, referee: bool) -> Response:
+    """The redirect after a campaign was created: to it, or on a shared server to its seats."""
+    if deps.auth(request) is not None:
         # The invites exist only in this answer (the database keeps their hashes): carried
         # over the redirect to the seats page, shown there once.
-        invites = service.open_seats(info, account_id(request) or "",
-                                     referee=_text(form, "referee") == "yes")
+        invites = deps.service(request).open_seats(info, account_id(request) or "",
+                                                   referee=referee)
         seats_path = f"/c/{info.id}/seats"
         return once.carry(request, _see(seats_path), "invites", seats_path, invites,
                           account_id(request))
