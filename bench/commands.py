@@ -91,7 +91,8 @@ def big_tcs(db: Path, events: int) -> None:
     stored: list[NewEvent] = []
     while len(stored) < events - 2:
         event = ruleset.decide(state, command, ScriptedRoller(()))
-        stored.append(NewEvent.of(event))
+        # With its command, as the session records it (verify FILE decides each one again).
+        stored.append(NewEvent.of(event).made_by(command.model_dump(mode="json"), None))
         state = ruleset.apply(state, event)
         command = AdvanceTurn(expected_version=len(stored) + 1)
     with EventStore(db) as store:

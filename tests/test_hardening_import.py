@@ -174,8 +174,8 @@ def test_non_utf8_and_oversized_files(tmp_path: Path) -> None:
         read_export(path)
     big = tmp_path / "big.json"
     with big.open("wb") as handle:
-        handle.truncate(65 * 2**20)  # sparse: no disk cost
-    with pytest.raises(DataFileError, match="limit is 64 MiB"):
+        handle.truncate(513 * 2**20)  # sparse: no disk cost
+    with pytest.raises(DataFileError, match=r"is 513\.0 MiB; the limit is 512 MiB"):
         read_export(big)
 
 

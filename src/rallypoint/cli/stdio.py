@@ -30,21 +30,26 @@ def is_stdio(path: Path) -> bool:
 def input_path(path: Path) -> Iterator[Path]:
     """``path`` itself, or for ``-`` a file holding all of standard input."""
     from rallypoint.core.errors import DataFileError
-    from rallypoint.core.inputs import MAX_FILE_BYTES
+    from rallypoint.core.inputs import MAX_EXPORT_BYTES
 
     if not is_stdio(path):
         yield path
         return
-    data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
-    if len(data) > MAX_FILE_BYTES:
-        raise DataFileError(f"standard input is over {MAX_FILE_BYTES // 2**20} MiB",
-                            fix="check that the right file is piped in")
-    if not data.strip():
-        raise DataFileError("standard input is empty", fix="pipe an export file in, or give "
-                            "its path instead of -")
     with tempfile.TemporaryDirectory(prefix="rallypoint-") as folder:
         piped = Path(folder) / "stdin.json"
-        piped.write_bytes(data)
+        # Copied a piece at a time, as the file is then read (an export may be large).
+        size, blank = 0, True
+        with piped.open("wb") as handle:
+            while chunk := sys.stdin.buffer.read(1 << 20):
+                size += len(chunk)
+                if size > MAX_EXPORT_BYTES:
+                    raise DataFileError(f"standard input is over {MAX_EXPORT_BYTES // 2**20} MiB",
+                                        fix="check that the right file is piped in")
+                blank = blank and not chunk.strip()
+                handle.write(chunk)
+        if blank:
+            raise DataFileError("standard input is empty", fix="pipe an export file in, or "
+                                "give its path instead of -")
         yield piped
 
 

@@ -32,6 +32,7 @@ from rallypoint.core.events import (
     Withheld,
     is_redacted_payload,
 )
+from rallypoint.core.frozenlog import FrozenLog, grown
 from rallypoint.core.ruleset import Command, Ruleset, get_ruleset
 from rallypoint.dice import Roll, Roller
 
@@ -141,12 +142,29 @@ def apply_event(ruleset: Ruleset[Any], state: Any, event: EventModel) -> Any:
     return ruleset.apply(state, event)
 
 
+def describe_event(ruleset: Ruleset[Any], event: EventModel) -> str:
+    """What a typed event did, for the log (core and withheld events included)."""
+    if isinstance(event, Created):
+        return f"campaign {event.name!r} created ({event.ruleset})"
+    if isinstance(event, Undone):
+        return f"undo #{event.target}: {event.summary.splitlines()[0]}"
+    if isinstance(event, Withheld):
+        from rallypoint.core.visibility import declaration_of
+
+        return declaration_of(ruleset.name).public_summary(event.type, event.shown)
+    return ruleset.describe(event)
+
+
+def event_rolls(ruleset: Ruleset[Any], event: EventModel) -> Sequence[Roll]:
+    """Every roll stored in a typed event (none for core and withheld events)."""
+    return () if isinstance(event, Created | Undone | Withheld) else ruleset.rolls(event)
+
+
 def stored_rolls(ruleset: Ruleset[Any]) -> Callable[[Any], Sequence[Roll]]:
     """A reader of the rolls stored in any record of a ``ruleset`` campaign (read afresh from
     its payload, e.g. for an audit of a log that may have been edited)."""
     def rolls(record: Any) -> Sequence[Roll]:
-        event = read_event(ruleset, record)
-        return () if isinstance(event, Created | Undone | Withheld) else ruleset.rolls(event)
+        return event_rolls(ruleset, read_event(ruleset, record))
     return rolls
 
 
@@ -164,14 +182,18 @@ class Campaign:
         undone: Seqs of events cancelled by ``undone`` events.
         typed: The typed event of each event in :attr:`events` (same order; read and upcast
             once).
+
+    :attr:`events` and :attr:`typed` are read-only sequences
+    (:class:`~rallypoint.core.frozenlog.FrozenLog`), so that :meth:`with_event` costs O(1)
+    rather than a copy of the log.
     """
 
     campaign_id: str
     ruleset: Ruleset[Any]
-    events: tuple[EventRecord, ...]
+    events: Sequence[EventRecord]
     state: Any
     undone: frozenset[int]
-    typed: tuple[EventModel, ...]
+    typed: Sequence[EventModel]
 
     @property
     def created(self) -> Created:
@@ -224,21 +246,11 @@ class Campaign:
 
     def describe(self, seq: int) -> str:
         """What the event at ``seq`` did, for the log (core events included)."""
-        event = self.event(seq)
-        if isinstance(event, Created):
-            return f"campaign {event.name!r} created ({event.ruleset})"
-        if isinstance(event, Undone):
-            return f"undo #{event.target}: {event.summary.splitlines()[0]}"
-        if isinstance(event, Withheld):
-            from rallypoint.core.visibility import declaration_of
-
-            return declaration_of(self.ruleset.name).public_summary(event.type, event.shown)
-        return self.ruleset.describe(event)
+        return describe_event(self.ruleset, self.event(seq))
 
     def rolls(self, seq: int) -> Sequence[Roll]:
         """Every roll stored in the event at ``seq`` (none for core events)."""
-        event = self.event(seq)
-        return () if isinstance(event, Created | Undone | Withheld) else self.ruleset.rolls(event)
+        return event_rolls(self.ruleset, self.event(seq))
 
     @classmethod
     def from_events(cls, events: Sequence[EventRecord]) -> Campaign:
@@ -252,10 +264,11 @@ class Campaign:
         assert isinstance(first, Created)
         ruleset = get_ruleset(first.ruleset)
         with _bulk():
-            typed = tuple(read_event(ruleset, e) for e in events)
+            typed = [read_event(ruleset, e) for e in events]
             undone = frozenset(t.target for t in typed if isinstance(t, Undone))
             state = fold(ruleset, typed, undone)
-        return cls(events[0].campaign_id, ruleset, tuple(events), state, undone, typed)
+        return cls(events[0].campaign_id, ruleset, FrozenLog(events), state, undone,
+                   FrozenLog(typed))
 
     def effective(self) -> list[EventRecord]:
         """Ruleset events that still count (not undone), in order."""
@@ -316,8 +329,8 @@ class Campaign:
             event: Its typed event when the caller has it (saves reading the payload back).
         """
         typed_event = event if event is not None else read_event(self.ruleset, record)
-        events = (*self.events, record)
-        typed = (*self.typed, typed_event)
+        events = grown(self.events, record)
+        typed = grown(self.typed, typed_event)
         if isinstance(typed_event, Undone):
             self._require_complete()
             undone = self.undone | {typed_event.target}

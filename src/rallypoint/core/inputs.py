@@ -17,6 +17,13 @@ from rallypoint.core.errors import DataFileError
 
 MAX_FILE_BYTES: Final = 64 * 1024 * 1024
 """Largest input file read (64 MiB): a 100,000-event campaign export is well under it."""
+MAX_EXPORT_BYTES: Final = 512 * 2**20
+"""Largest campaign export or turn file read (512 MiB, about 750 000 TCS events). It is read as
+a stream (:mod:`rallypoint.core.jsonstream`) and held only as its validated events, so this
+bounds the memory an import takes (about 5 KiB an event), not how long a campaign may grow."""
+MAX_EXPORT_VALUE: Final = 16 * 2**20
+"""Largest single event or header field of an export, in characters of JSON text (the largest
+``created`` event, a scenario with its rules data, is a few hundred KiB)."""
 MAX_DEPTH: Final = 64
 """Deepest nesting of arrays and objects accepted; real files nest fewer than 10 deep."""
 MAX_INT: Final = 2**63 - 1
@@ -100,11 +107,15 @@ def loads_json(text: str, where: str) -> Any:
 def check_value(value: Any, where: str) -> None:
     """Refuse parsed data nested deeper than :data:`MAX_DEPTH` or holding out-of-range values.
 
-    Iterative, so it cannot itself overflow the stack on hostile input.
+    Iterative, so it cannot itself overflow the stack on hostile input. A first pass only looks
+    (no paths built: it runs on every event of every import); only data it finds at fault is
+    walked again to name the path of the first bad value.
 
     Raises:
         DataFileError: Naming the path of the first bad value.
     """
+    if not _has_bad_value(value):
+        return
     stack: list[tuple[Any, str, int]] = [(value, "", 0)]
     while stack:
         item, path, depth = stack.pop()
@@ -130,6 +141,37 @@ def check_value(value: Any, where: str) -> None:
             raise DataFileError(f"a text value is {len(item)} characters long (limit "
                                 f"{MAX_STRING})", where=f"{where} {path}",
                                 fix="shorten it")
+
+
+def _has_bad_value(value: Any) -> bool:
+    """Whether :func:`check_value` must refuse ``value`` (the same tests, no paths kept)."""
+    level: list[Any] = [value]
+    depth = 0
+    while level:
+        if depth > MAX_DEPTH:
+            return True
+        below: list[Any] = []
+        for item in level:
+            kind = type(item)
+            if kind is dict:
+                below.extend(item.values())
+            elif kind is list:
+                below.extend(item)
+            elif kind is str:
+                if len(item) > MAX_STRING:
+                    return True
+            elif kind is int:
+                if abs(item) > MAX_INT:
+                    return True
+            elif kind is float:
+                if not math.isfinite(item):
+                    return True
+            elif kind is not bool and item is not None:
+                # Anything else (a subclass, a tuple from a caller): the full walk decides.
+                return True
+        level = below
+        depth += 1
+    return False
 
 
 def shorten(text: str, limit: int = 60) -> str:

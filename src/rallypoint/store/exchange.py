@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -20,7 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from rallypoint.core.errors import DataFileError, IntegrityError
 from rallypoint.core.events import EventRecord, canonical_json, verify_chain
-from rallypoint.core.inputs import loads_json, read_text, shorten
+from rallypoint.core.inputs import MAX_EXPORT_BYTES, MAX_EXPORT_VALUE, shorten
+from rallypoint.core.jsonstream import Limits, Streamed, read_object
 from rallypoint.core.visibility import verify_visible_chain
 from rallypoint.store.foldcheck import check_import
 from rallypoint.store.records import CampaignInfo
@@ -251,35 +251,42 @@ def _write_through(path: Path, text: str, what: str) -> None:
                             f"{exc.strerror}", fix="check the path and its permissions") from exc
 
 
+EXPORT_LIMITS: Final = Limits(max_bytes=MAX_EXPORT_BYTES, max_value=MAX_EXPORT_VALUE)
+"""What an export file may take (:mod:`rallypoint.core.jsonstream`): the whole file, and one
+event or header field."""
+
+
 def read_export(path: Path) -> ExportedCampaign:
     """Read and validate an export file (format, version and shape; not yet the hash chain).
 
-    The file is size-capped, parsed strictly (no NaN, 64-bit integers, bounded nesting) and
-    validated event by event, stopping at the first bad one, so junk costs little memory.
+    The file is read as a stream (:func:`rallypoint.core.jsonstream.read_object`): size-capped,
+    parsed strictly (no NaN, 64-bit integers, bounded nesting) and validated event by event,
+    stopping at the first bad one, so neither junk nor a long log is ever held as text.
 
     Raises:
         DataFileError: The file is missing or unreadable, not JSON, or not a supported export.
     """
     path = Path(path)
-    text = read_text(path, "export file")
-    data = loads_json(text, str(path))
-    if not isinstance(data, dict):
-        raise DataFileError("export file does not contain a JSON object", where=f"{path}:1",
-                            fix="pass a file made by rallypoint export")
-    _check_format(path, text, data)
-    events = data.get("events")
-    if not isinstance(events, list):
-        raise DataFileError("export file has no events list", where=f"{path} events",
-                            fix="ask for a fresh export; the file was edited or damaged")
     parsed: list[EventRecord] = []
-    for index, item in enumerate(events):
+
+    def event(item: Any, index: int) -> None:
         try:
             parsed.append(EventRecord.model_validate(item))
         except ValidationError as exc:
             first = exc.errors()[0]
             raise _invalid(path, ("events", index, *first["loc"]), first["msg"]) from None
+
+    def ready(before: Streamed) -> None:
+        if "format" in before.members:  # a file of something else is refused before its list
+            _check_format(path, before)
+
+    read = read_object(path, "export file", "events", event, EXPORT_LIMITS, ready)
+    _check_format(path, read)
+    if read.streamed is None:
+        raise DataFileError("export file has no events list", where=f"{path} events",
+                            fix="ask for a fresh export; the file was edited or damaged")
     try:
-        return ExportedCampaign.model_validate({**data, "events": parsed})
+        return ExportedCampaign.model_validate({**read.members, "events": parsed})
     except ValidationError as exc:
         first = exc.errors()[0]
         raise _invalid(path, first["loc"], first["msg"]) from None
@@ -292,13 +299,14 @@ def _invalid(path: Path, loc: tuple[int | str, ...], msg: str) -> DataFileError:
                          fix="ask for a fresh export; the file was edited or damaged")
 
 
-def _check_format(path: Path, text: str, data: dict[str, Any]) -> None:
+def _check_format(path: Path, read: Streamed) -> None:
     """Refuse files that are not rallypoint campaign exports of a version we read."""
+    data = read.members
     fmt = data.get("format")
     if fmt != FORMAT:
         shown = shorten(repr(fmt), 40)
         raise DataFileError(f"not a rallypoint campaign export (format is {shown}, "
-                            f"expected {FORMAT!r})", where=f"{path}:{_line_of(text, 'format')}",
+                            f"expected {FORMAT!r})", where=f"{path}:{read.lines.get('format', 1)}",
                             fix="pass a file made by rallypoint export")
     version = data.get("format_version")
     if version not in (1, 2, FORMAT_VERSION) or type(version) is not int:
@@ -306,14 +314,8 @@ def _check_format(path: Path, text: str, data: dict[str, Any]) -> None:
         raise DataFileError(
             f"export format_version {shorten(repr(version), 30)} is not supported (this "
             f"rallypoint reads versions 1 to {FORMAT_VERSION})",
-            where=f"{path}:{_line_of(text, 'format_version')}",
+            where=f"{path}:{read.lines.get('format_version', 1)}",
             fix="upgrade rallypoint" if newer else "ask for a fresh export")
-
-
-def _line_of(text: str, key: str) -> int:
-    """1-based line of the first ``"key":`` in ``text`` (1 if absent), to point at a field."""
-    match = re.search(re.escape(json.dumps(key)) + r"\s*:", text)
-    return 1 if match is None else text.count("\n", 0, match.start()) + 1
 
 
 def _field_path(loc: tuple[int | str, ...]) -> str:

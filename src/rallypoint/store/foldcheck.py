@@ -9,6 +9,7 @@ so can never make a stored campaign crash every verb that touches it.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final
@@ -75,21 +76,24 @@ def _timestamp(record: EventRecord, now: datetime) -> datetime:
     return when
 
 
-def fold_all(records: Sequence[EventRecord], fix: str = _FIX) -> Any:
-    """Play every event through its ruleset in memory; return the final campaign.
+def fold_all(records: Sequence[EventRecord], fix: str = _FIX) -> None:
+    """Play every event through its ruleset in memory, as every later command will play it.
+
+    Linear in the log, and holding little beside the records
+    (:class:`rallypoint.core.folding.LogFold`): every event is folded once, and its description
+    and rolls read, as ``log`` and the dice audit will read them.
 
     Raises:
         IntegrityError: At the first event that is malformed or cannot be applied.
     """
-    from rallypoint.core.campaign import Campaign  # the core's fold, exactly as commands use it
+    from rallypoint.core.folding import LogFold  # the core's fold, exactly as commands use it
 
-    campaign = _guard(records[0], fix, Campaign.from_events, records[:1])
+    folding = _guard(records[0], fix, LogFold, records[0])
     for record in records[1:]:
         if record.type == UNDONE:
-            _check_undo(campaign, record, fix)
-        campaign = _guard(record, fix, _step, campaign, record)
-    _guard(records[-1], fix, _views, campaign)
-    return campaign
+            _check_undo(folding.effective, record, fix)
+        _guard(record, fix, _step, folding, record)
+    _guard(records[-1], fix, _views, folding.ruleset, folding.state)
 
 
 STORED_FIX: Final = ("delete it with `rallypoint delete` (a backup is exported first) and import "
@@ -113,25 +117,27 @@ def fold_stored(records: Sequence[EventRecord]) -> Any:
         raise
 
 
-def _views(campaign: Any) -> None:
+def _views(ruleset: Any, state: Any) -> None:
     """What every read shows must also work on the final state."""
-    campaign.ruleset.state_json(campaign.state)
-    campaign.ruleset.pending(campaign.state)
+    ruleset.state_json(state)
+    ruleset.pending(state)
 
 
-def _step(campaign: Any, record: EventRecord) -> Any:
-    after = campaign.with_event(record)
+def _step(folding: Any, record: EventRecord) -> None:
+    from rallypoint.core.campaign import describe_event, event_rolls
+
+    event = folding.add(record)
     if record.type != UNDONE:
-        after.describe(record.seq)
-        after.rolls(record.seq)
-    return after
+        describe_event(folding.ruleset, event)
+        event_rolls(folding.ruleset, event)
 
 
-def _check_undo(campaign: Any, record: EventRecord, fix: str) -> None:
-    """An ``undone`` must cancel an earlier, still effective ruleset event."""
+def _check_undo(effective: Sequence[int], record: EventRecord, fix: str) -> None:
+    """An ``undone`` must cancel an earlier, still effective ruleset event (``effective``: their
+    seqs, ascending)."""
     target = record.payload.get("target")
-    effective = {e.seq for e in campaign.effective()}
-    if type(target) is not int or target not in effective:
+    index = bisect.bisect_left(effective, target) if type(target) is int else len(effective)
+    if index == len(effective) or effective[index] != target:
         raise _refuse(record, f"undoes {shorten(repr(target), 30)}, which is not an earlier "
                               "event still in effect", fix)
 

@@ -1,0 +1,76 @@
+"""The linear whole-log fold (core/folding.py) against the campaign's own fold.
+
+Oracle: ``Campaign`` folds a log the simple way (``from_events``; an ``undone`` folds every
+effective event again from ``created``). ``LogFold`` keeps a state every few events and folds
+again only from the last one before an undone event; both must reach the same state after every
+event of logs mixing turns, losses and undos of the latest and of older events.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from conftest import tcs_campaign
+from rallypoint.core import folding
+from rallypoint.core.campaign import Campaign
+from rallypoint.core.errors import IllegalNowError, IntegrityError
+from rallypoint.core.events import NewEvent, Undone
+from rallypoint.core.folding import LogFold
+from rallypoint.dice import ScriptedRoller
+from rallypoint.rulesets.tcs.commands import AdvanceTurn, RecordLoss
+from rallypoint.store.foldcheck import fold_all
+
+
+def _played(seed: int, steps: int) -> list[Campaign]:
+    """A TCS campaign after each of ``steps`` random moves: a turn, a loss, an undo of the
+    latest event, or (as an edited file may) an undo of an older event still in effect."""
+    rng = random.Random(seed)
+    c = tcs_campaign("example1")
+    counters = sorted(c.state.counters)
+    history = [c]
+    while len(history) <= steps:
+        pick = rng.random()
+        try:
+            if pick < 0.4:
+                c = c.execute(AdvanceTurn(expected_version=c.version), ScriptedRoller([]))
+            elif pick < 0.7:
+                c = c.execute(RecordLoss(expected_version=c.version,
+                                         counter=rng.choice(counters), steps=1),
+                              ScriptedRoller([]))
+            elif pick < 0.85:
+                c = c.undo()
+            else:
+                target = rng.choice([e.seq for e in c.effective()])
+                c = c.record(NewEvent.of(Undone(target=target, summary="older")))
+        except (IllegalNowError, IndexError):
+            continue  # nothing to undo, or a counter already gone: another move
+        history.append(c)
+    return history
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_every_state_on_the_way_is_the_campaigns(
+        seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(folding, "CHECKPOINT_EVERY", 3)  # many states kept, many dropped
+    history = _played(seed, 160)
+    final = history[-1]
+    undos = [e for e in final.typed if isinstance(e, Undone)]
+    older = [u for u in undos if u.summary == "older"]
+    assert len(undos) >= 15 and len(older) >= 5, "the log exercises both kinds of undo"
+    fold = LogFold(final.events[0])
+    for record, expected in zip(final.events[1:], history[1:], strict=True):
+        fold.add(record)
+        assert fold.state == expected.state, f"after seq {record.seq}"
+        assert list(fold.effective) == [e.seq for e in expected.effective()]
+    assert fold.state == Campaign.from_events(final.events).state
+
+
+def test_an_undo_of_nothing_in_effect_is_refused_in_one_line() -> None:
+    c = tcs_campaign("example1").execute(AdvanceTurn(expected_version=1), ScriptedRoller([]))
+    twice = c.undo().record(NewEvent.of(Undone(target=2, summary="again")))  # 2 is undone
+    with pytest.raises(IntegrityError, match=r"event 4 .* undoes 2, which is not an earlier "
+                                             "event still in effect") as info:
+        fold_all(twice.events)
+    assert "\n" not in str(info.value)
