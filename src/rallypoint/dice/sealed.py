@@ -19,7 +19,6 @@ keep the commitment, which the other seat holds, from being the stream's label.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from typing import Any, Final
@@ -38,24 +37,12 @@ from rallypoint.dice.v1 import (
     stream,
     unhex,
 )
+from rallypoint.dice.v1 import seal as seal  # with the proof that checks it (no import circle)
+from rallypoint.dice.v1 import sealed_digest as sealed_digest
 
-SEAL_TAG: Final = b"rallypoint dice-v1 seal\x00"
-"""Prefix of the hashed command digest and nonce that make a sealed request's commitment."""
-SEALED_TAG: Final = b"rallypoint dice-v1 sealed dice\x00"
-"""Prefix of the hashed command digest and nonce that name a sealed round's stream."""
 NONCE_BYTES: Final = 16
 """128 random bits per sealed request, drawn by the session (never by rule code)."""
 _HEX64 = r"^[0-9a-f]{64}$"
-
-
-def seal(digest: str, nonce: bytes) -> str:
-    """The commitment to a command digest (hex) and a nonce: ``SHA-256(SEAL_TAG || d || n)``."""
-    return hashlib.sha256(SEAL_TAG + unhex(digest, "command digest") + nonce).hexdigest()
-
-
-def sealed_digest(digest: str, nonce: bytes) -> str:
-    """What a sealed round's stream names in place of the command digest (hex)."""
-    return hashlib.sha256(SEALED_TAG + unhex(digest, "command digest") + nonce).hexdigest()
 
 
 def sealed_roller(links: Mapping[str, str], round: int, position: int,

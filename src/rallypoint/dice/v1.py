@@ -48,6 +48,10 @@ LINK_TAG: Final = b"rallypoint dice-v1 link\x00"
 """Prefix of every step of a seat's hash chain."""
 PAIR_TAG: Final = b"rallypoint dice-v1 pair\x00"
 """Prefix of the hashed links that make a pair round's key."""
+SEAL_TAG: Final = b"rallypoint dice-v1 seal\x00"
+"""Prefix of the hashed command digest and nonce that make a sealed request's commitment."""
+SEALED_TAG: Final = b"rallypoint dice-v1 sealed dice\x00"
+"""Prefix of the hashed command digest and nonce that name a sealed round's stream."""
 CHAIN_LENGTH: Final = 10_000
 """Links per seat chain: one per round that rolls; a new anchor is published when it runs out."""
 SECRET_BYTES: Final = 32
@@ -277,14 +281,10 @@ class DiceProof(BaseModel):
         """What the stream names: the digest, or a sealed round's hash of digest and nonce."""
         if self.nonce is None:
             return self.digest
-        from rallypoint.dice.sealed import sealed_digest
-
         return sealed_digest(self.digest, bytes.fromhex(self.nonce))
 
     def check_seal(self) -> str | None:
         """A sealed proof: ``None`` if command and nonce open the commitment, else the problem."""
-        from rallypoint.dice.sealed import seal
-
         if self.commitment is None or self.nonce is None:
             return "a sealed round's proof needs both its commitment and its nonce"
         if seal(self.digest, bytes.fromhex(self.nonce)) != self.commitment:
@@ -454,3 +454,14 @@ class ChainTracker:
         if index > known_index:
             self._known[seat] = (index, link)
         return link
+
+
+def seal(digest: str, nonce: bytes) -> str:
+    """A sealed round's commitment (:mod:`rallypoint.dice.sealed`) to a command digest (hex)
+    and a nonce: ``SHA-256(SEAL_TAG || d || n)``."""
+    return hashlib.sha256(SEAL_TAG + unhex(digest, "command digest") + nonce).hexdigest()
+
+
+def sealed_digest(digest: str, nonce: bytes) -> str:
+    """What a sealed round's stream names in place of the command digest (hex)."""
+    return hashlib.sha256(SEALED_TAG + unhex(digest, "command digest") + nonce).hexdigest()
