@@ -18,7 +18,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 RALLYPOINT = str(Path(sys.executable).parent / "rallypoint")
-SECTIONS = ("Using it: squares", "Using it: platoon")
+SECTIONS = ("Using it: squares", "Using it: platoon", "Your own scenario, from the terminal")
 ID = re.compile(r"id [0-9a-f]{8}\b")
 
 
