@@ -166,3 +166,11 @@ def test_import_csv_on_the_command_line(tmp_path: Path) -> None:
     assert ok(db, "new", str(out)).startswith("created campaign mine (squares, id ")
     assert run(db, "scenario", "import-csv", "squares", str(table), "-o", str(out)
                ).returncode == 2  # never over a file that is there
+
+
+def test_docs_scenarios_md_lists_every_column() -> None:
+    text = (ROOT / "docs" / "scenarios.md").read_text(encoding="utf-8")
+    for name in ("tcs", "squares", "platoon"):
+        table = get_ruleset(name).scenario_table  # type: ignore[attr-defined]
+        for column in table.columns:
+            assert f"| `{column.name}` | {column.meaning}" in text, (name, column.name)
