@@ -85,8 +85,11 @@ def open_table(db: Path | str, tmp_path: Path, creator: str = "finland") -> Iter
     ``creator="host"``: Hank creates the campaign (with a referee's seat) and hands every
     invite on, holding no seat himself (he is ``people["host"]``).
     """
+    # A live stream (``/c/ID/live``) ends within a fraction of a second, so a test reading it
+    # whole gets its answer.
     app = create_app(WebSettings(db=db, allowed_hosts=("testserver",), shared=True,
-                                 backups=tmp_path / "backups"))
+                                 backups=tmp_path / "backups", live_poll=0.05,
+                                 live_seconds=0.3))
     who_all = ("finland", "soviet", "referee", "outsider", "anonymous",
                *(("host",) if creator == "host" else ()))
     with ExitStack() as stack:

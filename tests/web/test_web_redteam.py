@@ -93,6 +93,8 @@ READS = [
     Read("/c/{cid}/download/{name}.json", seated=(404,)),  # a TCS page offers no download
     Read("/c/{cid}/export"),
     Read("/c/{cid}/seats"),
+    Read("/c/{cid}/news?since=2"),  # whose move, and the events after #2 as the seat's log
+    Read("/c/{cid}/live?v=2"),  # the live stream: a bare "changed" signal, nothing to filter
     Read("/login", outsider=(200,), anonymous=(200,)),
     Read("/join/{token}", outsider=(200,), anonymous=(303,)),
     Read("/api/scenarios", outsider=(200,), anonymous=(200,)),
@@ -103,6 +105,7 @@ READS = [
     Read("/api/campaigns/{ref}/log"),
     Read("/api/campaigns/{ref}/export"),
     Read("/api/campaigns/{ref}/seats"),
+    Read("/api/campaigns/{ref}/news?since=2"),
     Read("/api/session", outsider=(200,), anonymous=(200,)),
     Read("/build", outsider=(200,), anonymous=(303,)),
     Read("/build/{ruleset}", outsider=(200,), anonymous=(303,)),
@@ -334,10 +337,11 @@ def test_no_write_leaks_or_oversteps(table: Table, who: str, write: Write) -> No
 
 
 def test_every_route_is_in_the_matrix() -> None:
-    from rallypoint.web import accounts, api, builder, pages
+    from rallypoint.web import accounts, api, builder, live, pages
 
     served = {(m, str(getattr(r, "path", ""))) for router in (
-        api.router, accounts.api_router, pages.router, accounts.router, builder.router)
+        api.router, accounts.api_router, pages.router, accounts.router, builder.router,
+        live.router, live.api_router)
               for r in router.routes for m in getattr(r, "methods", ())}
     covered = {("GET", r.path.split("?")[0]) for r in READS} | {(w.method, w.path)
                                                                  for w in WRITES}

@@ -10,11 +10,17 @@ the requester's command, exactly as the request named it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from rallypoint.core.campaign import Campaign
-from rallypoint.core.visibility import Viewer, authorize_command, declaration_of
+from rallypoint.core.visibility import (
+    NotYourSeatError,
+    Role,
+    Viewer,
+    authorize_command,
+    declaration_of,
+)
 from rallypoint.dice.sealed import parse_request
 from rallypoint.dice.v1 import command_json
 from rallypoint.store import EventStore
@@ -54,6 +60,40 @@ def check_owner(store: EventStore, campaign: Campaign, command: Mapping[str, Any
     declaration = declaration_of(campaign.ruleset.name)
     authorize_command(command, campaign.ruleset.state_json(campaign.state),
                       campaign.created.scenario, Viewer.of_side(seat), declaration)
+
+
+def offered(campaign: Campaign, viewer: Viewer, kind: str, field: str,
+            values: Iterable[str], *, many: bool = False,
+            state: Mapping[str, Any] | None = None) -> list[str]:
+    """The values of one command field that ``viewer`` may make a ``kind`` command with.
+
+    A front end lists only these in a form (issue 22: a seat's forms offer its own side's
+    units), asking the ruleset's ownership declaration exactly as the check of a sent command
+    does (:func:`~rallypoint.core.visibility.authorize_command`), so the form and the check
+    never disagree and no front end reads a unit's side from text.
+
+    Args:
+        campaign: The campaign as it stands.
+        viewer: Who the form is for (the local player and the referee: every value).
+        kind: The command's kind (``"loss"``, ``"activate"``).
+        field: The command field the values fill (``"counter"``, ``"who"``).
+        values: Every value the form could offer, in the order to keep.
+        many: The field is a list (``members``): each value is asked about alone.
+        state: The campaign's whole state view (``state_json``), if the caller has it.
+    """
+    if viewer.role in (Role.ALL, Role.REFEREE):
+        return list(values)
+    declaration = declaration_of(campaign.ruleset.name)
+    state = campaign.ruleset.state_json(campaign.state) if state is None else state
+    kept: list[str] = []
+    for value in values:
+        command = {"kind": kind, field: [value] if many else value}
+        try:
+            authorize_command(command, state, campaign.created.scenario, viewer, declaration)
+        except NotYourSeatError:
+            continue
+        kept.append(value)
+    return kept
 
 
 def _answers_request(store: EventStore, campaign_id: str, command: Mapping[str, Any],

@@ -362,6 +362,18 @@ class SeatBook:
                          (account.id, now_text(), campaign_id, seat))
         return next(s for s in self.seats(campaign_id) if s.seat == seat)
 
+    def invited(self, token: str) -> Seat | None:
+        """The free seat an invite token opens, without taking it (the join page names the
+        campaign and seat before the player accepts); ``None``: the token opens no free seat
+        (wrong, used, or replaced)."""
+        with self._tx(write=False) as (store, conn):
+            row = conn.execute(store._sql("SELECT campaign_id, seat FROM seats WHERE "
+                                          "invite_hash = ? AND account_id IS NULL"),
+                               (_digest(token),)).fetchone()
+        if row is None:
+            return None
+        return next((s for s in self.seats(str(row[0])) if s.seat == str(row[1])), None)
+
     def seat_of(self, campaign_id: str, account_id: str) -> Seat | None:
         """The seat an account holds in a campaign."""
         return next((s for s in self.seats(campaign_id) if s.account_id == account_id), None)
@@ -405,6 +417,40 @@ class SeatBook:
     def revealed(self, campaign_id: str) -> bool:
         """Whether the campaign shows everything to every seat now."""
         return _revealed(self.seats(campaign_id))
+
+    # --- what each account last saw ------------------------------------------------------------
+
+    def seen(self, campaign_id: str, account_id: str) -> int | None:
+        """The seq of the latest event of the campaign that ``account_id`` was last shown
+        (``None``: never)."""
+        with self._tx(write=False) as (store, conn):
+            row = conn.execute(store._sql("SELECT seq FROM seen_marks WHERE campaign_id = ? "
+                                          "AND account_id = ?"),
+                               (campaign_id, account_id)).fetchone()
+        return None if row is None else int(row[0])
+
+    def seen_by(self, account_id: str) -> dict[str, int]:
+        """Campaign id → the seq ``account_id`` last saw there (campaigns it never looked at
+        are left out)."""
+        with self._tx(write=False) as (store, conn):
+            rows = conn.execute(store._sql("SELECT campaign_id, seq FROM seen_marks "
+                                           "WHERE account_id = ?"), (account_id,)).fetchall()
+        return {str(r[0]): int(r[1]) for r in rows}
+
+    def mark_seen(self, campaign_id: str, account_id: str, seq: int) -> None:
+        """Note that ``account_id`` was shown the campaign up to ``seq``. The mark only moves
+        forward (a page drawn before a newer one, answered later, does not move it back); a
+        mark already there costs a read, not a write, so looking again changes nothing in the
+        database (and keeps every page cache keyed on it)."""
+        if (self.seen(campaign_id, account_id) or 0) >= seq:
+            return
+        with self._tx() as (store, conn):
+            conn.execute(store._sql(
+                "INSERT INTO seen_marks (campaign_id, account_id, seq, seen_at) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT (campaign_id, account_id) DO UPDATE SET "
+                "seq = excluded.seq, seen_at = excluded.seen_at "
+                "WHERE excluded.seq > seen_marks.seq"),
+                (campaign_id, account_id, seq, now_text()))
 
     # --- who made what, and consent to undo ------------------------------------------------------
 

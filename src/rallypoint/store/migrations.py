@@ -262,6 +262,19 @@ CREATE TABLE chain_marks (
 );
 """
 
+_SEEN_MARKS = """
+-- What each account last saw of each shared campaign (issue 22, "what changed since you last
+-- looked"): the seq of the latest event the campaign page showed it. Not evidence: a reading
+-- aid; deleting a campaign deletes its rows.
+CREATE TABLE seen_marks (
+    campaign_id TEXT NOT NULL,
+    account_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    seen_at TEXT NOT NULL,
+    PRIMARY KEY (campaign_id, account_id)
+);
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("0001_initial", _INITIAL),
     ("0002_campaign_heads", _HEADS),
@@ -273,6 +286,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("0008_rate_limits", _RATE_LIMITS),
     ("0009_seat_creators", _SEAT_CREATORS),
     ("0010_chain_marks", _CHAIN_MARKS),
+    ("0011_seen_marks", _SEEN_MARKS),
 ]
 """Every migration as ``(name, sql)``, in the order they are applied."""
 

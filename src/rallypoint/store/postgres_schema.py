@@ -258,6 +258,19 @@ CREATE TABLE chain_marks (
 );
 """
 
+_SEEN_MARKS = """
+-- What each account last saw of each shared campaign (issue 22, "what changed since you last
+-- looked"): the seq of the latest event the campaign page showed it. Not evidence: a reading
+-- aid; deleting a campaign deletes its rows.
+CREATE TABLE seen_marks (
+    campaign_id TEXT NOT NULL,
+    account_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    seen_at TEXT NOT NULL,
+    PRIMARY KEY (campaign_id, account_id)
+);
+"""
+
 MIGRATIONS: Final[list[tuple[str, str]]] = [
     ("0001_initial", _INITIAL),
     ("0002_secrets", _SECRETS),
@@ -268,6 +281,7 @@ MIGRATIONS: Final[list[tuple[str, str]]] = [
     ("0008_rate_limits", _RATE_LIMITS),
     ("0009_seat_creators", _SEAT_CREATORS),
     ("0010_chain_marks", _CHAIN_MARKS),
+    ("0011_seen_marks", _SEEN_MARKS),
 ]
 """Every migration as ``(name, sql)``, in the order they are applied; never edit a shipped one."""
 
@@ -315,7 +329,7 @@ VALUES (%s, %s, %s, %s, %s, %s, %s)
 TABLES_KEYED_BY_CAMPAIGN: Final = ("local_use", "dice_secrets", "seats", "seat_actions",
                                      "chain_marks",
                                      "undo_consents", "dice_requests", "dice_answers",
-                                     "state_snapshots", "seat_campaigns",
+                                     "state_snapshots", "seat_campaigns", "seen_marks",
                                      "events")
 """Every table with a ``campaign_id`` column but the deletion bookkeeping, events last."""
 

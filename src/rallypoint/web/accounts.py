@@ -129,8 +129,29 @@ async def logout(request: Request) -> Response:
 def join_page(request: Request, token: str) -> HTMLResponse:
     """An invite: log in (or make an account), then take the seat."""
     auth = _auth(request)
-    require_account(auth, request)
-    return deps.renderer(request).html(request, "join.html", token=token, error=None)
+    account = require_account(auth, request)
+    return deps.renderer(request).html(request, "join.html", token=token, error=None,
+                                       offer=_offer(request, token, account.id))
+
+
+def _offer(request: Request, token: str, account_id: str) -> dict[str, Any] | None:
+    """What an invite opens, for the join page to name before the player accepts: the
+    campaign, its ruleset, the seat (and the side's name in the scenario), who holds the other
+    seats, and the seat the player holds there already if any (``None``: no free seat)."""
+    book = _auth(request).book
+    seat = book.invited(token[:200])
+    if seat is None:
+        return None
+    service = deps.service(request)
+    info = service.info(seat.campaign_id)
+    campaign = service.load(seat.campaign_id)
+    names = {str(s.get("id")): str(s.get("name") or s.get("id"))
+             for s in campaign.created.scenario.get("sides") or () if isinstance(s, dict)}
+    return {"name": info.name, "ruleset": campaign.ruleset.title,
+            "version": info.version,
+            "seat": seat.seat, "side": names.get(seat.seat), "referee": REFEREE_SEAT,
+            "others": [s for s in book.seats(seat.campaign_id) if s.seat != seat.seat],
+            "held": book.seat_of(seat.campaign_id, account_id)}
 
 
 @router.post("/join")
@@ -143,8 +164,9 @@ async def join(request: Request) -> Response:
         auth.limit_join(request)
         seat = auth.book.join(fields.get("token", ""), account)
     except RallypointError as exc:
-        return deps.renderer(request).html(request, "join.html", status=status_for(exc),
-                                           token=fields.get("token", ""), error=exc)
+        return deps.renderer(request).html(
+            request, "join.html", status=status_for(exc), token=fields.get("token", ""),
+            error=exc, offer=_offer(request, fields.get("token", ""), account.id))
     deps.service(request).forget()
     return RedirectResponse(f"/c/{seat.campaign_id}", status_code=303)
 

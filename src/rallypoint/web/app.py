@@ -26,7 +26,7 @@ def create_app(settings: WebSettings) -> FastAPI:
         settings: Database, bind address and limits (see :class:`WebSettings`).
     """
     from rallypoint import __version__
-    from rallypoint.web import accounts, api, builder, health, pages
+    from rallypoint.web import accounts, api, builder, health, live, pages
     from rallypoint.web.render import Renderer
     from rallypoint.web.service import Service
 
@@ -59,9 +59,11 @@ def create_app(settings: WebSettings) -> FastAPI:
     app.include_router(health.router)
     app.include_router(api.router)
     app.include_router(accounts.api_router)
+    app.include_router(live.api_router)
     app.include_router(pages.router)
     app.include_router(builder.router)
     app.include_router(accounts.router)
+    app.include_router(live.router)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     app.add_middleware(GuardMiddleware, settings=settings)
     if settings.access_log:

@@ -22,7 +22,7 @@ from rallypoint.core.due import due_of
 from rallypoint.core.errors import MalformedInputError, RallypointError, UnknownIdError
 from rallypoint.core.visibility import EVERYTHING, Viewer
 from rallypoint.session import Campaign, CampaignInfo
-from rallypoint.web import deps, once
+from rallypoint.web import deps, live, once
 from rallypoint.web.auth import account_id, campaign_viewer, require_account
 from rallypoint.web.due import NextStep, next_steps
 from rallypoint.web.errors import status_for
@@ -107,9 +107,10 @@ def _index(request: Request, error: RallypointError | None = None, form: str | N
     service, auth = deps.service(request), deps.auth(request)
     account = require_account(auth, request) if auth is not None else None
     field = field_of(error)
+    campaigns = service.campaigns(account.id if account else None)
     page = deps.renderer(request).html(
         request, "index.html", status=status_for(error) if error else 200,
-        campaigns=service.campaigns(account.id if account else None),
+        campaigns=campaigns, news=live.list_news(request, campaigns),
         scenarios=service.scenarios(), error=error, error_form=form,
         notice=notice, allow_import=auth is None)
     return _refilled(page, form, sent, field, error)
@@ -200,6 +201,7 @@ def campaign_page(request: Request, campaign: Campaign, error: RallypointError |
     page = deps.renderer(request).html(
         request, view.template, status=status_for(error) if error else 200, c=campaign, name=name,
         error=error, error_form=form, recorded=recorded,
+        **live.page_news(request, campaign, viewer, context),
         commands=view.commands, fields=view.fields,
         next_steps=_next_steps(view, campaign, context), **context)
     return _refilled(page, form, sent, field, error, view.commands, view.fields)
@@ -238,8 +240,10 @@ async def campaign(request: Request, cid: str, done: int | None = None) -> HTMLR
     if done is not None or request.headers.get("hx-request"):
         return await run_in_threadpool(
             lambda: campaign_page(request, deps.service(request).load(cid), done=done))
-    # Kept per viewer: each seat's page shows its own secrets.
-    key = ("page", cid, viewer, tuple(sorted(request.query_params.items())))
+    # Per viewer (each seat's page shows its own secrets) and per mark of what it last saw.
+    seen = await run_in_threadpool(live.seen_mark, request, cid) \
+        if deps.auth(request) is not None else None
+    key = ("page", cid, viewer, seen, tuple(sorted(request.query_params.items())))
     return await _cached_html(request, key,
                               lambda: campaign_page(request, deps.service(request).load(cid)))
 

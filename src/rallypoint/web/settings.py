@@ -35,6 +35,9 @@ class WebSettings:
         pool_size: On PostgreSQL, the most connections this process pools (0: no pool, a
             connection per store opened, as the command line does). ``serve`` pools.
         access_log: Log one line per request (``rallypoint.access``, no query strings).
+        live_poll: Seconds between two looks at a campaign's head by each open live stream
+            (``/c/ID/live``, ``web.live``).
+        live_seconds: How long one live stream lasts before the browser reconnects.
     """
 
     db: Path | str
@@ -48,6 +51,8 @@ class WebSettings:
     backups: Path | None = None
     pool_size: int = 0
     access_log: bool = False
+    live_poll: float = 1.0
+    live_seconds: float = 300.0
 
     def host_names(self) -> frozenset[str]:
         """Every host name (no port) the server may be reached under."""

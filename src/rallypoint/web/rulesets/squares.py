@@ -13,6 +13,7 @@ from rallypoint.rulesets.squares.data import RallyKind
 from rallypoint.rulesets.squares.rally import RallyPlan, opportunities, plan_rally
 from rallypoint.rulesets.squares.state import SquaresState
 from rallypoint.session import Campaign
+from rallypoint.session.ownership import offered
 from rallypoint.web.due import Action
 from rallypoint.web.rulesets import View
 
@@ -116,7 +117,8 @@ def context(campaign: Campaign, unit: str | None = None, viewer: Viewer = EVERYT
     sides = {s: i for i, s in enumerate(state.board.side_marks)}
     chosen = unit if unit in view["units"] and view["units"][unit]["status"] == "in_play" \
         else None
-    return {
+    in_play = [uid for uid, u in view["units"].items() if u["status"] == "in_play"]
+    return {**_forms(campaign, viewer, view, in_play),
         "s": view,
         "columns": [chr(ord("A") + i) for i in range(grid["columns"])],
         "rows": list(range(grid["rows"], 0, -1)),
@@ -124,10 +126,26 @@ def context(campaign: Campaign, unit: str | None = None, viewer: Viewer = EVERYT
         "marks": state.board.side_marks,
         "side_index": sides,
         "chosen": unit_panel(state, chosen) if chosen else None,
-        "in_play": [uid for uid, u in view["units"].items() if u["status"] == "in_play"],
+        "in_play": in_play,
         "out": [uid for uid, u in view["units"].items() if u["status"] != "in_play"],
         "pending": campaign.ruleset.pending(state),
     }
+
+
+def _forms(campaign: Campaign, viewer: Viewer, view: dict[str, Any], in_play: list[str]
+           ) -> dict[str, Any]:
+    """What each form offers ``viewer``: only the units and leaders their seat may command
+    (the ruleset's ownership declaration, :func:`rallypoint.session.ownership.offered`)."""
+    def own(kind: str, field: str, values: list[str]) -> list[str]:
+        return offered(campaign, viewer, kind, field, values, state=view)
+
+    everyone = in_play + list(view["leaders"])
+    return {"activate_who": own("activate", "who", everyone),
+            "move_who": own("move", "who", everyone),
+            "fire_units": own("fire", "unit", in_play),
+            "lose_units": own("lose", "unit", in_play),
+            "disorder_units": own("disorder", "unit", in_play),
+            "rally_leaders": frozenset(own("rally", "leader", list(view["leaders"])))}
 
 
 VIEW = View(template=TEMPLATE, context=context, query=QUERY, parts=PARTS, commands=COMMANDS,

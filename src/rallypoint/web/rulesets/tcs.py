@@ -21,6 +21,7 @@ from rallypoint.rulesets.tcs.outlook import (
     sheet_outlook,
 )
 from rallypoint.session import Campaign, Decision
+from rallypoint.session.ownership import offered
 from rallypoint.web.due import Action
 from rallypoint.web.rulesets import View
 from rallypoint.web.seat_preview import SeatPreview
@@ -115,7 +116,7 @@ def context(campaign: Campaign, viewer: Viewer = EVERYTHING) -> dict[str, Any]:
     shown = visible_decisions([d.model_dump() for d in everyone], full,
                               campaign.created.scenario, viewer, declared)
     pending = [everyone[n] for n in shown]
-    return {
+    return {**_forms(campaign, viewer, full, state),
         "s": state,
         "formations": _companies(state),
         "outlooks": outlooks,
@@ -125,11 +126,28 @@ def context(campaign: Campaign, viewer: Viewer = EVERYTHING) -> dict[str, Any]:
                           if _shown(d, state["sheets"])),
         "pending": pending,
         "policies": campaign.ruleset.policies(),
-        "recovering": [c for sh in state["sheets"].values() if sh["status"] == "pending"
-                       for c in sh["companies"]],
-        "member_ids": sorted({c["formation"] for c in state["companies"].values()})
-        + list(state["companies"]),
     }
+
+
+def _forms(campaign: Campaign, viewer: Viewer, full: dict[str, Any], state: dict[str, Any]
+           ) -> dict[str, Any]:
+    """What each form offers ``viewer``: only what their seat may command (the ruleset's
+    ownership declaration, :func:`rallypoint.session.ownership.offered`)."""
+    def own(kind: str, field: str, values: list[str], many: bool = False) -> list[str]:
+        return offered(campaign, viewer, kind, field, values, many=many, state=full)
+
+    on_map = [k["id"] for comps in _companies(state).values() for comp in comps
+              for k in comp.counters if k["pile"] == "map"]
+    recovering = [c for sh in state["sheets"].values() if sh["status"] == "pending"
+                  for c in sh["companies"]]
+    members = sorted({c["formation"] for c in state["companies"].values()}) \
+        + list(state["companies"])
+    return {"loss_counters": own("loss", "counter", on_map),
+            "move_counters": own("move", "counter", on_map),
+            "attack_members": own("attack", "members", recovering, many=True),
+            "recovering": own("reassign", "members", recovering, many=True),
+            "member_ids": own("write_sheet", "members", members, many=True),
+            "morale_formations": own("morale", "formation", list(state["morale"]))}
 
 
 def preview_context(campaign: Campaign, result: SeatPreview) -> dict[str, Any]:
