@@ -375,7 +375,8 @@ def test_sealed_rounds_by_filtered_mail_both_ways_then_the_reveal(tmp_path: Path
     answer(game.soviet, game.campaign)
     assert send(game.soviet, game.finland, "finland").resolved is not None
     got = send(game.finland, game.soviet, "soviet")
-    seen = game.soviet.load(game.campaign, whole=True).events[-1].payload["dice_proof"]
+    seen = next(e for e in reversed(game.soviet.load(game.campaign, whole=True).events)
+                if e.type == "implementation_checked").payload["dice_proof"]
     assert (seen["round"], seen["seat"]) == (1, "finland")
     assert "tape" not in seen and "nonce" not in seen
     assert got.new_events == 1

@@ -35,7 +35,8 @@ _SOVIET_DEAD = {"steps": 0, "pile": "dead", "hex": None}
 
 
 def _by_type(data: dict[str, Any], kind: str) -> dict[str, Any]:
-    found: dict[str, Any] = next(e for e in data["events"] if e["type"] == kind)["payload"]
+    found: dict[str, Any] = next(e for e in reversed(data["events"])
+                                 if e["type"] == kind)["payload"]  # the latest: new in the file
     assert "$withheld" in found  # the attack is on a redacted event
     return found
 
@@ -112,34 +113,34 @@ FORGERIES: dict[str, tuple[str, Edit, int, str, str]] = {
         "a", _counter("attacked", "1/609-1", _SOVIET_DEAD), 6, "attacked",
         'counters.1/609-1: stated {"hex":null,"pile":"dead","steps":0}, re-derived (absent)'),
     "an owed accrual jumps the turn": (
-        "b", _set("accrued", "turn", 9), 8, "accrued", "turn: stated 9, re-derived 3"),
+        "b", _set("accrued", "turn", 9), 9, "accrued", "turn: stated 9, re-derived 3"),
     "an owed accrual accrues the reader's sheet": (
-        "b", _set("accrued", "accruals", [{**_ACCRUAL, "turn": 3}]), 8, "accrued",
+        "b", _set("accrued", "accruals", [{**_ACCRUAL, "turn": 3}]), 9, "accrued",
         'accruals[0]: stated {"added":6,"reason":"no orders","sheet":"S-lair","total":6,…, '
         "re-derived (absent)"),
     "a move heals the counter": (
-        "b", _counter("moved", "1/ErP112-1", {"steps": 5, "pile": "map", "hex": "23.19"}), 9,
+        "b", _counter("moved", "1/ErP112-1", {"steps": 5, "pile": "map", "hex": "23.19"}), 10,
         "moved", "counters.1/ErP112-1.steps: stated 5, re-derived 3"),
     "a move lands elsewhere": (
-        "b", _moved_elsewhere, 9, "moved",
+        "b", _moved_elsewhere, 10, "moved",
         'counters.1/ErP112-1.hex: stated "23.19", re-derived "23.20"'),
     "a move of a Soviet counter": (
-        "b", _soviet_moved, 9, "moved",
+        "b", _soviet_moved, 10, "moved",
         "counter: stated 1/609-1 (soviet's), re-derived a counter of finland's, the sender's"),
     "leaving sends a Soviet counter Very Dead": (
-        "b", _soviet_very_dead, 9, "moved",
+        "b", _soviet_very_dead, 10, "moved",
         "left_center.very_dead: stated 1/609-d-1 (soviet's), re-derived a counter of finland's, "
         "the sender's"),
     "leaving sends nobody Very Dead": (
-        "b", _none_very_dead, 9, "moved",
+        "b", _none_very_dead, 10, "moved",
         "left_center.very_dead: stated [], re-derived at least 1 of a Dead Pile holding "
         "1/ErP112's (1/ErP112-d-1, 1/ErP112-d-2, 1/ErP112-d-3)"),
     "leaving for another reason": (
-        "b", _left("cause", "forced off its center"), 9, "moved",
+        "b", _left("cause", "forced off its center"), 10, "moved",
         'left_center.cause: stated "forced off its center", re-derived "1/ErP112-1 moved off '
         'its center"'),
     "leaving names another company": (
-        "b", _left("company", "2/ErP112"), 9, "moved",
+        "b", _left("company", "2/ErP112"), 10, "moved",
         'left_center.company: stated "2/ErP112", re-derived "1/ErP112"'),
 }
 

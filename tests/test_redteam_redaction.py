@@ -429,3 +429,52 @@ def test_a_public_event_sent_as_redacted_is_refused(tmp_path: Path) -> None:
                                              "never hides anything"):
         import_turn(soviet, path)
     assert len(list(soviet.load(game.campaign, whole=True).events)) == before
+
+
+# --- by mail: an owed accrual comes whether or not a sheet accrues --------------------------------
+
+
+@pytest.fixture(scope="module")
+def owed_by_mail(tmp_path_factory: pytest.TempPathFactory) -> dict[int, tuple[list[Any], int,
+                                                                                   int]]:
+    """With 0, 1 and 2 hidden Soviet sheets, by mail: Finland advances two turns and sends
+    them; the Soviet database settles what it owes on import and exports its turn file.
+    Returns, per game, what that file holds after Finland's turns (type and payload of each
+    event), how many owed events the import appended, and how many accruals the Soviets' own
+    copy of them holds."""
+    from redteam_kit import seated
+    from tcs_partial_kit import SCENARIO_TOML
+
+    found = {}
+    for hidden in (0, 1, 2):
+        tmp = tmp_path_factory.mktemp(f"owed{hidden}")
+        scenario = tmp / "two_sides.toml"
+        scenario.write_text(SCENARIO_TOML, encoding="utf-8")
+        game = seated(tmp, scenario, ("finland", "soviet"), "owed")
+        for sheet in SOVIET_SHEETS[:hidden]:
+            game.command("soviet", sheet.model_dump(mode="json", exclude={"expected_version"}))
+        if hidden:
+            game.send("soviet")
+        for _ in range(2):
+            game.command("finland", {"kind": "turn", "skip_fo": True})
+        owed = import_turn(game.dbs["soviet"], game.export("finland")).owed
+        data = json.loads(game.export("soviet").read_text(encoding="utf-8"))
+        last_turn = max(e["seq"] for e in data["events"] if e["type"] == "turn_advanced")
+        after = [{"type": e["type"], "payload": e["payload"]} for e in data["events"]
+                 if e["seq"] > last_turn]
+        own = game.dbs["soviet"].load(game.campaign, whole=True).events[-1].payload
+        found[hidden] = (after, owed, len(own.get("accruals") or ()))
+    return found
+
+
+def test_by_mail_an_owed_accrual_comes_with_0_1_or_2_hidden_sheets_alike(
+        owed_by_mail: dict[int, tuple[list[Any], int, int]]) -> None:
+    # Before issue 18 closed, a database with no pending sheet appended nothing after the other
+    # side's turns, so the mere arrival of an ``accrued`` said "a sheet accrues here".
+    shown = {n: after for n, (after, _, _) in owed_by_mail.items()}
+    assert [len(after) for after in shown.values()] == [1, 1, 1]
+    assert {after[0]["type"] for after in shown.values()} == {"accrued"}
+    assert shape(shown[0]) == shape(shown[1]) == shape(shown[2])
+    assert shown[0] == shown[1] == shown[2]  # the payloads too: nothing but the turn
+    # Not vacuous: the Soviets' own copies hold 0, 2 and 4 accruals (2 turns per sheet).
+    assert [(owed, own) for _, owed, own in owed_by_mail.values()] == [(1, 0), (1, 2), (1, 4)]

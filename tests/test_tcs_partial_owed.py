@@ -11,7 +11,7 @@ whole one shows that side. On a whole log ``owed`` is always ``None``.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +34,13 @@ from test_tcs_partial import draw_command, mismatches
 GOLDEN = Path(__file__).parent / "golden" / "logs" / "tcs.json"
 
 
-def database_of(log: Campaign, side: str) -> TcsState:
-    """The state ``side``'s own database folds from the shared chain."""
-    return partial_fold(redact_events(log.events, Viewer.of_side(side)))
+def database_of(log: Campaign, side: str, own: Collection[int] = ()) -> TcsState:
+    """The state ``side``'s own database folds from the shared chain: the events it decided
+    (``own``, seqs) whole, as it stored them, and the rest redacted for it (a sealed turn even
+    when it withholds nothing from ``side``)."""
+    shown = redact_events(log.events, Viewer.of_side(side))
+    return partial_fold([whole if whole.seq in own else seen
+                         for whole, seen in zip(log.events, shown, strict=True)])
 
 
 class Split:
@@ -44,20 +48,27 @@ class Split:
 
     def __init__(self) -> None:
         self.log = fresh()
+        self.own: dict[str, set[int]] = {}
+
+    def database(self, side: str) -> TcsState:
+        """``side``'s database now."""
+        return database_of(self.log, side, self.own.get(side, set()))
+
+    def _record(self, side: str, command: Command, faces: Sequence[int]) -> None:
+        self.log = record(self.log, command, faces, state=self.database(side))
+        self.own.setdefault(side, set()).add(self.log.version)
 
     def act(self, side: str, command: Mapping[str, Any], faces: Sequence[int] = ()) -> None:
         """Bring ``side``'s sheets up to date (owed first), then decide ``command`` there."""
         self.accrue(side)
-        mine = database_of(self.log, side)
-        parsed = TCS.parse_command({**command, "expected_version": self.log.version})
-        self.log = record(self.log, parsed, faces, state=mine)
+        self._record(side, TCS.parse_command({**command, "expected_version": self.log.version}),
+                     faces)
 
     def accrue(self, side: str) -> Command | None:
         """Append what ``side``'s database owes, as the session does before its own events."""
-        mine = database_of(self.log, side)
-        owed = TCS.owed(mine, self.log.version)
+        owed = TCS.owed(self.database(side), self.log.version)
         if owed is not None:
-            self.log = record(self.log, owed, (), state=mine)
+            self._record(side, owed, ())
         return owed
 
 
@@ -117,8 +128,8 @@ def test_the_split_game_folds_to_the_whole_game(split: Split) -> None:
     weighted = {k: s.weighted_turns for k, s in split.log.state.sheets.items()}
     assert weighted == {k: s.weighted_turns for k, s in reference.state.sheets.items()}
     for side in SIDES:
-        assert seen(database_of(split.log, side), side) == seen(reference.state, side)
-        assert TCS.owed(database_of(split.log, side), split.log.version) is None
+        assert seen(split.database(side), side) == seen(reference.state, side)
+        assert TCS.owed(split.database(side), split.log.version) is None
     assert mismatches(split.log.events, whole_log=False) == []
 
 
@@ -175,7 +186,7 @@ def test_a_turn_or_check_on_stale_weighted_turns_is_refused() -> None:
     played = Split()
     for side, step, faces in SCRIPT[:4]:
         played.act(side, step, faces)
-    behind = database_of(played.log, "soviet")
+    behind = played.database("soviet")
     assert TCS.owed(behind, played.log.version) == Accrue(expected_version=played.log.version)
     stale: tuple[Command, ...] = (
         AdvanceTurn(expected_version=played.log.version, skip_fo=True),
@@ -184,7 +195,7 @@ def test_a_turn_or_check_on_stale_weighted_turns_is_refused() -> None:
         with pytest.raises(IllegalNowError, match="have not accrued"):
             TCS.decide(behind, command, ScriptedRoller((6, 6)))
     with pytest.raises(IllegalNowError, match="no pending sheet is owed"):
-        TCS.decide(database_of(played.log, "finland"),
+        TCS.decide(played.database("finland"),
                    Accrue(expected_version=played.log.version), ScriptedRoller(()))
 
 
@@ -234,6 +245,6 @@ def test_random_split_games_fold_to_the_whole_game(data: st.DataObject) -> None:
         played.accrue(side)
     assert TCS.state_json(played.log.state) == TCS.state_json(reference.state)
     for side in SIDES:
-        assert seen(database_of(played.log, side), side) == seen(reference.state, side)
+        assert seen(played.database(side), side) == seen(reference.state, side)
     # The oracle holds on the split game's merged log too, at every prefix.
     assert mismatches(played.log.events, whole_log=False) == []

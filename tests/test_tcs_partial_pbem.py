@@ -38,7 +38,9 @@ def test_hidden_sheets_by_mail_from_the_first_sheet_to_the_reveal(tmp_path: Path
         execute(finland, ref, TURN)  # turns 2, 3: F +3 each
     export_turn(finland, ref, mail, for_seat="soviet")
     got = import_turn(soviet, mail)
-    assert got.withheld > 0 and got.owed == 0  # the Soviets hold no sheet yet
+    # The Soviets hold no sheet yet, but owe an (empty) accrual for Finland's turns all the
+    # same: its arrival must not tell Finland whether a Soviet sheet accrues (issue 18).
+    assert got.withheld > 0 and got.owed == 1
     assert not any(s in scrub(mail.read_text(encoding="utf-8")) for s in SECRET_OF["finland"])
 
     execute(soviet, ref, SHEETS[1])  # S-lair, turn 3
@@ -70,7 +72,7 @@ def test_hidden_sheets_by_mail_from_the_first_sheet_to_the_reveal(tmp_path: Path
     state = Campaign.from_events(records).state
     assert {k: s.weighted_turns for k, s in state.sheets.items()} == {"F-hideout": 15,
                                                                      "S-lair": 9}
-    assert [r.type for r in records].count("accrued") == 2
+    assert [r.type for r in records].count("accrued") == 3  # one per turn run, empty or not
     # Each database shows its seat what the whole game shows it.
     scenario = records[0].payload["scenario"]
     for side, session in (("finland", finland), ("soviet", soviet)):

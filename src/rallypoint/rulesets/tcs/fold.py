@@ -133,9 +133,11 @@ def apply(state: TcsState, event: TcsEvent) -> TcsState:
         runs = state.night_runs if event.night == state.night else (
             *state.night_runs, (event.turn, event.night))
         return _evolve(state, turn=event.turn, clock=event.clock, night=event.night,
-                       sheets=_accrued(state, event.accruals, event.turn), night_runs=runs)
+                       sheets=_accrued(state, event.accruals, event.turn), night_runs=runs,
+                       settled_turn=event.turn)
     if isinstance(event, Accrued):
-        return _evolve(state, sheets=_accrued(state, event.accruals, event.turn))
+        return _evolve(state, sheets=_accrued(state, event.accruals, event.turn),
+                       settled_turn=max(state.settled_turn, event.turn))
     if isinstance(event, ImplementationChecked):
         return _implementation(state, event)
     if isinstance(event, Distributed):

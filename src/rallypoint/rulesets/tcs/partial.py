@@ -23,6 +23,7 @@ As the fold, this never re-runs a rule; it only reads what the event says.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -85,7 +86,10 @@ def apply_redacted(state: TcsState, event_type: str, payload: Mapping[str, Any])
                                              "morale"))
     if event_type in ("turn_advanced", "accrued"):
         # The items left in ``accruals`` are this seat's own sheets (the others' were dropped).
-        return fold.apply(state, _whole(event_type, _held_accruals(state, data)))
+        # The other database's turn or accrual settles nothing of this one's: its own
+        # ``accrued`` for that turn is still owed (``TcsState.settled_turn``).
+        after = fold.apply(state, _whole(event_type, _held_accruals(state, data)))
+        return replace(after, settled_turn=state.settled_turn)
     return fold.apply(state, _whole(event_type, data))
 
 

@@ -122,8 +122,9 @@ class TcsRuleset:
         Play by e-mail: a turn advanced in the opponent's database accrued only its own sheets.
         On a whole log this is always ``None`` (see :func:`rallypoint.rulesets.tcs.turns.owed`).
         """
-        if not any(s.status is SheetStatus.PENDING and s.accrued_turn < state.turn
-                   for s in state.sheets.values()):
+        if state.settled_turn >= state.turn and not any(
+                s.status is SheetStatus.PENDING and s.accrued_turn < state.turn
+                for s in state.sheets.values()):
             return None  # the usual answer, without importing the rules (see test_instant)
         from rallypoint.rulesets.tcs.turns import owed
 

@@ -220,6 +220,12 @@ class TcsState:
     fired: frozenset[tuple[str, int]] = frozenset()
     """``(sheet, turn)``: the sheet's units fired or were fired upon during that turn
     (``tcs fired``), so its accrual for the next turn is at the fired rate."""
+    settled_turn: int = 1
+    """The turn through which this database's own hidden bookkeeping is settled: a turn it
+    advanced, or its owed ``accrued`` event for the turns the other database advanced (play by
+    e-mail). Behind the turn, an ``accrued`` is owed even with no pending sheet, so that its
+    appearance says nothing about whether a sheet accrues (issue 18). A whole log is always
+    settled: every turn there is whole."""
     night_runs: tuple[tuple[int, bool], ...] = ()
     """``(first turn, night)`` of each run of turns with one night flag, oldest first (the
     flags the turns were played with, for owed accruals); empty: every turn had ``night``."""

@@ -93,8 +93,11 @@ def owed_turns(state: TcsState) -> dict[str, range]:
 
 
 def owed(state: TcsState, version: int) -> Accrue | None:
-    """The command that accrues what this database's pending sheets are owed, or ``None``."""
-    return Accrue(expected_version=version) if owed_turns(state) else None
+    """The command that settles this database's hidden bookkeeping for the turns the other
+    database advanced (its pending sheets' accruals, or none at all: the ``accrued`` event is
+    owed either way, so that it tells the other side nothing), or ``None``."""
+    owing = owed_turns(state) or state.settled_turn < state.turn
+    return Accrue(expected_version=version) if owing else None
 
 
 def refuse_if_owed(state: TcsState, doing: str) -> None:
@@ -124,7 +127,7 @@ def decide_accrue(state: TcsState, cmd: Accrue) -> Accrued:
         IllegalNowError: Nothing is owed.
     """
     missed = owed_turns(state)
-    if not missed:
+    if not missed and state.settled_turn >= state.turn:
         raise IllegalNowError(f"no pending sheet is owed weighted turns at turn {state.turn}",
                               fix="Nothing to accrue: every pending sheet is up to date.")
     accruals: list[OwedAccrual] = []
