@@ -133,3 +133,11 @@ def test_odds_now_lists_the_declared_rolls_exactly(tmp_path: Path) -> None:
     assert json.loads(rp(db, "odds", "now", "--json"))[0] == {
         "roll": "north forages", "dice": "1d6", "modifiers": [],
         "odds": {"ambushed": "1/6", "nothing": "1/2", "found": "1/3"}}
+
+
+def test_scenarios_lists_the_toy_by_its_title_and_new_takes_its_name(tmp_path: Path) -> None:
+    db = tmp_path / "toy.sqlite3"
+    listed = json.loads(rp(db, "scenarios", "--json"))
+    assert {"name": "ford", "ruleset": "toy", "title": "Two parties forage near the ford",
+            "path": str(toy_kit.SCENARIO)} in listed
+    assert rp(db, "new", "ford").startswith("created campaign ford (toy, id ")

@@ -31,14 +31,16 @@ def shipped_scenarios() -> list[ShippedScenario]:
 
 
 def scenario_title(path: Path) -> str:
-    """The title a scenario file gives itself: the first table's ``title``, else its ``name``
-    and the first clause of its ``setting`` (a platoon file names the platoon), else the file's
-    name. A file that does
+    """The title a scenario file gives itself: a top-level ``title`` (a ruleset of one flat
+    table), else the first table's ``title``, else its ``name`` and the first clause of its
+    ``setting`` (a platoon file names the platoon), else the file's name. A file that does
     not parse is still listed by name: ``new`` is where it is refused, with the reason."""
     try:
         data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return path.stem
+    if isinstance(data.get("title"), str):
+        return str(data["title"])
     for table in data.values():
         if not isinstance(table, dict):
             continue
