@@ -207,4 +207,12 @@ def test_the_basics_at_360_px(live_server: LiveServer) -> None:
         assert wide <= 360, f"the page is {wide} px wide at 360"
         expect(page.locator("#problems")).to_be_visible()
         shot(page, "builder-platoon-phone", full_page=True)
+        # The squares grid on a phone: it scrolls inside its panel, a square is still a button.
+        page.goto("/build/squares?start=farm_below_the_ridge")
+        page.select_option("#brush", "terrain:woods")
+        page.click("#sq-A1")
+        expect(page.locator("#sq-A1")).to_contain_text("woods")
+        wide = page.evaluate("document.documentElement.scrollWidth")
+        assert wide <= 360, f"the squares builder is {wide} px wide at 360"
+        shot(page, "builder-squares-phone")
         _forgive_cut_checks(problems)
