@@ -186,3 +186,12 @@ def test_an_export_written_now_validates(tmp_path: Path) -> None:
     session.export(info.name, tmp_path / "farm.json")
     data = json.loads((tmp_path / "farm.json").read_text(encoding="utf-8"))
     assert (data["format_version"], errors("campaign-export", data)) == (3, [])
+
+
+def test_a_platoon_parameter_is_a_whole_number_the_data_has() -> None:
+    base = {"ruleset": "platoon", "parameters": {"fatigue.fight": 25}}
+    assert errors("platoon-scenario", base) == []
+    assert errors("platoon-scenario", {**base, "parameters": {"fatigue.fight": True}}) == [
+        "parameters.fatigue.fight: True is not of type 'integer'"]
+    assert errors("platoon-scenario", {**base, "parameters": {"fatigue.fihgt": 2}}) == [
+        "parameters: Additional properties are not allowed ('fatigue.fihgt' was unexpected)"]

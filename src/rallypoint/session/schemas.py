@@ -99,8 +99,12 @@ def _scenario_schema(name: str, ruleset: Ruleset[Any], model: type[BaseModel]) -
 
 
 def _parameters(ruleset: Ruleset[Any]) -> dict[str, Any]:
-    """Each parameter a scenario may set, with its choices, default and clause (from the
-    ruleset's shipped data); none when the ruleset's data does not list its parameters so."""
+    """Each parameter a scenario may set, with its choices, default and clause: the ruleset's
+    own ``parameter_schemas()`` where it has one, else from the ``parameters`` table of its
+    shipped data; none when neither lists them."""
+    own = getattr(ruleset, "parameter_schemas", None)
+    if own is not None:
+        return dict(own())
     listed = ruleset.rules_data({}).get("parameters")
     if not isinstance(listed, Mapping):
         return {}

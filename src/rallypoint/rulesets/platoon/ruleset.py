@@ -162,6 +162,16 @@ class PlatoonRuleset:
     """Files the platoon takes from outside, by published schema name (``rallypoint schema``):
     the battle report a battle engine writes (docs/platoon-battle.md)."""
 
+    def parameter_schemas(self) -> dict[str, dict[str, Any]]:
+        """Each ``[parameters]`` entry a scenario may set (``"section.key"``, a whole number),
+        with its default and clause, for the published schema (``rallypoint schema``)."""
+        sections = self.rules_data({})["sections"]
+        return {f"{section}.{key}": {
+                    "type": "integer", "default": entry["value"],
+                    "description": f"{entry.get('clause', '')} {entry.get('note', '')}".strip()}
+                for section, body in sorted(sections.items()) for key, entry in sorted(
+                    body.items())}
+
     def scenario_problems(self, scenario: PlatoonScenario) -> list[str]:
         """Every problem of a given roster whose fields are valid."""
         return roster_problems(scenario)
