@@ -121,7 +121,7 @@ def test_who_may_test_and_the_rest_of_the_verbs(db: Path) -> None:
     (("squares", "rally", "kempt", "28th", "--kind", "disorder", "--dice", "7"),
      "does not fit a d6"),
     (("squares", "rally", "kempt", "28th", "--kind", "disorder", "--dice", "5,5"),
-     "--dice gave 2 value(s) but the command used 1"),
+     "the dice typed gave 2 value(s) but the command used 1"),
     (("squares", "move", "nobody", "C3"), "no unit or leader 'nobody'"),
     (("squares", "move", "95th", "K3"), "off the 8x6 grid"),
     (("squares", "move", "95th", "3C"), "'3C' is not a square"),

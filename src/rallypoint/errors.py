@@ -7,7 +7,30 @@ Every error carries a stable ``code`` (for ``--json`` consumers and tests), says
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import ClassVar
+
+
+class Hint(StrEnum):
+    """A fix each front end words its own way, when it is not "do that command instead" (a
+    command's kind, e.g. ``"rest"``): the CLI keeps the error's ``fix``, which names its own
+    commands and options; a web page names its own boxes and buttons (``web.words.HINTS``)."""
+
+    PICK_ID = "pick_id"
+    """Use an id as the campaign shows it."""
+    FIX_FIELD = "fix_field"
+    """Correct a field of the command (an option on the command line, a box on a page)."""
+    DICE = "dice"
+    """Type the dice otherwise, or let the campaign's dice roll."""
+    BY_MAIL = "by_mail"
+    """A step of play by e-mail (turn files, seat cards, sealed rounds, the reveal), done with
+    the player's own database."""
+    SERVER = "server"
+    """The database, the install or the server needs the attention of whoever keeps it."""
+    IMPORT_FILE = "import_file"
+    """Choose another file to import, or give the import another name."""
+    LAB = "lab"
+    """A simulation the lab runs from its own commands."""
 
 
 class RallypointError(Exception):
@@ -19,9 +42,10 @@ class RallypointError(Exception):
             or a counter/company id. Optional.
         fix: One sentence on how to fix it. Optional but almost always given.
         instead: The kind of command that does what the player meant (``"rest"`` for a report
-            on a day with no action), when the fix is "do that instead": a typed hint each
-            front end words its own way (the CLI keeps ``fix``, the web names its button), so
-            no front end reads the fix's text. Optional.
+            on a day with no action), when the fix is "do that instead", or a :class:`Hint`: a
+            typed hint each front end words its own way (the CLI keeps ``fix``, the web names
+            its button or box), so no front end reads the fix's text. Optional; every fix that
+            names a command line command or option has one (tests/web/test_web_words.py).
     """
 
     code: ClassVar[str] = "error"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib.util
 from enum import StrEnum
 
-from rallypoint.errors import MissingExtraError
+from rallypoint.errors import Hint, MissingExtraError
 
 
 class Extra(StrEnum):
@@ -57,4 +57,4 @@ def require(extra: Extra) -> None:
             f"{PURPOSE[extra]} needs the {extra.value!r} extra, which this install lacks "
             f"(no module {absent[0]!r})",
             fix=f"Install it: `uv sync --extra {extra.value}` in a checkout, or "
-                f"`pip install 'rallypoint[{extra.value}]'`.")
+                f"`pip install 'rallypoint[{extra.value}]'`.", instead=Hint.SERVER)

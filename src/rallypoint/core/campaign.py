@@ -35,6 +35,7 @@ from rallypoint.core.events import (
 from rallypoint.core.frozenlog import FrozenLog, grown
 from rallypoint.core.ruleset import Command, Ruleset, get_ruleset
 from rallypoint.dice import Roll, Roller
+from rallypoint.errors import Hint
 
 
 def created_event(
@@ -137,7 +138,8 @@ def apply_event(ruleset: Ruleset[Any], state: Any, event: EventModel) -> Any:
             raise IntegrityError(
                 f"the {ruleset.name} ruleset cannot play on from a log with withheld events "
                 f"(a redacted {event.type!r})", where=f"{event.type}",
-                fix="Ask for a file exported without --for (it carries every event whole)")
+                fix="Ask for a file exported without --for (it carries every event whole)",
+                instead=Hint.BY_MAIL)
         return partial(state, event.type, event.shown)
     return ruleset.apply(state, event)
 

@@ -6,6 +6,7 @@ importing ``core`` (and ``core`` can use dice without a cycle).
 
 from rallypoint.errors import (
     DataFileError,
+    Hint,
     IllegalNowError,
     IntegrityError,
     MalformedInputError,
@@ -18,6 +19,7 @@ from rallypoint.errors import (
 
 __all__ = [
     "DataFileError",
+    "Hint",
     "IllegalNowError",
     "IntegrityError",
     "MalformedInputError",

@@ -31,6 +31,7 @@ from rallypoint.core.inputs import (
     check_value,
     shorten,
 )
+from rallypoint.errors import Hint
 
 CHUNK: Final = 1 << 20
 """Bytes read from the file at a time."""
@@ -288,4 +289,5 @@ class _Reader:
         self._value("")
         self._end()
         raise DataFileError(f"{self._what} does not contain a JSON object",
-                            where=f"{self._where}:1", fix="pass a file made by rallypoint export")
+                            where=f"{self._where}:1", fix="pass a file made by rallypoint export",
+                            instead=Hint.IMPORT_FILE)

@@ -22,6 +22,7 @@ from rallypoint.core.differences import Difference
 from rallypoint.core.errors import MalformedInputError, UnknownIdError
 from rallypoint.core.events import EventModel
 from rallypoint.dice import ChanceNode, Roll, Roller
+from rallypoint.errors import Hint
 
 S = TypeVar("S")
 
@@ -76,7 +77,7 @@ def parse_with(adapter: TypeAdapter[Any], data: Mapping[str, Any], ruleset: str)
             f"bad {ruleset} command: {first['msg']}",
             where=".".join(str(p) for p in loc) or None,
             # True of every ruleset: one without verbs of its own is played through ``play``.
-            fix="`rallypoint play` lists each command's fields.") from None
+            fix="`rallypoint play` lists each command's fields.", instead=Hint.FIX_FIELD) from None
     return command
 
 
@@ -414,7 +415,8 @@ def _entry_points() -> dict[str, importlib.metadata.EntryPoint]:
     if not points:
         raise UnknownIdError(
             f"no rulesets are installed (entry-point group {ENTRY_POINT_GROUP!r} is empty)",
-            fix="Reinstall rallypoint (`uv sync`) so its rulesets are registered.")
+            fix="Reinstall rallypoint (`uv sync`) so its rulesets are registered.",
+            instead=Hint.SERVER)
     return points
 
 

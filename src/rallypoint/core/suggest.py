@@ -35,7 +35,7 @@ def did_you_mean(text: str, known: Iterable[str]) -> str:
 
 
 def match_id(text: str, known: Iterable[str], what: str, *, scope: str = "",
-             where: str | None = None, fix: str = "") -> str:
+             where: str | None = None, fix: str = "", instead: str | None = None) -> str:
     """The known id ``text`` names: itself, else the one id equal to it ignoring case.
 
     Args:
@@ -45,6 +45,7 @@ def match_id(text: str, known: Iterable[str], what: str, *, scope: str = "",
         scope: Words after the id in the message (``"in this scenario"``).
         where: Where the id was given (optional, for the error).
         fix: The fix sentence to end the error with (after any suggestion).
+        instead: The error's typed hint for front ends that word the fix their own way.
 
     Raises:
         UnknownIdError: No id matches (the message suggests the nearest ones).
@@ -60,7 +61,7 @@ def match_id(text: str, known: Iterable[str], what: str, *, scope: str = "",
         raise MalformedInputError(f"{text!r} could be {' or '.join(folded)}", where=where,
                                   fix=f"Type the {what} id with its exact case.")
     raise UnknownIdError(f"no {what} {text!r}" + (f" {scope}" if scope else ""), where=where,
-                         fix=(did_you_mean(text, ids) + fix).strip() or None)
+                         fix=(did_you_mean(text, ids) + fix).strip() or None, instead=instead)
 
 
 def soft_match(text: str, known: Iterable[str]) -> str:

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 from rallypoint.core.errors import DataFileError
 from rallypoint.core.inputs import check_value, read_text, shorten
 from rallypoint.core.problems import FIELD_FIX, Problem
+from rallypoint.errors import Hint
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -43,7 +44,7 @@ def read_toml(path: Path) -> tuple[dict[str, Any], str]:
         raise DataFileError(
             f"no such file: {shorten(str(path), 200)!r}",
             fix="Check the path (`rallypoint scenarios` lists the shipped ones).",
-        )
+            instead=Hint.FIX_FIELD)
     text = read_text(path, "scenario file")
     return parse_toml(text, str(path)), text
 

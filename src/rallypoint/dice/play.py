@@ -22,7 +22,7 @@ from rallypoint.dice.v1 import (
     server_roller,
     typed_roller,
 )
-from rallypoint.errors import IllegalNowError
+from rallypoint.errors import Hint, IllegalNowError
 
 if TYPE_CHECKING:  # an annotation only: dice imports nothing of core at run time
     from rallypoint.core.events import NewEvent
@@ -75,7 +75,8 @@ def roller_for(events: Sequence[LoggedEvent], command: Mapping[str, Any], *,
     if secret is None:
         raise IllegalNowError(
             "this database does not hold the dice secret of this campaign",
-            fix="roll where the campaign was created, or type in physical dice with --dice")
+            fix="roll where the campaign was created, or type in physical dice with --dice",
+            instead=Hint.DICE)
     return server_roller(secret, position, command)
 
 

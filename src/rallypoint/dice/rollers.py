@@ -17,7 +17,7 @@ from fractions import Fraction
 from typing import Protocol, TypeVar
 
 from rallypoint.dice.nodes import ChanceNode, Read, Roll, fraction_text
-from rallypoint.errors import MalformedInputError
+from rallypoint.errors import Hint, MalformedInputError
 
 T = TypeVar("T")
 
@@ -101,9 +101,9 @@ class ScriptedRoller:
             return cls(int(p) for p in parts)
         except ValueError:
             raise MalformedInputError(
-                f"--dice {text!r} is not a list of whole numbers",
+                f"the dice {text!r} are not a list of whole numbers",
                 fix="Write the faces separated by commas, e.g. --dice 5,1,4.",
-            ) from None
+                instead=Hint.DICE) from None
 
     @property
     def used(self) -> int:
@@ -123,7 +123,7 @@ class ScriptedRoller:
                 f"the scripted dice ran out at {node.purpose!r} "
                 f"(needs {count} more, {self.remaining} left)",
                 fix="Give more values to --dice, one per die, in the order the rolls happen.",
-            )
+                instead=Hint.DICE)
         picked = tuple(self._values[self._pos : self._pos + count])
         for value in picked:
             if not 1 <= value <= sides:

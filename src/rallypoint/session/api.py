@@ -34,6 +34,7 @@ from rallypoint.core.events import ChainProblem, NewEvent, Undone
 from rallypoint.core.ruleset import Command, Decision, PolicyInfo, Ruleset, get_ruleset
 from rallypoint.dice import Roller, SeededRoller
 from rallypoint.dice.play import commit_server_dice
+from rallypoint.errors import Hint
 from rallypoint.session import dice, ownership, races, snapshots
 from rallypoint.session.owed import owed_events, store_owed
 from rallypoint.session.pair import AwaitingDice
@@ -108,7 +109,8 @@ class Session:
             # Nothing has been stored here yet, so no campaign a read asks for exists.
             raise UnknownIdError(f"no database at {str(self.path)!r}, so no campaigns yet",
                                  fix="check --db (or $RALLYPOINT_DB); "
-                                 "a database is made by the first `rallypoint new`")
+                                 "a database is made by the first `rallypoint new`",
+                                 instead=Hint.SERVER)
         with open_store(self.location, readonly=not write) as store:
             yield store
 
@@ -143,7 +145,7 @@ class Session:
             raise MalformedInputError(
                 f"campaign {info.name!r} plays {info.ruleset}, not {ruleset}",
                 where=info.id[:8], fix=f"Use `rallypoint {info.ruleset} ...` for it, or pass "
-                f"--campaign with a {ruleset} campaign.")
+                f"--campaign with a {ruleset} campaign.", instead=Hint.FIX_FIELD)
         return info
 
     def last_used(self, ruleset: str | None = None) -> CampaignInfo | None:
@@ -446,7 +448,7 @@ def _loaded(store: EventStore, ref: str, *, whole: bool) -> tuple[Campaign, int]
         raise IntegrityError(
             f"campaign {info.name!r} is broken at seq {problem.seq}: {problem.reason}",
             where=str(store.path), fix="nothing was written; see `rallypoint verify`, then "
-            "`rallypoint delete` it and import a good export of it again")
+            "`rallypoint delete` it and import a good export of it again", instead=Hint.SERVER)
     if resumed is not None:
         return resumed
     # A stored log that cannot be played (kept from before imports were checked) is one

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rallypoint.core.errors import IllegalNowError, UnknownIdError
+from rallypoint.errors import Hint
 from rallypoint.session.api import Session
 from rallypoint.store.backup import Backup, backup_sqlite
 from rallypoint.store.postgres import is_postgres_url
@@ -26,8 +27,8 @@ def backup(session: Session, target: Path) -> Backup:
         raise IllegalNowError(
             "`rallypoint backup` copies a SQLite database; this one is PostgreSQL",
             fix="Use `pg_dump --format=custom` (docs/hosting.md, 'Backups'); it keeps the "
-                "dice secrets and seat keys too.")
+                "dice secrets and seat keys too.", instead=Hint.SERVER)
     if not session.path.exists():
         raise UnknownIdError(f"no database at {str(session.path)!r} to back up",
-                             fix="Check --db (or $RALLYPOINT_DB).")
+                             fix="Check --db (or $RALLYPOINT_DB).", instead=Hint.SERVER)
     return backup_sqlite(session.path, target)

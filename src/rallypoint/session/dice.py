@@ -16,6 +16,7 @@ from rallypoint.dice import Roller, ScriptedRoller
 from rallypoint.dice.audit import DICE_KEY, LoggedEvent, logical_position
 from rallypoint.dice.play import roller_for, scheme_of, with_proof
 from rallypoint.dice.v1 import DiceMode, ProvenRoller
+from rallypoint.errors import Hint
 from rallypoint.session import pair, sealed
 from rallypoint.store import EventStore
 
@@ -126,7 +127,7 @@ def _typed(campaign: Campaign, command: Command, dice: str | Sequence[int], keys
                 "typed-in dice (--dice) need every seat's agreement, and this campaign's seat "
                 "cards do not all allow physical dice", fix="Roll with the campaign's dice-v1 "
                 "dice (leave out --dice), or start a campaign from cards made with "
-                "`rallypoint seat new SIDE --physical-dice`")
+                "`rallypoint seat new SIDE --physical-dice`", instead=Hint.DICE)
         mine = keys.mine if keys else ()
         used = roller_for(campaign.events, command.model_dump(mode="json"), secret=None,
                           script=scripted, agreed=seats,
@@ -135,8 +136,8 @@ def _typed(campaign: Campaign, command: Command, dice: str | Sequence[int], keys
     event = campaign.decide(command, used)
     if scripted.remaining:
         raise MalformedInputError(
-            f"--dice gave {scripted.used + scripted.remaining} value(s) but the command used "
-            f"{scripted.used}", fix="Drop the extra values (nothing was recorded).")
+            f"the dice typed gave {scripted.used + scripted.remaining} value(s) but the command "
+            f"used {scripted.used}", fix="Drop the extra values (nothing was recorded).")
     return with_proof(event, used)
 
 
@@ -167,7 +168,7 @@ class _Lazy:
             raise IllegalNowError(
                 f"{node.purpose!r} needs dice, and this database does not hold this campaign's "
                 "dice secret", fix="Roll where the campaign was created, or type in physical "
-                "dice with --dice (marked as typed in the log)")
+                "dice with --dice (marked as typed in the log)", instead=Hint.DICE)
         return roller_for(self._campaign.events, command, secret=keys.secret,
                           position=keys.position)
 

@@ -42,6 +42,7 @@ from rallypoint.dice.v1 import (
     pair_roller,
     proof_head,
 )
+from rallypoint.errors import Hint
 from rallypoint.store import EventStore
 
 if TYPE_CHECKING:
@@ -187,7 +188,8 @@ class PairSeat:
         if not self.seeds:
             raise IllegalNowError("this database holds no seat key of this two-seat campaign, "
                                   "so it cannot take part in its dice rounds",
-                                  fix="Play it from the database your `rallypoint seat new` used")
+                                  fix="Play it from the database your `rallypoint seat new` used",
+                                  instead=Hint.BY_MAIL)
         me = next(iter(self.seeds))
         waiting = self.requests.get(round_)
         if isinstance(waiting, SealedRequest) and waiting.withdrawn and waiting.seat == me:
@@ -219,11 +221,12 @@ class PairSeat:
                 f"your dice request for round {round_} (another command) is waiting for "
                 f"{self._other(me)}'s link; nothing else can be decided until it comes back",
                 fix=f"Send it with `rallypoint export --for {self._other(me)} FILE`, then "
-                    "import their answer")
+                    "import their answer", instead=Hint.BY_MAIL)
         if not same or isinstance(waiting, SealedRequest):
             raise IllegalNowError(
                 f"{waiting.seat}'s command is waiting for your dice (round {round_}); it must "
-                "be resolved before anything else", fix="Answer it: `rallypoint dice answer`")
+                "be resolved before anything else", fix="Answer it: `rallypoint dice answer`",
+                instead=Hint.BY_MAIL)
         links = {waiting.seat: waiting.link,
                  me: chain_link(self.seeds[me], round_, self.length).hex()}
         return pair_roller(links, round_, position, waiting.command, waiting.seat)
@@ -239,7 +242,8 @@ class PairSeat:
             f"dice round {request.round} needs {other}'s link: {what} kept, and nothing was "
             "written to the log",
             fix=f"Send them with `rallypoint export --for {other} FILE`; when {other} has "
-                "answered (`rallypoint dice answer`), import the file they send back")
+                "answered (`rallypoint dice answer`), import the file they send back",
+                instead=Hint.BY_MAIL)
 
 
 def _again(proof: DiceProof, command: dict[str, Any]) -> ProvenRoller:
@@ -314,7 +318,7 @@ def check_undo(store: EventStore, campaign: Campaign, target: int) -> None:
         raise IllegalNowError(
             f"#{target} resolved a roll of your command; undoing it needs {other}'s consent",
             fix=f"Ask {other} to undo it (`rallypoint undo` on their side); it comes back in "
-                "their turn file. A retry then sees the same dice.")
+                "their turn file. A retry then sees the same dice.", instead=Hint.BY_MAIL)
 
 
 def acting_seat(log: Sequence[LoggedEvent], seq: int) -> str | None:

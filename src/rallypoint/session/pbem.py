@@ -37,6 +37,7 @@ from rallypoint.dice.v1 import (
     chain_anchor,
     check_reveal,
 )
+from rallypoint.errors import Hint
 from rallypoint.session import pair, rederive, sealed, stall
 from rallypoint.session import pbem_checks as checks
 from rallypoint.session.api import Session
@@ -91,12 +92,13 @@ def create_seated(session: Session, scenario: Path, cards: Sequence[SeatCard], *
     if len(cards) < 2 or len(set(seats)) != len(seats):
         raise MalformedInputError(f"a two-seat campaign needs one card per seat, got {seats}",
                                   fix="Pass each seat's card once: --card axis.json "
-                                      "--card soviet.json")
+                                      "--card soviet.json", instead=Hint.BY_MAIL)
     for card in cards:
         card.check()
         if card.anchor is None:
             raise MalformedInputError(f"the card of {card.seat!r} has no dice chain anchor",
-                                      fix="Make it with `rallypoint seat new SIDE`")
+                                      fix="Make it with `rallypoint seat new SIDE`",
+                                      instead=Hint.BY_MAIL)
     ruleset = get_ruleset(_ruleset_of(scenario))
     label = clean_name(name if name is not None else scenario.stem)
     created = created_event(ruleset, scenario, label)
@@ -105,7 +107,8 @@ def create_seated(session: Session, scenario: Path, cards: Sequence[SeatCard], *
         raise MalformedInputError(
             f"the scenario's sides are {', '.join(sorted(sides))}, but the cards are for "
             f"{', '.join(seats)}", where=str(scenario),
-            fix="Make one card per side: `rallypoint seat new SIDE` with the scenario's side ids")
+            fix="Make one card per side: `rallypoint seat new SIDE` with the scenario's side ids",
+            instead=Hint.BY_MAIL)
     # The created event's JSON as built, without the public seed: pair mode rolls from both
     # seats' chains, and the seats' cards (keys, anchors, dice answers) are fixed in it.
     payload = {**{k: v for k, v in created.payload.items() if k != "seed"},
@@ -115,7 +118,8 @@ def create_seated(session: Session, scenario: Path, cards: Sequence[SeatCard], *
     with session._store(write=True) as store:
         if not checks.held_seats(store, payload):
             raise IllegalNowError("this database holds none of these seats' keys",
-                                  fix="Make your own card here first: `rallypoint seat new SIDE`")
+                                  fix="Make your own card here first: `rallypoint seat new SIDE`",
+                                  instead=Hint.BY_MAIL)
         new_id = uuid.uuid4().hex
         store.create_campaign(new_id, label, ruleset.name, NewEvent(type=created.type,
                                                                      payload=payload))
@@ -173,7 +177,7 @@ def export_turn(session: Session, ref: str, path: Path, *,
         if not cards:
             if for_seat is not None:
                 raise IllegalNowError(f"{info.name!r} is a one-player campaign: it has no seats",
-                                      fix="Export it without --for")
+                                      fix="Export it without --for", instead=Hint.BY_MAIL)
             write_atomically(path, export_text(header, records, TurnHeader(
                 revealed_secret=revealed)))
             return Exported(len(records), None, None, None, revealed is not None)
@@ -184,7 +188,7 @@ def export_turn(session: Session, ref: str, path: Path, *,
         if not senders:
             raise IllegalNowError(f"this database holds no seat key of {info.name!r} to sign "
                                   "with" + (f" other than {for_seat!r}'s" if for_seat else ""),
-                                  fix="Export from your own database (--db)")
+                                  fix="Export from your own database (--db)", instead=Hint.BY_MAIL)
         sender = senders[0]
         kept_key = store.seat_key(cards[sender].key)
         assert kept_key is not None  # held above

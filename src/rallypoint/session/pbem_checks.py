@@ -22,6 +22,7 @@ from rallypoint.dice.sealed import (
     public_commitment,
 )
 from rallypoint.dice.v1 import CHAIN_LENGTH, DiceProof, PairRequest
+from rallypoint.errors import Hint
 from rallypoint.session import pair, sealed, stall
 from rallypoint.store import CampaignInfo, EventStore
 from rallypoint.store.exchange import (
@@ -47,7 +48,8 @@ def check_filtered(path: Path, exported: ExportedCampaign) -> None:
             f"the file withholds {len(withheld(exported.events))} event(s) and is not signed, so "
             "nothing proves what it withholds", where=str(path),
             fix="Ask the other seat for `rallypoint export --for YOUR-SIDE FILE` from their own "
-                "database (a shared server's filtered export is for reading: `rallypoint verify`)")
+                "database (a shared server's filtered export is for reading: `rallypoint verify`)",
+                instead=Hint.BY_MAIL)
     check_redacted(exported)
 
 
@@ -70,7 +72,7 @@ def check_reader(exported: ExportedCampaign, cards: dict[str, SeatCard], mine: l
         raise IntegrityError(f"this database holds no seat key of this campaign (seats "
                              f"{', '.join(sorted(cards))})",
                              fix="Import it into your own database (--db), the one your "
-                                 "`rallypoint seat new` used")
+                                 "`rallypoint seat new` used", instead=Hint.BY_MAIL)
     reader = exported.turn.reader if exported.turn else None
     if reader is not None and reader not in mine:
         raise IntegrityError(f"the turn file is addressed to seat {reader!r}, and this database "
@@ -93,7 +95,8 @@ def new_events(path: Path, stored: Sequence[EventRecord], records: Sequence[Even
             raise IntegrityError(
                 f"the file forks from your log at #{mine.seq}: from there your history and the "
                 "sender's differ", where=f"seq {mine.seq}",
-                fix=f"Keep theirs as a new campaign: `rallypoint import {path} --as NAME`")
+                fix=f"Keep theirs as a new campaign: `rallypoint import {path} --as NAME`",
+                instead=Hint.BY_MAIL)
     request = exported.turn.request if exported.turn else None
     fresh = answered or (request is not None and (
         request.get("round"), request.get("seat"), request.get("commitment")) not in known)

@@ -30,6 +30,7 @@ from rallypoint.core.events import EventRecord, verify_chain
 from rallypoint.core.ruleset import get_ruleset
 from rallypoint.core.visibility import Viewer, is_redacted, redact_events
 from rallypoint.dice.audit import DiceReport, Verdict, audit
+from rallypoint.errors import Hint
 from rallypoint.session.api import Session
 from rallypoint.session.rederive import check_log
 from rallypoint.session.sealed import outgoing_voids
@@ -102,7 +103,7 @@ def reveal(session: Session, theirs: Path, out: Path, ref: str | None = None) ->
             raise IllegalNowError("the reveal merges two seats' databases, and this one holds "
                                   f"{len(held)} seat keys of {info.name!r}",
                                   fix="Run it in your own database (--db), with the other "
-                                      "seat's export")
+                                      "seat's export", instead=Hint.BY_MAIL)
         me = held[0]
         burnt, voids = burnt_rounds(store, info.id), outgoing_voids(store, info.id, me)
         kept = store.seat_key(cards[me].key)
@@ -135,7 +136,8 @@ def _their_seat(exported: ExportedCampaign, keys: dict[str, str], me: str) -> st
     signer = check_signed(exported, keys)
     if signer is None:
         raise IntegrityError("the other seat's file is not signed", where="signatures",
-                             fix="Ask them for `rallypoint export FILE` from their database")
+                             fix="Ask them for `rallypoint export FILE` from their database",
+                             instead=Hint.BY_MAIL)
     if signer == me:
         raise IntegrityError(f"the file is signed by your own seat ({me})",
                              fix="Pass the file the other seat exported")
@@ -158,7 +160,7 @@ def _merge(mine: Sequence[EventRecord], theirs: Sequence[EventRecord]) -> list[E
             raise IntegrityError(f"the logs differ at #{own.seq}: the two databases hold "
                                  "different events there", where=f"seq {own.seq}",
                                  fix="Settle which line counts (`import --as NAME` keeps a "
-                                     "fork), then reveal the same line")
+                                     "fork), then reveal the same line", instead=Hint.BY_MAIL)
         whole = own if not is_redacted(own) else their
         if is_redacted(whole):
             raise IntegrityError(f"neither database holds #{own.seq} whole",

@@ -18,6 +18,7 @@ from rallypoint.core.ruleset import get_ruleset
 from rallypoint.core.scenario_check import check_data, check_text, scenario_from
 from rallypoint.core.tomlfile import parse_toml
 from rallypoint.core.tomlwrite import dumps
+from rallypoint.errors import Hint
 
 __all__ = ["Imported", "Problem", "check_scenario", "import_table", "scenario_from",
            "starter_text", "table_csv", "with_schema_line"]
@@ -103,7 +104,8 @@ def import_table(ruleset: str, table_text: str, *, base: str | None = None, tabl
     table = table_of(rules)
     if table is None:
         raise UnknownIdError(f"the {ruleset} ruleset has no table to import",
-                             fix="Write its scenario as TOML (`rallypoint scenario init`).")
+                             fix="Write its scenario as TOML (`rallypoint scenario init`).",
+                             instead=Hint.FIX_FIELD)
     rows, problems = read_rows(table, table_text, table_file)
     if problems:
         return Imported("", tuple(problems))

@@ -25,6 +25,7 @@ from rallypoint.core.errors import IllegalNowError, IntegrityError
 from rallypoint.dice.audit import DICE_KEY, PROOF_KEY, LoggedEvent, logical_position
 from rallypoint.dice.sealed import PairAnswer, SealedRequest, parse_request, sealed_roller
 from rallypoint.dice.v1 import CHAIN_LENGTH, command_digest, command_json, proof_head
+from rallypoint.errors import Hint
 from rallypoint.session.pair import chain_tracker, last_round, next_round
 from rallypoint.store import EventStore
 
@@ -104,7 +105,7 @@ def hold(store: EventStore, campaign_id: str, mine: Sequence[str], position: int
                 f"you answered the other seat's sealed dice round {answer.round}; nothing can "
                 "be decided until their next turn file resolves it",
                 fix="Send your answer (`rallypoint export --for SIDE FILE`) and import the file "
-                    "they send back")
+                    "they send back", instead=Hint.BY_MAIL)
     digest = None if command is None else command_digest(command)
     for request in own_requests(store, campaign_id, mine).values():
         if request.position == position and request.digest != digest:
@@ -112,7 +113,7 @@ def hold(store: EventStore, campaign_id: str, mine: Sequence[str], position: int
                 f"your sealed dice request for round {request.round} waits for the other "
                 "seat's answer; nothing else can be decided until it is resolved",
                 fix="Send it (`rallypoint export --for SIDE FILE`) and import their answer: "
-                    "your command is then decided with both links")
+                    "your command is then decided with both links", instead=Hint.BY_MAIL)
 
 
 def _hold_unanswered(store: EventStore, campaign_id: str, mine: Sequence[str],
@@ -133,7 +134,7 @@ def _hold_unanswered(store: EventStore, campaign_id: str, mine: Sequence[str],
                 f"{seat}'s dice request (round {round_}) waits for your answer; nothing else "
                 "can be decided until you give it",
                 fix="Answer it: `rallypoint dice answer` (your link only: it shows you no "
-                    "dice), then send your turn file")
+                    "dice), then send your turn file", instead=Hint.BY_MAIL)
 
 
 def answer(store: EventStore, campaign_id: str, request: SealedRequest, me: str,
@@ -240,7 +241,7 @@ def checked_answer(turn_answer: Mapping[str, Any] | None, signer: str | None,
             "it and played on: their database refuses your files until the round is resolved",
             where="turn.answer",
             fix=f"Ask {signer} to void the round (`rallypoint dice stall` on their side) and to "
-                "import your turn file before playing on")
+                "import your turn file before playing on", instead=Hint.BY_MAIL)
     check_answer(answer_, own, records, cards)
     return answer_
 

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from rallypoint.core.errors import IllegalNowError, IntegrityError
 from rallypoint.dice.audit import LoggedEvent, logical_position
 from rallypoint.dice.sealed import PairAnswer, SealedRequest, parse_request
+from rallypoint.errors import Hint
 from rallypoint.session import sealed
 from rallypoint.session.pair import burnt_round, chain_tracker, last_round, next_round
 
@@ -194,9 +195,10 @@ def stall(session: Session, ref: str) -> Stalled:
         asked = [s for r, s, _ in store.dice_requests(info.id) if r == round_ and s not in mine]
     if asked:
         raise IllegalNowError(f"{asked[0]}'s dice request (round {round_}) waits for you: the "
-                              "stalled side is yours", fix="Answer it: `rallypoint dice answer`")
+                              "stalled side is yours", fix="Answer it: `rallypoint dice answer`",
+                              instead=Hint.BY_MAIL)
     raise IllegalNowError(f"no dice round of {info.name!r} waits on the other seat",
-                          fix="`rallypoint show` says where its rounds stand")
+                          fix="`rallypoint show` says where its rounds stand", instead=Hint.BY_MAIL)
 
 
 def checked_voids(exported: ExportedCampaign, signer: str | None, store: EventStore,
@@ -263,7 +265,7 @@ def check_moved_past(store: EventStore, campaign_id: str, mine: Sequence[str],
         "has not answered: nobody may play on past a round they were asked for",
         where=f"seq {seq}",
         fix="If your request and their file crossed in the mail, withdraw it (`rallypoint dice "
-            "stall`) and import again; otherwise ask them to answer it")
+            "stall`) and import again; otherwise ask them to answer it", instead=Hint.BY_MAIL)
 
 
 def keep_voids(store: EventStore, campaign_id: str, voids: Sequence[PairAnswer],
@@ -301,7 +303,8 @@ def check_not_replacing(request: object, store: EventStore, campaign_id: str,
             f"{request.seat} asks again for dice round {request.round}, which you answered for "
             "another command: an answered round must be resolved as it was asked",
             where="turn.request",
-            fix="Keep waiting for their resolution, or void the round: `rallypoint dice stall`")
+            fix="Keep waiting for their resolution, or void the round: `rallypoint dice stall`",
+            instead=Hint.BY_MAIL)
 
 
 def burnt_rounds(store: EventStore, campaign_id: str) -> frozenset[int]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rallypoint.core.errors import DataFileError, StoreError
+from rallypoint.errors import Hint
 from rallypoint.store.opening import connect
 
 _PAGES_PER_STEP = 1024
@@ -94,7 +95,8 @@ def _copy(source: Path, partial: Path) -> None:
         reader.close()
     if verdict != "ok":
         raise StoreError(f"the backup's integrity check says {verdict!r}", where=str(source),
-                         fix="Nothing was kept; check the source with `rallypoint verify`.")
+                         fix="Nothing was kept; check the source with `rallypoint verify`.",
+                         instead=Hint.SERVER)
 
 
 def _summary(target: Path) -> Backup:

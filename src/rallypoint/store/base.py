@@ -24,6 +24,7 @@ from rallypoint.core.errors import (
 )
 from rallypoint.core.events import GENESIS_HASH, ChainProblem, EventRecord, NewEvent, canonical_json
 from rallypoint.core.suggest import did_you_mean
+from rallypoint.errors import Hint
 from rallypoint.store.limits import LimitsMixin
 from rallypoint.store.marks import Mark, MarksMixin
 from rallypoint.store.names import clean_name
@@ -187,7 +188,8 @@ class StoreBase(SecretsMixin, LimitsMixin, MarksMixin):
                                  (name,)).fetchone()
             if not exists and other:
                 raise StoreError(f"a different campaign named {name!r} exists (id {other[0]})",
-                                 where=self.path, fix="pass --name to import it under another name")
+                                 where=self.path, fix="pass --name to import it under another name",
+                                 instead=Hint.IMPORT_FILE)
             if exists:
                 self._intact_head(conn, campaign_id)
             else:
@@ -200,7 +202,8 @@ class StoreBase(SecretsMixin, LimitsMixin, MarksMixin):
                     raise IntegrityError(
                         f"the logs diverge at seq {record.seq}", where=campaign_id,
                         fix="keep one history: ask for an export that extends yours, "
-                            "or keep theirs as a new campaign with import --as NAME")
+                            "or keep theirs as a new campaign with import --as NAME",
+                            instead=Hint.IMPORT_FILE)
             self._insert_not_used(conn, campaign_id, records[len(stored):])
         return self.campaign(campaign_id)
 
@@ -434,7 +437,7 @@ class StoreBase(SecretsMixin, LimitsMixin, MarksMixin):
         if problem is not None:
             raise IntegrityError(
                 f"campaign {info.name!r} is broken at seq {problem.seq}: {problem.reason}",
-                where=self.path, fix=BROKEN_FIX)
+                where=self.path, fix=BROKEN_FIX, instead=Hint.SERVER)
         return info.head_seq, info.head_hash, guard
 
     def _name_taken(self, name: str, other_id: str) -> StoreError:

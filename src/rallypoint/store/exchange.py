@@ -22,6 +22,7 @@ from rallypoint.core.events import EventRecord, canonical_json, verify_chain
 from rallypoint.core.inputs import MAX_EXPORT_BYTES, MAX_EXPORT_VALUE, shorten
 from rallypoint.core.jsonstream import Limits, Streamed, read_object
 from rallypoint.core.visibility import verify_visible_chain
+from rallypoint.errors import Hint
 from rallypoint.store.foldcheck import check_import
 from rallypoint.store.records import CampaignInfo
 from rallypoint.store.signing import TurnSignature, check_signatures, seat_keys
@@ -175,7 +176,8 @@ def exported_log(store: EventStore, campaign_id: str, *, allow_broken: bool = Fa
     records = log.records
     if not records:
         raise IntegrityError(f"campaign {log.info.name!r} has no readable events",
-                             where=store.path, fix="delete it with --no-backup")
+                             where=store.path, fix="delete it with --no-backup",
+                             instead=Hint.SERVER)
     first = records[0].payload
     campaign = ExportedCampaignHeader(
         id=log.info.id, name=str(first.get("name", log.info.name)),
@@ -307,7 +309,7 @@ def _check_format(path: Path, read: Streamed) -> None:
         shown = shorten(repr(fmt), 40)
         raise DataFileError(f"not a rallypoint campaign export (format is {shown}, "
                             f"expected {FORMAT!r})", where=f"{path}:{read.lines.get('format', 1)}",
-                            fix="pass a file made by rallypoint export")
+                            fix="pass a file made by rallypoint export", instead=Hint.IMPORT_FILE)
     version = data.get("format_version")
     if version not in (1, 2, FORMAT_VERSION) or type(version) is not int:
         newer = type(version) is int and version > FORMAT_VERSION
@@ -315,7 +317,8 @@ def _check_format(path: Path, read: Streamed) -> None:
             f"export format_version {shorten(repr(version), 30)} is not supported (this "
             f"rallypoint reads versions 1 to {FORMAT_VERSION})",
             where=f"{path}:{read.lines.get('format_version', 1)}",
-            fix="upgrade rallypoint" if newer else "ask for a fresh export")
+            fix="upgrade rallypoint" if newer else "ask for a fresh export",
+            instead=Hint.IMPORT_FILE)
 
 
 def _field_path(loc: tuple[int | str, ...]) -> str:
@@ -418,7 +421,8 @@ def check_signed(exported: ExportedCampaign, seats: dict[str, str],
         if seats:
             raise IntegrityError("the file has no turn header, but its campaign has seats",
                                  where="format_version",
-                                 fix="ask the sender for `rallypoint export --for SIDE`")
+                                 fix="ask the sender for `rallypoint export --for SIDE`",
+                                 instead=Hint.BY_MAIL)
         return None
     stated = exported.header_hash or ""
     signer = check_signatures(stated, exported.signatures, seats, reader=reader)

@@ -14,6 +14,7 @@ import sqlite3
 
 from rallypoint.core.errors import StoreError
 from rallypoint.core.events import now_text
+from rallypoint.errors import Hint
 
 _INITIAL = """
 CREATE TABLE campaigns (
@@ -403,7 +404,7 @@ def pending_migrations(conn: sqlite3.Connection, where: str) -> list[str]:
         raise StoreError(
             f"not a rallypoint database: it is an SQLite file with other tables ({shown})",
             where=where, fix="pass the path of a rallypoint database with --db (nothing was "
-            "changed in this file)")
+            "changed in this file)", instead=Hint.SERVER)
     known = [name for name, _ in MIGRATIONS]
     applied = applied_migrations(conn)
     unknown = sorted(set(applied) - set(known))

@@ -6,6 +6,7 @@ import unicodedata
 from typing import Final
 
 from rallypoint.core.errors import MalformedInputError
+from rallypoint.errors import Hint
 
 MAX_NAME_LENGTH: Final = 80
 """Longest campaign name, in characters: a name is a label for tables and prompts, not a note."""
@@ -26,7 +27,8 @@ def clean_name(text: str) -> str:
     name = " ".join(kept.split())
     if not name:
         raise MalformedInputError("a campaign name needs at least one visible character",
-                                  where="name", fix="Pass a name like --name 'Kursk 1943'.")
+                                  where="name", fix="Pass a name like --name 'Kursk 1943'.",
+                                  instead=Hint.FIX_FIELD)
     if len(name) > MAX_NAME_LENGTH:
         raise MalformedInputError(
             f"the campaign name is {len(name)} characters long ({name[:24]!r}…)", where="name",

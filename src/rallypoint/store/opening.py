@@ -15,6 +15,7 @@ from typing import Final
 from urllib.parse import quote
 
 from rallypoint.core.errors import StoreError
+from rallypoint.errors import Hint
 from rallypoint.store import migrations
 
 DB_ENV_VAR: Final = "RALLYPOINT_DB"
@@ -30,18 +31,19 @@ def translate(exc: sqlite3.Error, where: str, doing: str) -> StoreError:
             f"the database is busy: another process is writing to it ({doing} waited "
             f"{BUSY_TIMEOUT_MS // 1000} s)", where=where,
             fix="wait for the other rallypoint command (or the program holding the file) to "
-                "finish, then run this again; nothing was written")
+                "finish, then run this again; nothing was written", instead=Hint.SERVER)
     if "malformed" in low or "not a database" in low or "corrupt" in low:
         return StoreError(
             f"the database file is damaged ({text})", where=where,
             fix="restore it from a backup, or re-import your campaigns' exports into a new "
-                "--db; `sqlite3 FILE .recover` may save the rest")
+                "--db; `sqlite3 FILE .recover` may save the rest", instead=Hint.SERVER)
     if "readonly" in low or "read-only" in low:
         return StoreError(f"cannot write the database: {text}", where=where,
                           fix="check the file's and its folder's permissions, or choose "
-                              f"another --db (or ${DB_ENV_VAR})")
+                              f"another --db (or ${DB_ENV_VAR})", instead=Hint.SERVER)
     return StoreError(f"database error while {doing}: {text}", where=where,
-                      fix="nothing was written; retry, and run `rallypoint verify` if it persists")
+                      fix="nothing was written; retry, and run `rallypoint verify` if it persists",
+                      instead=Hint.SERVER)
 
 
 @contextmanager
@@ -82,7 +84,8 @@ def connect(path: str, *, readonly: bool) -> sqlite3.Connection:
             pending = migrations.pending_migrations(conn, path)
             if readonly and len(pending) == len(migrations.MIGRATIONS):
                 raise StoreError(f"{path!r} is an empty database, not yet a rallypoint store",
-                                 where=path, fix="check --db; `rallypoint new` makes a store")
+                                 where=path, fix="check --db; `rallypoint new` makes a store",
+                                 instead=Hint.SERVER)
             if readonly and pending and not special:
                 # An older store is upgraded once, by a short read-write open; a read of a
                 # current store never takes the write lock.
@@ -105,20 +108,22 @@ def _check_path(file: Path, shown: str, readonly: bool) -> None:
     """Refuse paths that cannot be a database file, before SQLite creates anything."""
     if file.is_dir():
         raise StoreError(f"{shown!r} is a folder, not a database file", where=shown,
-                         fix="pass a file path with --db, e.g. campaigns.sqlite3 inside it")
+                         fix="pass a file path with --db, e.g. campaigns.sqlite3 inside it",
+                         instead=Hint.SERVER)
     blocker = next((p for p in file.parents if p.exists() and not p.is_dir()), None)
     if blocker is not None:
         raise StoreError(f"cannot use {shown!r}: {str(blocker)!r} is a file, not a folder",
-                         where=shown, fix="choose a --db path whose folders are folders")
+                         where=shown, fix="choose a --db path whose folders are folders",
+                         instead=Hint.SERVER)
     if readonly:
         if not file.exists():
             raise StoreError(f"no database at {shown!r}",
                              fix=f"check --db (or ${DB_ENV_VAR}); a database is made by the "
-                                 "first `rallypoint new`")
+                                 "first `rallypoint new`", instead=Hint.SERVER)
         return
     try:
         file.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise StoreError(f"cannot create the folder for the database: {exc.strerror}",
                          where=shown, fix=f"choose a writable --db path (or set ${DB_ENV_VAR})"
-                         ) from exc
+                         , instead=Hint.SERVER) from exc

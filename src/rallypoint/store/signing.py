@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rallypoint.core.errors import IntegrityError, MalformedInputError
 from rallypoint.core.events import canonical_json
+from rallypoint.errors import Hint
 
 ALGORITHM: Final = "ed25519"
 PURPOSE: Final = "rallypoint turn file v1"
@@ -90,7 +91,8 @@ class SeatCard(BaseModel):
         if self.signature is None:
             raise IntegrityError(f"the seat card of {self.seat!r} is not signed",
                                  where=f"seats.{self.seat}",
-                                 fix="make it with `rallypoint seat new SIDE`")
+                                 fix="make it with `rallypoint seat new SIDE`",
+                                 instead=Hint.BY_MAIL)
         from cryptography.exceptions import InvalidSignature
         from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
@@ -241,7 +243,8 @@ def check_signatures(header_hash: str, signatures: Sequence[TurnSignature],
     if not signatures:
         raise IntegrityError(f"the turn file is not signed, but its campaign has seats "
                              f"{', '.join(sorted(seats))}",
-                             fix="ask the sender for `rallypoint export --for SIDE`")
+                             fix="ask the sender for `rallypoint export --for SIDE`",
+                             instead=Hint.BY_MAIL)
     for sig in signatures:
         _check_one(header_hash, sig, seats, reader)
     return signatures[0].seat

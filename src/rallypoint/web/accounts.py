@@ -13,7 +13,7 @@ from fastapi import APIRouter, Path, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from rallypoint.core.errors import RallypointError, UnknownIdError
+from rallypoint.core.errors import Hint, RallypointError, UnknownIdError
 from rallypoint.core.visibility import Role
 from rallypoint.session.powers import Power
 from rallypoint.session.seats import REFEREE_SEAT
@@ -44,7 +44,8 @@ def _auth(request: Request) -> Auth:
     auth = deps.auth(request)
     if auth is None:
         raise NotSharedError("this server has no accounts (it is not shared)",
-                             fix="Start it with `rallypoint serve --shared` to use seats.")
+                             fix="Start it with `rallypoint serve --shared` to use seats.",
+                             instead=Hint.SERVER)
     return auth
 
 

@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from rallypoint.core.errors import IllegalNowError
+from rallypoint.core.errors import Hint, IllegalNowError
 from rallypoint.session import Campaign
 
 RUNS = 200
@@ -48,7 +48,8 @@ def rest_run(campaign: Campaign) -> Any:
     scenario = shipped_scenario(campaign)
     if scenario is None or campaign.ruleset.name != tcs_sim.tcs().name:
         raise IllegalNowError("the lab simulates a rest of a shipped TCS scenario only",
-                              fix="Use `rallypoint simulate tcs --scenario FILE` for your own.")
+                              fix="Use `rallypoint simulate tcs --scenario FILE` for your own.",
+                              instead=Hint.LAB)
     spec = tcs_sim.RestSpec(str(scenario))
     return tcs_sim.simulate_rest(spec, RUNS, ENTROPY, 4, Backend(workers=1), None)
 

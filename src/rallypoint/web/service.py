@@ -21,6 +21,7 @@ from typing import Any, TypeVar, cast
 
 from rallypoint.core.errors import (
     DataFileError,
+    Hint,
     MalformedInputError,
     RallypointError,
     StaleVersionError,
@@ -278,7 +279,8 @@ class Service:
             # An import appends events no seat was asked about; shared campaigns grow only by
             # their seats' commands.
             raise NotYourSeatError("a shared server does not import files",
-                                   fix="Import with `rallypoint import` on your own machine.")
+                                   fix="Import with `rallypoint import` on your own machine.",
+                                   instead=Hint.BY_MAIL)
         with self._upload(_upload_name(filename, "export.json"), content) as path:
             return self.session.import_file(path, name=name or None)
 

@@ -3,20 +3,37 @@
 The library's message ends with a fix for any front end, often in the CLI's words (a command to
 type). The web never reads that text: an error whose fix is "do that command instead" carries
 the command's kind in the typed ``instead`` field, and each ruleset's page names the button or
-form that does it (its ``COMMANDS``). The field an error's ``where`` names is marked on the form
-(see :mod:`.refill`), so the message leaves the machine path out.
+form that does it (its ``COMMANDS``); any other fix that names a command line command or option
+carries a :class:`~rallypoint.errors.Hint`, worded here (:data:`HINTS`). The field an error's
+``where`` names is marked on the form (see :mod:`.refill`), so the message leaves the machine
+path out.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from rallypoint.core.errors import RallypointError
+from rallypoint.core.errors import Hint, RallypointError
 
 FieldFor = Callable[[str], str | None]
 
 PREFIXES = ("s", "i", "b", "l", "ms", "mi", "j", "o", "oi")
 """The form field prefixes of :mod:`.forms`."""
+
+
+HINTS: Mapping[str, str] = {
+    Hint.PICK_ID: "Choose one of the ids this page lists.",
+    Hint.FIX_FIELD: "Correct the marked field, then send the form again.",
+    Hint.DICE: "Type one face (1 to 6) per die in the dice box, separated by commas, in the "
+               "order the rolls happen, or leave the box empty for the campaign's own dice.",
+    Hint.BY_MAIL: "Turn files, seat cards and sealed dice rounds belong to play by e-mail, each "
+                  "player with their own database (docs/two-player.md): not to this page.",
+    Hint.SERVER: "That needs whoever keeps this server (docs/hosting.md); nothing was written.",
+    Hint.IMPORT_FILE: "Choose an export file made by a campaign's Export link, or give the "
+                      "import another name.",
+    Hint.LAB: "The lab's other simulations run on your own machine (docs/lab.md).",
+}
+"""The web's words for each :class:`~rallypoint.errors.Hint` an error may carry."""
 
 
 def web_message(error: RallypointError, commands: Mapping[str, str] | None = None,
@@ -32,10 +49,12 @@ def web_message(error: RallypointError, commands: Mapping[str, str] | None = Non
     """
     text = error.what
     words = (commands or {}).get(error.instead or "")
-    if error.instead and words is None:
-        words = f"Use the {error.instead.replace('_', ' ')} form instead."
     if words is None and error.where:
+        # A field's own words first: they say which box, where a hint only says "the field".
         words = (fields or {}).get(error.where.split(".")[0])
+    if words is None and error.instead:
+        words = HINTS.get(error.instead) or \
+            f"Use the {error.instead.replace('_', ' ')} form instead."
     fix = words or error.fix
     if fix:
         text = text.rstrip(".") + ". " + fix

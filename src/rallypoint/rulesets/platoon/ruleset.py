@@ -16,6 +16,7 @@ from rallypoint.core.errors import IllegalNowError, MalformedInputError
 from rallypoint.core.ruleset import Command, Decision, PolicyInfo, parse_with
 from rallypoint.core.suggest import foreign_command
 from rallypoint.dice import Roll, Roller
+from rallypoint.errors import Hint
 from rallypoint.rulesets.platoon import days, people, policies, views
 from rallypoint.rulesets.platoon import dice as pd
 from rallypoint.rulesets.platoon.battle import BattleReport, standin_battle
@@ -125,7 +126,8 @@ def transition(state: PlatoonState, command: Command, dice: pd.Recorder,
     if isinstance(command, YearEnd):
         return year_end(state, dice, hooks)
     raise MalformedInputError(f"{foreign_command(command)} is not a platoon command",
-                              fix="Use one of the `rallypoint platoon` commands.")
+                              fix="Use one of the `rallypoint platoon` commands.",
+                              instead=Hint.FIX_FIELD)
 
 
 def _check_outcome(before: PlatoonState, event: PlatoonEvent, after: PlatoonState) -> None:

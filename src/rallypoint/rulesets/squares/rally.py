@@ -13,7 +13,7 @@ from enum import StrEnum
 from fractions import Fraction
 from typing import Any
 
-from rallypoint.core.errors import IllegalNowError, MalformedInputError
+from rallypoint.core.errors import Hint, IllegalNowError, MalformedInputError
 from rallypoint.dice import D6, ChanceNode, Modifier, fraction_text
 from rallypoint.rulesets.squares.data import MODIFIER_KEYS, RallyKind, Thresholds
 from rallypoint.rulesets.squares.grid import Square
@@ -149,7 +149,7 @@ def rally_kind(state: SquaresState, leader_id: str, unit_id: str) -> RallyKind:
         for k in allowed)
     raise MalformedInputError(
         f"{_who(state, leader_id)} may rally {_who(state, unit_id)} for disorder or for SP",
-        fix=f"Choose one: {options}.")
+        fix=f"Choose one: {options}.", instead=Hint.FIX_FIELD)
 
 
 def plan_rally(state: SquaresState, leader_id: str, unit_id: str, kind: RallyKind,

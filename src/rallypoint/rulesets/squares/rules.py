@@ -15,6 +15,7 @@ from rallypoint.core.errors import IllegalNowError, MalformedInputError, Unknown
 from rallypoint.core.ruleset import Command
 from rallypoint.core.suggest import foreign_command
 from rallypoint.dice import Roller, roll
+from rallypoint.errors import Hint
 from rallypoint.rulesets.squares import rally as rl
 from rallypoint.rulesets.squares.commands import (
     Activate,
@@ -74,7 +75,8 @@ def decide(state: SquaresState, command: Command, roller: Roller) -> SquaresEven
     handler = handlers.get(type(command))
     if handler is None:
         raise MalformedInputError(f"{foreign_command(command)} is not a squares command",
-                                  fix="Use one of the `rallypoint squares` commands.")
+                                  fix="Use one of the `rallypoint squares` commands.",
+                                  instead=Hint.FIX_FIELD)
     event: SquaresEvent = handler(state, command)
     return event
 
@@ -95,7 +97,7 @@ def canonical(state: SquaresState, command: Command) -> Command:
 
 def _unknown(state: SquaresState, who: str) -> UnknownIdError:
     return UnknownIdError(f"no unit or leader {who!r} in this battle",
-                          fix="Use an id from `rallypoint squares board`.")
+                          fix="Use an id from `rallypoint squares board`.", instead=Hint.PICK_ID)
 
 
 def _once(state: SquaresState, who: str) -> None:
@@ -247,7 +249,7 @@ def _decide_sight(state: SquaresState, cmd: SetSight) -> SightSet:
     key = sight_key(a, b)
     if cmd.ruling == "auto" and key not in state.sight:
         raise IllegalNowError(f"there is no ruling on sight between {a} and {b} to remove",
-                              fix="Give --clear or --blocked to make one.")
+                              fix="Give --clear or --blocked to make one.", instead=Hint.FIX_FIELD)
     before = state.sight.get(key)
     computed = replace(state, sight={k: v for k, v in state.sight.items() if k != key})
     visible, why = computed.sees(a, b)

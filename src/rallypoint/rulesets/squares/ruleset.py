@@ -13,6 +13,7 @@ from rallypoint.core.due import Due
 from rallypoint.core.errors import IllegalNowError
 from rallypoint.core.ruleset import Command, Decision, PolicyInfo, parse_with
 from rallypoint.dice import Roll, Roller, fraction_text
+from rallypoint.errors import Hint
 from rallypoint.rulesets.squares import fold, rules
 from rallypoint.rulesets.squares.commands import (
     Activate,
@@ -57,7 +58,8 @@ def _policy(score: str) -> Any:
         plans = [p for p in opportunities(state) if p.unit == decision.subject]
         if not plans:
             raise IllegalNowError(f"{decision.subject} may not take a rally test now",
-                                  fix="Ask `rally_decisions` again for the current state.")
+                                  fix="Ask `rally_decisions` again for the current state.",
+                                  instead=Hint.FIX_FIELD)
 
         def key(plan: Any) -> tuple[Any, ...]:
             odds = plan.odds(state)

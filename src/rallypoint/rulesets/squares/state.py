@@ -13,6 +13,7 @@ from functools import cached_property
 
 from rallypoint.core.errors import IllegalNowError, UnknownIdError
 from rallypoint.core.suggest import match_id
+from rallypoint.errors import Hint
 from rallypoint.rulesets.squares.data import RulesData
 from rallypoint.rulesets.squares.grid import Square, adjacent, near, sight_blocker
 from rallypoint.rulesets.squares.scenario import (
@@ -188,9 +189,11 @@ class SquaresState:
         if other and text not in pool and any(
                 i.casefold() == text.strip().casefold() for i in pools[other]):
             raise UnknownIdError(f"no {what} {text!r} in this battle (that is a {other})",
-                                 fix=f"Use a {what} id from `rallypoint squares board`.")
+                                 fix=f"Use a {what} id from `rallypoint squares board`.",
+                                 instead=Hint.PICK_ID)
         return match_id(text.strip(), pool, what, scope="in this battle",
-                        fix=f"Use a {what} id from `rallypoint squares board`.")
+                        fix=f"Use a {what} id from `rallypoint squares board`.",
+                        instead=Hint.PICK_ID)
 
     def unit(self, ident: str) -> UnitState:
         """A unit's state (its id in any case); an unknown id is refused."""

@@ -5,6 +5,7 @@ its Dead Pile are moved to the Very Dead Pile.')."""
 from __future__ import annotations
 
 from rallypoint.core.errors import IllegalNowError, UnknownIdError
+from rallypoint.errors import Hint
 from rallypoint.rulesets.tcs import recovery as rec
 from rallypoint.rulesets.tcs.commands import LeaveCenter
 from rallypoint.rulesets.tcs.events import CounterAfter, LeaveOutcome, LeftCenter
@@ -95,7 +96,7 @@ def _check_named(state: TcsState, group: tuple[str, ...], dead: list[str], n: in
 def decide_leave(state: TcsState, cmd: LeaveCenter) -> LeftCenter:
     if cmd.company not in state.oob.companies:
         raise UnknownIdError(f"no company {cmd.company!r} in this scenario",
-                             fix="Use a company id from `rallypoint show`.")
+                             fix="Use a company id from `rallypoint show`.", instead=Hint.PICK_ID)
     left = leave_outcome(state, cmd.company, cmd.cause, cmd.very_dead)
     return LeftCenter(company=left.company, sheet=left.sheet, cause=left.cause,
                       very_dead=left.very_dead, sheet_cancelled=left.sheet_cancelled,

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rallypoint.core.errors import IllegalNowError, UnknownIdError
+from rallypoint.errors import Hint
 from rallypoint.rulesets.tcs.commands import Distribute, Transfer
 from rallypoint.rulesets.tcs.hexes import Hex, hexes_apart
 from rallypoint.rulesets.tcs.recovery import pairing_limit
@@ -98,8 +99,8 @@ def options(state: TcsState, recovery: Recovery) -> Options:
     )
 
 
-def _refuse(what: str, fix: str, company: str) -> IllegalNowError:
-    return IllegalNowError(what, where=f"distribution for {company}", fix=fix)
+def _refuse(what: str, fix: str, company: str, instead: str | None = None) -> IllegalNowError:
+    return IllegalNowError(what, where=f"distribution for {company}", fix=fix, instead=instead)
 
 
 def validate(state: TcsState, recovery: Recovery, cmd: Distribute) -> None:
@@ -109,7 +110,8 @@ def validate(state: TcsState, recovery: Recovery, cmd: Distribute) -> None:
     for ident in [*cmd.heal, *cmd.resurrect, *cmd.very_dead, *cmd.place]:
         if ident not in state.counters:
             raise UnknownIdError(f"no counter {ident!r}", where=f"distribution for {c}",
-                                 fix="Use the counter ids shown by `rallypoint tcs choices`.")
+                                 fix="Use the counter ids shown by `rallypoint tcs choices`.",
+                                 instead=Hint.PICK_ID)
     for ident, n in cmd.heal.items():
         if ident not in opt.heal:
             raise _refuse(f"{ident} cannot be healed: it is not a living counter of {c} with "
@@ -176,7 +178,7 @@ def _apart(state: TcsState, where: str, center: str, cmd: Distribute, company: s
         raise _refuse(f"{where} and the center {center} are on different map sections: the "
                       "hexes between them cannot be counted here",
                       "Place it on the center's section, or attest the count across the seam "
-                      "(--attest-distance 0 or 1).", company)
+                      "(--attest-distance 0 or 1).", company, instead=Hint.FIX_FIELD)
     return hexes_apart(a, b, state.rules.params.hex_offset, cmd.attest_distance)
 
 

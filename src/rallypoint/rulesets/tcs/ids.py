@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from rallypoint.core.ruleset import Command
 from rallypoint.core.suggest import match_id, soft_match
+from rallypoint.errors import Hint
 from rallypoint.rulesets.tcs.commands import (
     AdvanceTurn,
     Attack,
@@ -36,19 +37,20 @@ V = TypeVar("V")
 def counter(state: TcsState, text: str) -> str:
     """The counter ``text`` names (any case)."""
     return match_id(text, state.counters, "counter", scope="in this scenario",
-                    fix=f"Use a counter id from {_SHOW}.")
+                    fix=f"Use a counter id from {_SHOW}.", instead=Hint.PICK_ID)
 
 
 def company(state: TcsState, text: str) -> str:
     """The company ``text`` names (any case)."""
     return match_id(text, state.oob.companies, "company", scope="in this scenario",
-                    fix=f"Use a company id from {_SHOW}.")
+                    fix=f"Use a company id from {_SHOW}.", instead=Hint.PICK_ID)
 
 
 def member(state: TcsState, text: str) -> str:
     """The formation or company ``text`` names (any case)."""
     return match_id(text, [*state.oob.formations, *state.oob.companies], "formation or company",
-                    scope="in this scenario", fix=f"Use formation or company ids from {_SHOW}.")
+                    scope="in this scenario", fix=f"Use formation or company ids from {_SHOW}.",
+                    instead=Hint.PICK_ID)
 
 
 def soft(text: str, known: Iterable[str]) -> str:

@@ -30,6 +30,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from rallypoint.core.errors import IntegrityError
 from rallypoint.core.visibility import BLIND, COMMAND, REDACTED, WITHHELD
+from rallypoint.errors import Hint
 from rallypoint.rulesets.tcs import fold
 from rallypoint.rulesets.tcs.events import READER, CounterAfter, MoraleRoll
 from rallypoint.rulesets.tcs.state import TcsState
@@ -127,7 +128,8 @@ def _whole(event_type: str, data: Mapping[str, Any]) -> Any:
             f"redacted {event_type!r} does not fold from its public parts: {exc.what}",
             where=exc.where,
             fix="Ask the sender for a fresh export; if it persists, the sender's rallypoint "
-                "withholds a part this version folds (upgrade both).") from None
+                "withholds a part this version folds (upgrade both).",
+                instead=Hint.BY_MAIL) from None
 
 
 def _read(validate: Callable[[Any], Any], value: Any, event_type: str, part: str) -> Any:

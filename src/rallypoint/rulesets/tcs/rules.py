@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rallypoint.core.errors import IllegalNowError, MalformedInputError, UnknownIdError
+from rallypoint.core.errors import Hint, IllegalNowError, MalformedInputError, UnknownIdError
 from rallypoint.core.ruleset import Command
 from rallypoint.dice import Roller, fraction_text, roll
 from rallypoint.rulesets.tcs import recovery as rec
@@ -78,14 +78,14 @@ _VERY_DEAD = CounterAfter(steps=0, pile=Pile.VERY_DEAD, hex=None)
 def _counter(state: TcsState, ident: str) -> CounterState:
     if ident not in state.counters:
         raise UnknownIdError(f"no counter {ident!r} in this scenario",
-                             fix="Use a counter id from `rallypoint show`.")
+                             fix="Use a counter id from `rallypoint show`.", instead=Hint.PICK_ID)
     return state.counters[ident]
 
 
 def _company(state: TcsState, ident: str) -> str:
     if ident not in state.oob.companies:
         raise UnknownIdError(f"no company {ident!r} in this scenario",
-                             fix="Use a company id from `rallypoint show`.")
+                             fix="Use a company id from `rallypoint show`.", instead=Hint.PICK_ID)
     return ident
 
 
@@ -109,7 +109,8 @@ def decide(state: TcsState, command: Command, roller: Roller) -> TcsEvent:
     if isinstance(command, RollFos):
         return decide_fo(state, command, roller)
     raise MalformedInputError(f"{type(command).__name__} is not a TCS command",
-                              fix="Use one of the `rallypoint tcs` commands.")
+                              fix="Use one of the `rallypoint tcs` commands.",
+                              instead=Hint.FIX_FIELD)
 
 
 def route(state: TcsState, counter_id: str, cause: str) -> tuple[Pile, str, int | None]:
@@ -186,7 +187,8 @@ def _decide_move(state: TcsState, cmd: MoveCounter) -> Moved:
                     f"{who} would leave Recovery Op Sheet {sheet.id} and send {n} Dead "
                     "Pile counter(s) to the Very Dead Pile",
                     where="leave_center",
-                    fix="Add --leave-center to do that, or move within 2 hexes of the center.")
+                    fix="Add --leave-center to do that, or move within 2 hexes of the center.",
+                    instead=Hint.FIX_FIELD)
             left = leave_outcome(state, company, f"{cmd.counter} moved off its center",
                                   cmd.very_dead)
             counters.update(left.counters)
@@ -199,7 +201,8 @@ def _sheet_companies(state: TcsState, cmd: WriteSheet) -> tuple[str, ...]:
     for member in cmd.members:
         if member not in state.oob.formations and member not in state.oob.companies:
             raise UnknownIdError(f"no formation or company {member!r}",
-                                 fix="Use formation or company ids from `rallypoint show`.")
+                                 fix="Use formation or company ids from `rallypoint show`.",
+                                 instead=Hint.PICK_ID)
         companies.extend(c for c in state.oob.companies_under(member) if c not in companies)
     sides = {state.oob.side_of(c) for c in companies}
     if len(sides) > 1:
@@ -259,11 +262,13 @@ def _decide_sheet(state: TcsState, cmd: WriteSheet) -> SheetWritten:
         center = _center_for(state, company, cmd.centers)
         if center is None:
             raise IllegalNowError(f"{company} has no center", where=f"centers.{company}",
-                                  fix=f"Give a center for it, e.g. --center {company}=23.15.")
+                                  fix=f"Give a center for it, e.g. --center {company}=23.15.",
+                                  instead=Hint.FIX_FIELD)
         centers[company] = str(Hex.parse(center))
     if not cmd.attest:
         raise IllegalNowError(f"each center must be {CENTER_CONDITIONS}", where="attest",
-                              fix="Check the centers on the map, then attest (--attest).")
+                              fix="Check the centers on the map, then attest (--attest).",
+                              instead=Hint.FIX_FIELD)
     offset = state.rules.params.hex_offset
     for company in companies:
         for ident in state.in_pile(company, Pile.MAP):
@@ -315,7 +320,8 @@ def _decide_check(state: TcsState, cmd: CheckImplementation,
                              fix=f"Use one of: {', '.join(state.sheets) or 'none'}.")
     if sheet.status is not SheetStatus.PENDING:
         raise IllegalNowError(f"{cmd.sheet!r} is not a pending Recovery Op Sheet",
-                              fix="Check a sheet listed as pending by `rallypoint show`.")
+                              fix="Check a sheet listed as pending by `rallypoint show`.",
+                              instead=Hint.PICK_ID)
     refuse_if_owed(state, f"check {sheet.id}")
     if sheet.last_check_turn == state.turn:
         raise IllegalNowError(f"{sheet.id} was already checked this turn",
@@ -404,7 +410,8 @@ def _columns(state: TcsState, sheet: SheetState, given: dict[str, Column]) -> di
         else:
             raise IllegalNowError(
                 f"{company} has both Hwy and TO equipment: the player chooses its table",
-                fix=f"Give --column {company}=hwy or --column {company}=to.")
+                fix=f"Give --column {company}=hwy or --column {company}=to.",
+                instead=Hint.FIX_FIELD)
     return columns
 
 

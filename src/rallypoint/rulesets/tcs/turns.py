@@ -12,6 +12,7 @@ from dataclasses import replace
 from datetime import timedelta
 
 from rallypoint.core.errors import IllegalNowError, UnknownIdError
+from rallypoint.errors import Hint
 from rallypoint.rulesets.tcs.commands import Accrue, AdvanceTurn, Attack, MarkFired, Reassign
 from rallypoint.rulesets.tcs.events import (
     Accrual,
@@ -111,7 +112,7 @@ def refuse_if_owed(state: TcsState, doing: str) -> None:
         raise IllegalNowError(
             f"cannot {doing}: sheet(s) {', '.join(missed)} have not accrued for turn(s) "
             f"advanced in the other database", fix="Accrue what is owed first (the session "
-            "does it before your next command; `owed` gives the command).")
+            "does it before your next command; `owed` gives the command).", instead=Hint.BY_MAIL)
 
 
 def decide_accrue(state: TcsState, cmd: Accrue) -> Accrued:
@@ -152,7 +153,8 @@ def _recovering(state: TcsState, members: tuple[str, ...]) -> dict[str, SheetSta
             if sheet is None:
                 raise IllegalNowError(
                     f"{company} is not recovering on a pending Recovery Op Sheet",
-                    fix="Name formations or companies on a pending sheet (`rallypoint show`).")
+                    fix="Name formations or companies on a pending sheet (`rallypoint show`).",
+                    instead=Hint.PICK_ID)
             found[company] = sheet
     return found
 
@@ -200,7 +202,8 @@ def decide_fired(state: TcsState, cmd: MarkFired) -> Fired:
     turn = state.turn if cmd.turn is None else cmd.turn
     if turn > state.turn:
         raise IllegalNowError(f"turn {turn} has not been played (this is turn {state.turn})",
-                              fix="Mark it during that turn, or leave --turn out.")
+                              fix="Mark it during that turn, or leave --turn out.",
+                              instead=Hint.FIX_FIELD)
     pending = {k: s for k, s in state.sheets.items() if s.status is SheetStatus.PENDING}
     corrections: list[OwedAccrual] = []
     for sheet_id in dict.fromkeys(cmd.sheets):

@@ -31,6 +31,8 @@ COMMANDS = {
     "rest": "Use the Rest day button (under The day).",
     "report": "Fill in the battle report (above), or fight with the STAND-IN battle.",
     "year_end": "Use the Year end button (under The day).",
+    "place": "Place the unassigned man with his form (under What next), or choose a serving "
+             "man.",
 }
 """What does each command kind on this page, for a refusal's ``instead`` (see ``web.words``)."""
 
