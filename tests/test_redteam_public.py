@@ -236,3 +236,62 @@ def test_a_move_off_a_hidden_center_sent_as_a_plain_move_is_refused_at_the_revea
     assert refused.value.what.startswith(
         f"#{moved['seq']} (moved) is not what its command decides: counters.1/ErP112-d-")
     assert not (tmp_path / "whole.json").exists() and database_bytes(soviet) == before
+
+
+# --- a check and a distribution: the morale rolls and counters they show ----------------------
+
+
+@pytest.fixture(scope="module")
+def implemented() -> list[Any]:
+    """Finland's sheet implements (6-6 on the check, then its recovery rolls), and each company
+    distributes its steps (a policy's choice, the last with the battalion's morale roll): the
+    log as the Soviet database holds it, with the state before each event."""
+    from rallypoint.core.visibility import Viewer, is_redacted, redact_events
+    from rallypoint.rulesets.tcs.commands import AdvanceTurn, CheckImplementation, WriteSheet
+    from tcs_partial_kit import TCS, fresh, partial_fold, record
+
+    c = fresh()
+    c = record(c, WriteSheet(expected_version=c.version, sheet="F", members=("ErP112",), size=0,
+                             attest=True, centers={"1/ErP112": "23.15", "2/ErP112": "17.21",
+                                                   "MG/ErP112": "8.21"}), ())
+    for _ in range(3):
+        c = record(c, AdvanceTurn(expected_version=c.version, skip_fo=True), ())
+    c = record(c, CheckImplementation(expected_version=c.version, sheet="F"), (6, 6, 3, 4, 5))
+    while TCS.pending(c.state):
+        decision = TCS.pending(c.state)[0]
+        c = record(c, TCS.policies()[0].decide(c.state, decision, c.version), (6,))
+    shown = redact_events(c.events, Viewer.of_side("soviet"))
+    return [(partial_fold(shown[:k]), r) for k, r in enumerate(shown)
+            if r.type in ("implementation_checked", "distributed") and is_redacted(r)]
+
+
+def _check(state: Any, record: Any, payload: dict[str, Any]) -> Any:
+    from tcs_partial_kit import TCS
+
+    return TCS.check_public(state, record.type, payload, "finland")
+
+
+def test_an_honest_check_and_distribution_pass(implemented: list[Any]) -> None:
+    kinds = [r.type for _, r in implemented]
+    assert kinds[0] == "implementation_checked" and "distributed" in kinds
+    assert any(r.payload.get("morale") for _, r in implemented)  # a morale roll is shown
+    assert [_check(state, r, dict(r.payload)) for state, r in implemented] == [
+        None] * len(implemented)
+
+
+def test_a_forged_morale_roll_or_distribution_is_refused(implemented: list[Any]) -> None:
+    state, rolled = next((s, r) for s, r in implemented if r.payload.get("morale"))
+    roll = rolled.payload["morale"][0]
+    better = {**rolled.payload, "morale": [{**roll, "after": roll["after"] - 1}]}
+    assert _check(state, rolled, better).path == "morale[0].after"
+    soviet = {**rolled.payload, "morale": [{**roll, "formation": "609RR"}]}
+    assert _check(state, rolled, soviet).derived == "a battalion of finland's, the sender's"
+    state, spread = next((s, r) for s, r in implemented if r.type == "distributed"
+                         and r.payload["counters"])
+    counters = spread.payload["counters"]
+    first = sorted(counters)[0]
+    healed = {**spread.payload, "counters": {**counters, first: {
+        **counters[first], "steps": counters[first]["steps"] + 1}}}
+    assert _check(state, spread, healed).path == f"counters.{first}.steps"
+    foreign = {**spread.payload, "heal": {"1/609-1": 1}}
+    assert _check(state, spread, foreign).path == "counters"
