@@ -149,3 +149,15 @@ def test_a_refused_entry_does_not_hide_the_rest_nor_accuse_its_neighbours() -> N
         (line(text, "side = 5"), "brigades[0].side", "Input should be a valid string"),
         (line(text, 'id = "r1"'), "", "brigade 'r1' names unknown side 'green'"),
     ]
+
+
+def test_a_ruleset_without_the_hooks_is_checked_by_new_s_own_path() -> None:
+    """A third party's ruleset with no ScenarioFiles members (the toy): its first problem."""
+    from toy_kit import SCENARIO, installed
+
+    with installed():
+        text = SCENARIO.read_text(encoding="utf-8")
+        assert check_scenario(None, text, file="ford.toml") == []
+        broken = check_scenario(None, text.replace("supplies = 2", 'supplies = "lots"'),
+                                file="ford.toml")
+    assert [(p.file, p.line, p.field) for p in broken] == [("ford.toml", 5, "supplies")]
