@@ -71,7 +71,7 @@ def created_from_scenario(
 
 
 @contextmanager
-def _bulk() -> Iterator[None]:
+def bulk_reading() -> Iterator[None]:
     """Pause the cyclic garbage collector while a whole log is read and folded.
 
     Reading allocates a few frozen values per event and keeps them all; with the collector on,
@@ -265,7 +265,7 @@ class Campaign:
         first = read_core(events[0])  # a redacted one (a withheld legacy seed) reads too
         assert isinstance(first, Created)
         ruleset = get_ruleset(first.ruleset)
-        with _bulk():
+        with bulk_reading():
             typed = [read_event(ruleset, e) for e in events]
             undone = frozenset(t.target for t in typed if isinstance(t, Undone))
             state = fold(ruleset, typed, undone)

@@ -17,6 +17,7 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from rallypoint.core.campaign import bulk_reading
 from rallypoint.core.errors import DataFileError, IntegrityError
 from rallypoint.core.events import EventRecord, canonical_json, verify_chain
 from rallypoint.core.inputs import MAX_EXPORT_BYTES, MAX_EXPORT_VALUE, shorten
@@ -282,7 +283,8 @@ def read_export(path: Path) -> ExportedCampaign:
         if "format" in before.members:  # a file of something else is refused before its list
             _check_format(path, before)
 
-    read = read_object(path, "export file", "events", event, EXPORT_LIMITS, ready)
+    with bulk_reading():  # thousands of records kept, no cycles among them
+        read = read_object(path, "export file", "events", event, EXPORT_LIMITS, ready)
     _check_format(path, read)
     if read.streamed is None:
         raise DataFileError("export file has no events list", where=f"{path} events",

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from rallypoint.core.errors import IntegrityError, RallypointError
 from rallypoint.core.events import CREATED, UNDONE, EventRecord
-from rallypoint.core.inputs import check_value, shorten
+from rallypoint.core.inputs import shorten
 
 if TYPE_CHECKING:
     from rallypoint.store.exchange import ExportedCampaignHeader
@@ -31,6 +31,10 @@ def check_import(header: ExportedCampaignHeader, records: Sequence[EventRecord],
                  fix: str = _FIX) -> None:
     """Refuse an export whose header, clocks or content do not hold together.
 
+    Payload values are within :mod:`rallypoint.core.inputs`' limits already: ``records`` come
+    from :func:`rallypoint.store.exchange.read_export`, which checks each event as it reads it,
+    or from this database's own log.
+
     Raises:
         IntegrityError: Naming the first event (or header field) that fails, with the fix.
     """
@@ -42,7 +46,6 @@ def check_import(header: ExportedCampaignHeader, records: Sequence[EventRecord],
         if previous is not None and when < previous - CLOCK_SKEW:
             raise _refuse(record, "is dated before the event it follows")
         previous = when
-        check_value(record.payload, f"seq {record.seq} payload")
     if header.created_at != records[0].recorded_at:
         raise IntegrityError("the header's created_at is not the created event's time",
                              where="campaign.created_at", fix=_FIX)
@@ -86,13 +89,15 @@ def fold_all(records: Sequence[EventRecord], fix: str = _FIX) -> None:
     Raises:
         IntegrityError: At the first event that is malformed or cannot be applied.
     """
+    from rallypoint.core.campaign import bulk_reading
     from rallypoint.core.folding import LogFold  # the core's fold, exactly as commands use it
 
     folding = _guard(records[0], fix, LogFold, records[0])
-    for record in records[1:]:
-        if record.type == UNDONE:
-            _check_undo(folding.effective, record, fix)
-        _guard(record, fix, _step, folding, record)
+    with bulk_reading():
+        for record in records[1:]:
+            if record.type == UNDONE:
+                _check_undo(folding.effective, record, fix)
+            _guard(record, fix, _step, folding, record)
     _guard(records[-1], fix, _views, folding.ruleset, folding.state)
 
 
