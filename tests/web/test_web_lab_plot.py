@@ -31,7 +31,7 @@ def _least_text_px(svg: str, shown_width: float) -> float:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("width", "name"), [(1100, "tcs-lab"), (360, "tcs-lab-phone")])
+@pytest.mark.parametrize(("width", "name"), [(1100, "tcs-lab-wide"), (360, "tcs-lab-phone")])
 def test_the_lab_plot_text_reads_at_desk_and_phone_width(live_server: LiveServer, width: int,
                                                         name: str) -> None:
     with browser_page(live_server.url, width=width, height=800) as (page, _):
