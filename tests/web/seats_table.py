@@ -79,17 +79,19 @@ class Table:
         return self.people[who].post(f"/api/campaigns/{self.ref}/commands", body)
 
 
-def open_table(db: Path | str, tmp_path: Path, creator: str = "finland") -> Iterator[Table]:
+def open_table(db: Path | str, tmp_path: Path, creator: str = "finland",
+               settings: dict[str, Any] | None = None) -> Iterator[Table]:
     """Build and play the table (see the module docstring) on the database ``db``.
 
     ``creator="host"``: Hank creates the campaign (with a referee's seat) and hands every
-    invite on, holding no seat himself (he is ``people["host"]``).
+    invite on, holding no seat himself (he is ``people["host"]``). ``settings``: more
+    :class:`WebSettings` fields (a mail server).
     """
     # A live stream (``/c/ID/live``) ends within a fraction of a second, so a test reading it
     # whole gets its answer.
     app = create_app(WebSettings(db=db, allowed_hosts=("testserver",), shared=True,
                                  backups=tmp_path / "backups", live_poll=0.05,
-                                 live_seconds=0.3))
+                                 live_seconds=0.3, **(settings or {})))
     who_all = ("finland", "soviet", "referee", "outsider", "anonymous",
                *(("host",) if creator == "host" else ()))
     with ExitStack() as stack:

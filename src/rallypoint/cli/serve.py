@@ -37,6 +37,17 @@ def serve(
         "(never the query string).")] = False,
     log_json: Annotated[bool, typer.Option(
         "--log-json", help="Write logs as one JSON object a line.")] = False,
+    smtp_host: Annotated[str | None, typer.Option(
+        help="Mail server for 'your move' mails (with --shared; players opt in on a "
+        "campaign's seats page; the password: docs/hosting.md).")] = None,
+    smtp_port: Annotated[int, typer.Option(help="Its port.", min=1, max=65535)] = 25,
+    smtp_from: Annotated[str, typer.Option(help="The mails' From address.")]
+    = "rallypoint@localhost",
+    smtp_starttls: Annotated[bool, typer.Option(
+        "--smtp-starttls", help="Upgrade the mail connection with STARTTLS.")] = False,
+    smtp_user: Annotated[str | None, typer.Option(help="Log in to the mail server as.")] = None,
+    public_url: Annotated[str | None, typer.Option(
+        help="Where players reach this server (the mails' links).")] = None,
 ) -> None:
     """Serve the campaigns in the browser (pages and a JSON API at /api).
 
@@ -49,6 +60,10 @@ def serve(
 
     with guarded():
         require(Extra.WEB)
+        if smtp_host is not None and not shared:
+            raise MalformedInputError(
+                "--smtp-host has no effect without --shared (mails go to seats)",
+                fix="Add --shared, or leave out --smtp-host.")
         if forwarded_allow_ips is not None and not proxy_headers:
             raise MalformedInputError(
                 "--forwarded-allow-ips has no effect without --proxy-headers",
@@ -62,7 +77,10 @@ def serve(
                running=Running(workers=workers, proxy_headers=proxy_headers,
                                forwarded_allow_ips=forwarded_allow_ips or
                                ("127.0.0.1" if proxy_headers else None),
-                               header_timeout=header_timeout, log_json=log_json))
+                               header_timeout=header_timeout, log_json=log_json),
+               mail={"smtp_host": smtp_host, "smtp_port": smtp_port, "smtp_from": smtp_from,
+                     "smtp_starttls": smtp_starttls, "smtp_user": smtp_user,
+                     "public_url": public_url})
 
 
 def register(app: typer.Typer) -> None:

@@ -11,7 +11,8 @@ campaign is revealed to every seat when the referee asks, or when every side's s
 (the end of the campaign); its dice secret is marked revealed then too.
 
 Works on the same SQLite file or PostgreSQL URL as :class:`~rallypoint.session.Session`
-(tables of migrations ``0005_seats`` and ``0008_seat_creators``).
+(tables of migrations ``0005_seats`` and ``0008_seat_creators``; what each account last saw
+and its "your move" mail: :class:`~rallypoint.session.seat_notes.SeatNotes`).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from rallypoint.core.errors import (
 from rallypoint.core.events import now_text
 from rallypoint.core.visibility import PUBLIC, REFEREE, Viewer
 from rallypoint.session.powers import Power, Standing, granted, refusal
+from rallypoint.session.seat_notes import SeatNotes
 from rallypoint.store import EventStore
 from rallypoint.store.location import normalised, open_store
 
@@ -102,7 +104,7 @@ def _digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-class SeatBook:
+class SeatBook(SeatNotes):
     """The accounts, seats and login sessions kept in one campaign database.
 
     Args:
@@ -417,40 +419,6 @@ class SeatBook:
     def revealed(self, campaign_id: str) -> bool:
         """Whether the campaign shows everything to every seat now."""
         return _revealed(self.seats(campaign_id))
-
-    # --- what each account last saw ------------------------------------------------------------
-
-    def seen(self, campaign_id: str, account_id: str) -> int | None:
-        """The seq of the latest event of the campaign that ``account_id`` was last shown
-        (``None``: never)."""
-        with self._tx(write=False) as (store, conn):
-            row = conn.execute(store._sql("SELECT seq FROM seen_marks WHERE campaign_id = ? "
-                                          "AND account_id = ?"),
-                               (campaign_id, account_id)).fetchone()
-        return None if row is None else int(row[0])
-
-    def seen_by(self, account_id: str) -> dict[str, int]:
-        """Campaign id → the seq ``account_id`` last saw there (campaigns it never looked at
-        are left out)."""
-        with self._tx(write=False) as (store, conn):
-            rows = conn.execute(store._sql("SELECT campaign_id, seq FROM seen_marks "
-                                           "WHERE account_id = ?"), (account_id,)).fetchall()
-        return {str(r[0]): int(r[1]) for r in rows}
-
-    def mark_seen(self, campaign_id: str, account_id: str, seq: int) -> None:
-        """Note that ``account_id`` was shown the campaign up to ``seq``. The mark only moves
-        forward (a page drawn before a newer one, answered later, does not move it back); a
-        mark already there costs a read, not a write, so looking again changes nothing in the
-        database (and keeps every page cache keyed on it)."""
-        if (self.seen(campaign_id, account_id) or 0) >= seq:
-            return
-        with self._tx() as (store, conn):
-            conn.execute(store._sql(
-                "INSERT INTO seen_marks (campaign_id, account_id, seq, seen_at) "
-                "VALUES (?, ?, ?, ?) ON CONFLICT (campaign_id, account_id) DO UPDATE SET "
-                "seq = excluded.seq, seen_at = excluded.seen_at "
-                "WHERE excluded.seq > seen_marks.seq"),
-                (campaign_id, account_id, seq, now_text()))
 
     # --- who made what, and consent to undo ------------------------------------------------------
 

@@ -276,6 +276,19 @@ CREATE TABLE seen_marks (
 );
 """
 
+_SEAT_MAIL = """
+-- Who asked to be e-mailed when it is their move in a shared campaign (issue 22; per account
+-- and campaign, so per seat): the address, and the version of the last mail sent, so a player
+-- gets one mail until they look again (seen_marks).
+CREATE TABLE seat_mail (
+    campaign_id TEXT NOT NULL,
+    account_id TEXT NOT NULL,
+    address TEXT NOT NULL,
+    mailed_seq INTEGER,
+    PRIMARY KEY (campaign_id, account_id)
+);
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("0001_initial", _INITIAL),
     ("0002_campaign_heads", _HEADS),
@@ -288,6 +301,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("0009_seat_creators", _SEAT_CREATORS),
     ("0010_chain_marks", _CHAIN_MARKS),
     ("0011_seen_marks", _SEEN_MARKS),
+    ("0012_seat_mail", _SEAT_MAIL),
 ]
 """Every migration as ``(name, sql)``, in the order they are applied."""
 

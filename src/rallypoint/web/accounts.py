@@ -196,6 +196,8 @@ def seats_page(request: Request, cid: str, invites: dict[str, str] | None = None
         seats=auth.book.seats(info.id), mine=seated, revealed=auth.book.revealed(info.id),
         invites={k: f"{base}/join/{v}" for k, v in (invites or {}).items()},
         latest=latest, error=error, referee=REFEREE_SEAT,
+        mail_offered=bool(deps.settings(request).smtp_host) and seated is not None,
+        mail=auth.book.mail_of(info.id, account.id) if seated is not None else None,
         may_invite=Power.INVITE in auth.book.powers(info.id, account.id))
 
 
@@ -227,11 +229,16 @@ async def seat_action(request: Request, cid: str) -> Response:
                               seats_path, {fields.get("seat", ""): token}, account.id)
         if action == "reveal":
             auth.book.ask_reveal(info.id, account.id)
+        elif action == "mail":
+            if not deps.settings(request).smtp_host:
+                raise UnknownIdError("this server sends no mail",
+                                     fix="Ask whoever runs it to set --smtp-host.")
+            auth.book.set_mail(info.id, account.id, fields.get("address"))
         elif action == "consent":
             service.consent_to_undo(info.id, int(fields.get("target", "0") or 0), viewer)
         else:
             raise UnknownIdError(f"no seat action {action!r}",
-                                 fix="Use invite, reveal or consent.")
+                                 fix="Use invite, reveal, mail or consent.")
     except (RallypointError, ValueError) as exc:
         error = exc if isinstance(exc, RallypointError) else UnknownIdError(str(exc))
         return seats_page(request, cid, status=status_for(error), error=error)

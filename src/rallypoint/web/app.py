@@ -52,6 +52,12 @@ def create_app(settings: WebSettings) -> FastAPI:
         app.state.auth = Auth(service.book, key)
         # Every process on the database signs CSRF tokens with the same key.
         settings = replace(settings, secret=hmac.new(key, b"csrf", hashlib.sha256).digest())
+    app.state.mailer = None
+    if service.book is not None and settings.smtp_host:
+        from rallypoint.web.mail import Mailer
+
+        app.state.mailer = Mailer(settings, service)
+        service.after_write = app.state.mailer.after_write
     app.state.settings = settings
     app.state.service = service
     app.state.renderer = Renderer(HERE / "templates", settings)

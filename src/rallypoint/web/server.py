@@ -12,6 +12,7 @@ import ipaddress
 import json
 import os
 import sys
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -59,9 +60,10 @@ def is_loopback(host: str) -> bool:
 def serve(db: Path | str, host: str = "127.0.0.1", port: int = 8000,
           allowed_hosts: tuple[str, ...] = (), max_upload: int = DEFAULT_MAX_UPLOAD,
           shared: bool = False, secure_cookies: bool = False, *, access_log: bool = False,
-          running: Running | None = None) -> None:
+          running: Running | None = None, mail: Mapping[str, Any] | None = None) -> None:
     """Serve the campaigns in ``db`` (a SQLite file or a ``postgresql://`` URL) until
-    interrupted (Ctrl-C); ``shared``: with seats, accounts and logins."""
+    interrupted (Ctrl-C); ``shared``: with seats, accounts and logins; ``mail``: the
+    :class:`WebSettings` mail fields (``smtp_host``, ``public_url``...)."""
     import uvicorn
 
     from rallypoint.session.hosting import DEFAULT_POOL_SIZE
@@ -73,7 +75,8 @@ def serve(db: Path | str, host: str = "127.0.0.1", port: int = 8000,
         else Path(db)
     settings = WebSettings(db=location, host=host, port=port, allowed_hosts=allowed_hosts,
                            max_upload=max_upload, shared=shared, secure_cookies=secure_cookies,
-                           pool_size=DEFAULT_POOL_SIZE, access_log=access_log)
+                           pool_size=DEFAULT_POOL_SIZE, access_log=access_log,
+                           **(mail or {}))
     os.environ[HEADER_TIMEOUT_ENV] = str(running.header_timeout)
     _announce(settings, running)
     options: dict[str, Any] = dict(

@@ -82,6 +82,8 @@ class Service:
         self.book: SeatBook | None = SeatBook(db) if shared else None
         self._cache: dict[Hashable, Any] = {}
         self._cache_token: tuple[Any, ...] | None = None
+        self.after_write: Callable[[str, Viewer], None] | None = None
+        """Called after a seat recorded an event (the "your move" mails, ``web.mail``)."""
 
     # --- caching reads -------------------------------------------------------------------------
 
@@ -395,6 +397,8 @@ class Service:
         if self.book is not None and viewer.role in (Role.SIDE, Role.REFEREE):
             seat = REFEREE_SEAT if viewer.role is Role.REFEREE else str(viewer.side)
             self.book.record_action(done.campaign.campaign_id, done.record.seq, seat)
+            if self.after_write is not None:
+                self.after_write(done.campaign.campaign_id, viewer)
         return done
 
     def rename(self, ref: str, name: str, expected_version: int, account: str | None = None

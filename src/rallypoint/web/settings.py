@@ -38,6 +38,11 @@ class WebSettings:
         live_poll: Seconds between two looks at a campaign's head by each open live stream
             (``/c/ID/live``, ``web.live``).
         live_seconds: How long one live stream lasts before the browser reconnects.
+        smtp_host: The mail server that sends "your move" mails (``None``: no mail; the
+            seats pages offer none). ``smtp_port``, ``smtp_from``, ``smtp_starttls`` and
+            ``smtp_user`` go with it; the password is read from ``RALLYPOINT_SMTP_PASSWORD``.
+        public_url: Where players reach this server (the mails' links), e.g.
+            ``https://games.example.org``; default: the bound address.
     """
 
     db: Path | str
@@ -53,6 +58,12 @@ class WebSettings:
     access_log: bool = False
     live_poll: float = 1.0
     live_seconds: float = 300.0
+    smtp_host: str | None = None
+    smtp_port: int = 25
+    smtp_from: str = "rallypoint@localhost"
+    smtp_starttls: bool = False
+    smtp_user: str | None = None
+    public_url: str | None = None
 
     def host_names(self) -> frozenset[str]:
         """Every host name (no port) the server may be reached under."""
