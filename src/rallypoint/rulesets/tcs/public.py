@@ -172,7 +172,7 @@ def _very_dead(state: TcsState, named: Any, company: str, seat: str,
 
 def _without_sheets(state: TcsState) -> TcsState:
     """This table with no sheet at all: what the sender's database knew of this seat's."""
-    return replace(state, sheets={})
+    return replace(state, sheets={}) if state.sheets else state  # most turns: no copy
 
 
 def _no_changes(state: TcsState, data: Mapping[str, Any], seat: str) -> dict[str, Any]:
