@@ -232,7 +232,8 @@ async def seat_action(request: Request, cid: str) -> Response:
         elif action == "mail":
             if not deps.settings(request).smtp_host:
                 raise UnknownIdError("this server sends no mail",
-                                     fix="Ask whoever runs it to set --smtp-host.")
+                                     fix="Ask whoever runs it to set --smtp-host.",
+                                     instead=Hint.SERVER)
             auth.book.set_mail(info.id, account.id, fields.get("address"))
         elif action == "consent":
             service.consent_to_undo(info.id, int(fields.get("target", "0") or 0), viewer)

@@ -114,13 +114,11 @@ def check_report(state: PlatoonState, report: BattleReport) -> None:
                               f"{state.day}", fix="Report today's action.")
     if not state.action_today:
         raise IllegalNowError(f"day {state.day} holds no action",
-                              fix="Use `rallypoint platoon rest` for a day out of action.",
-                              instead="rest")
+                              fix="Use `rallypoint platoon rest` for a day out of action.")
     if state.withdrawn():
         raise IllegalNowError(
             f"the platoon has {len(state.fit_crews())} fit tank(s) and is withdrawn to refit: "
-            "it did not fight", fix="Use `rallypoint platoon rest` (the day passes as rest).",
-            instead="rest")
+            "it did not fight", fix="Use `rallypoint platoon rest` (the day passes as rest).")
     fit = set(state.fit_crews())
     seen: set[str] = set()
     for t in report.tanks:

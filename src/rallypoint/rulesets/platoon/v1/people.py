@@ -8,7 +8,6 @@ from fractions import Fraction
 
 from rallypoint.core.errors import IllegalNowError, UnknownIdError
 from rallypoint.dice import fraction_text
-from rallypoint.errors import Hint
 from rallypoint.rulesets.platoon.data import ATTRIBUTES
 from rallypoint.rulesets.platoon.model import (
     Man,
@@ -122,8 +121,7 @@ def land_arrivals(state: PlatoonState, dice: pd.Recorder, every: bool = False) -
 def _man(state: PlatoonState, man_id: str) -> Man:
     if man_id not in state.men:
         raise UnknownIdError(f"no man {man_id!r} in this platoon",
-                             fix="Use a man id from `rallypoint platoon roster`.",
-                             instead=Hint.PICK_ID)
+                             fix="Use a man id from `rallypoint platoon roster`.")
     return state.men[man_id]
 
 
@@ -182,7 +180,7 @@ def fill_commander(state: PlatoonState, crew_id: str, man_id: str, hooks: Hooks)
     if man.status is not Status.SERVING:
         raise IllegalNowError(f"{man.name} is not serving in a crew",
                               fix="Place an unassigned man with `platoon place`, or choose a "
-                                  "serving man.", instead="place")
+                                  "serving man.")
     if man.seat is Seat.COMMANDER:
         raise IllegalNowError(f"{man.name} commands crew {man.crew}: another crew's commander "
                               "cannot be brought over", fix="Choose a man who is not a commander.")

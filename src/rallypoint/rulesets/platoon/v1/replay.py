@@ -11,7 +11,6 @@ from pydantic import TypeAdapter
 from rallypoint.core.errors import IllegalNowError, MalformedInputError
 from rallypoint.core.ruleset import Command
 from rallypoint.dice import Roll
-from rallypoint.errors import Hint
 from rallypoint.rulesets.platoon.model import PlatoonState, Seat
 from rallypoint.rulesets.platoon.v1 import days, people
 from rallypoint.rulesets.platoon.v1 import dice as pd
@@ -50,14 +49,13 @@ def transition(state: PlatoonState, command: Command, dice: pd.Recorder,
         raise IllegalNowError(
             f"no battle today (day {state.day}: "
             + ("withdrawn to refit)" if state.withdrawn() else "no action)"),
-            fix="Use `rallypoint platoon rest`.", instead="rest")
+            fix="Use `rallypoint platoon rest`.")
     if isinstance(command, RestDay):
         if state.action_today and not state.withdrawn():
             raise IllegalNowError(
                 f"day {state.day} holds an action and the platoon has "
                 f"{len(state.fit_crews())} fit tanks: it fights",
-                fix="Ingest the battle's report (`platoon report`) or fight a stand-in battle.",
-                instead="report")
+                fix="Ingest the battle's report (`platoon report`) or fight a stand-in battle.")
         return days.rest(state, dice, hooks)
     if isinstance(command, PlaceMan):
         return people.place(state, command.man, command.crew, command.seat, hooks)
@@ -73,6 +71,5 @@ def transition(state: PlatoonState, command: Command, dice: pd.Recorder,
     if isinstance(command, YearEnd):
         return year_end(state, dice, hooks)
     raise MalformedInputError(f"{type(command).__name__} is not a platoon command",
-                              fix="Use one of the `rallypoint platoon` commands.",
-                              instead=Hint.FIX_FIELD)
+                              fix="Use one of the `rallypoint platoon` commands.")
 
