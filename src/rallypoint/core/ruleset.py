@@ -302,6 +302,9 @@ class RulesetPlugin:
         readings: Its ``readings(rules_data)`` function: the clauses its seed leaves open, the
             reading taken of each and its switch (:mod:`rallypoint.core.readings`).
         web: Its campaign page, a :class:`rallypoint.web.rulesets.RulesetView`.
+        templates: The package whose ``templates/`` folder holds its web page templates,
+            addressed by the web as ``"<name>/<file>"`` (e.g. ``"rallypoint.rulesets.tcs.front"``
+            makes ``tcs/campaign.html`` its ``front/templates/campaign.html``).
 
     Every front part is optional: without ``render`` ``show`` prints the state as an outline;
     without ``cli`` ``rallypoint play KIND FIELD=VALUE`` sends its commands; without ``web`` the
@@ -319,6 +322,7 @@ class RulesetPlugin:
     secrets: str | None = None
     readings: str | None = None
     web: str | None = None
+    templates: str | None = None
 
     def load(self, part: str) -> Any:
         """Import one part (``"rules"``, ``"cli"``, ``"render"``, ...) and return it.

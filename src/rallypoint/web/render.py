@@ -15,9 +15,19 @@ from typing import Any
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import (
+    BaseLoader,
+    ChoiceLoader,
+    Environment,
+    FileSystemLoader,
+    PackageLoader,
+    PrefixLoader,
+    StrictUndefined,
+    select_autoescape,
+)
 
 from rallypoint.core.errors import RallypointError
+from rallypoint.core.ruleset import plugins
 from rallypoint.web.security import csrf_token
 from rallypoint.web.settings import WebSettings
 from rallypoint.web.words import web_message
@@ -54,6 +64,15 @@ def signed(value: int) -> str:
     return f"{value:+d}"
 
 
+def _ruleset_templates() -> BaseLoader:
+    """Each ruleset's own templates, under its name: ``"tcs/campaign.html"`` is found in the
+    ``templates/`` folder of the package its plugin names (a ruleset is one folder, its pages
+    included); the generic pages stay in the web's own folder."""
+    return PrefixLoader({
+        name: PackageLoader(found.templates, "templates")
+        for name, found in plugins().items() if found.templates is not None})
+
+
 class Renderer:
     """Renders page templates with what every page needs (CSRF token, version, title)."""
 
@@ -61,7 +80,7 @@ class Renderer:
         self.settings = settings
         self._placeholder = threading.local()
         self.env = Environment(
-            loader=FileSystemLoader(directory),
+            loader=ChoiceLoader([_ruleset_templates(), FileSystemLoader(directory)]),
             autoescape=select_autoescape(["html", "svg"], default_for_string=True),
             undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
             auto_reload=False, cache_size=400,
