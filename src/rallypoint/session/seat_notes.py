@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import re
 from contextlib import AbstractContextManager
-from typing import Any
 
 from rallypoint.core.errors import MalformedInputError, UnknownIdError
-from rallypoint.core.events import now_text
 from rallypoint.store import EventStore
 
 MAIL = re.compile(r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$")
@@ -19,9 +17,9 @@ MAIL = re.compile(r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9
 
 
 class SeatNotes:
-    """The notes part of :class:`~rallypoint.session.seats.SeatBook` (which gives ``_tx``)."""
+    """The notes part of :class:`~rallypoint.session.seats.SeatBook` (which gives ``_open``)."""
 
-    def _tx(self, write: bool = True) -> AbstractContextManager[tuple[EventStore, Any]]:
+    def _open(self, write: bool = True) -> AbstractContextManager[EventStore]:
         raise NotImplementedError
 
     # --- what each account last saw ------------------------------------------------------------
@@ -29,19 +27,14 @@ class SeatNotes:
     def seen(self, campaign_id: str, account_id: str) -> int | None:
         """The seq of the latest event of the campaign that ``account_id`` was last shown
         (``None``: never)."""
-        with self._tx(write=False) as (store, conn):
-            row = conn.execute(store._sql("SELECT seq FROM seen_marks WHERE campaign_id = ? "
-                                          "AND account_id = ?"),
-                               (campaign_id, account_id)).fetchone()
-        return None if row is None else int(row[0])
+        with self._open(write=False) as store:
+            return store.seen_mark(campaign_id, account_id)
 
     def seen_by(self, account_id: str) -> dict[str, int]:
         """Campaign id → the seq ``account_id`` last saw there (campaigns it never looked at
         are left out)."""
-        with self._tx(write=False) as (store, conn):
-            rows = conn.execute(store._sql("SELECT campaign_id, seq FROM seen_marks "
-                                           "WHERE account_id = ?"), (account_id,)).fetchall()
-        return {str(r[0]): int(r[1]) for r in rows}
+        with self._open(write=False) as store:
+            return store.seen_marks(account_id)
 
     def mark_seen(self, campaign_id: str, account_id: str, seq: int) -> None:
         """Note that ``account_id`` was shown the campaign up to ``seq``. The mark only moves
@@ -50,13 +43,8 @@ class SeatNotes:
         database (and keeps every page cache keyed on it)."""
         if (self.seen(campaign_id, account_id) or 0) >= seq:
             return
-        with self._tx() as (store, conn):
-            conn.execute(store._sql(
-                "INSERT INTO seen_marks (campaign_id, account_id, seq, seen_at) "
-                "VALUES (?, ?, ?, ?) ON CONFLICT (campaign_id, account_id) DO UPDATE SET "
-                "seq = excluded.seq, seen_at = excluded.seen_at "
-                "WHERE excluded.seq > seen_marks.seq"),
-                (campaign_id, account_id, seq, now_text()))
+        with self._open() as store:
+            store.raise_seen_mark(campaign_id, account_id, seq)
 
     # --- e-mail when it is your move --------------------------------------------------------------
 
@@ -69,40 +57,28 @@ class SeatNotes:
             MalformedInputError: ``address`` is not one plain e-mail address.
         """
         address = (address or "").strip()
-        with self._tx() as (store, conn):
-            if conn.execute(store._sql("SELECT 1 FROM seats WHERE campaign_id = ? AND "
-                                       "account_id = ?"),
-                            (campaign_id, account_id)).fetchone() is None:
+        with self._open() as store:
+            # A stranger hears that it holds no seat before anything about its address.
+            if not any(row.account_id == account_id for row in store.seat_rows(campaign_id)) \
+                    or not store.set_seat_mail(campaign_id, account_id,
+                                               mail_address(address) if address else ""):
                 raise UnknownIdError("you hold no seat in this campaign", fix="Join it first.")
-            conn.execute(store._sql("DELETE FROM seat_mail WHERE campaign_id = ? AND "
-                                    "account_id = ?"), (campaign_id, account_id))
-            if address:
-                conn.execute(store._sql("INSERT INTO seat_mail (campaign_id, account_id, "
-                                        "address) VALUES (?, ?, ?)"),
-                             (campaign_id, account_id, mail_address(address)))
 
     def mail_of(self, campaign_id: str, account_id: str) -> str | None:
         """The address the account asked for mail at in the campaign (``None``: none)."""
-        with self._tx(write=False) as (store, conn):
-            row = conn.execute(store._sql("SELECT address FROM seat_mail WHERE campaign_id = ? "
-                                          "AND account_id = ?"),
-                               (campaign_id, account_id)).fetchone()
-        return None if row is None else str(row[0])
+        with self._open(write=False) as store:
+            return store.seat_mail(campaign_id, account_id)
 
     def mail_wanted(self, campaign_id: str) -> list[tuple[str, str, int | None]]:
         """(account, address, version of the last mail sent) of every account that asked for
         mail in the campaign."""
-        with self._tx(write=False) as (store, conn):
-            rows = conn.execute(store._sql("SELECT account_id, address, mailed_seq FROM "
-                                           "seat_mail WHERE campaign_id = ?"),
-                                (campaign_id,)).fetchall()
-        return [(str(r[0]), str(r[1]), None if r[2] is None else int(r[2])) for r in rows]
+        with self._open(write=False) as store:
+            return store.seat_mails(campaign_id)
 
     def mailed(self, campaign_id: str, account_id: str, seq: int) -> None:
         """Note that a mail about version ``seq`` went to the account."""
-        with self._tx() as (store, conn):
-            conn.execute(store._sql("UPDATE seat_mail SET mailed_seq = ? WHERE campaign_id = ? "
-                                    "AND account_id = ?"), (seq, campaign_id, account_id))
+        with self._open() as store:
+            store.set_mailed(campaign_id, account_id, seq)
 
 
 def mail_address(text: str) -> str:

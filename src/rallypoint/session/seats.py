@@ -24,10 +24,9 @@ import secrets
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -38,12 +37,13 @@ from rallypoint.core.errors import (
     StoreError,
     UnknownIdError,
 )
-from rallypoint.core.events import now_text
 from rallypoint.core.visibility import PUBLIC, REFEREE, Viewer
 from rallypoint.session.powers import Power, Standing, granted, refusal
 from rallypoint.session.seat_notes import SeatNotes
 from rallypoint.store import EventStore
+from rallypoint.store.location import change_mark as change_mark
 from rallypoint.store.location import normalised, open_store
+from rallypoint.store.seats import AccountRow
 
 REFEREE_SEAT = "@referee"
 """The referee's seat (sees everything, may act for every side)."""
@@ -91,15 +91,6 @@ def ensure_store(location: Path | str) -> None:
         pass
 
 
-def change_mark(url: str) -> str:
-    """A PostgreSQL server's current WAL position: it moves with every commit (of any process,
-    to any table: a logout too), so a cache keyed on it is never stale. Other databases of the
-    same server move it too, which only costs a re-read."""
-    with open_store(url, readonly=True) as store, store._read() as cur:
-        row = cur.execute("SELECT pg_current_wal_lsn()::text").fetchone()
-    return str(row[0])
-
-
 def _digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
@@ -115,10 +106,10 @@ class SeatBook(SeatNotes):
         self.location = normalised(location)
 
     @contextmanager
-    def _tx(self, write: bool = True) -> Iterator[tuple[EventStore, Any]]:
-        with open_store(self.location, readonly=not write) as store, (store._write() if write
-                                                  else store._read()) as conn:
-            yield store, conn
+    def _open(self, write: bool = True) -> Iterator[EventStore]:
+        # Reads open read-only: they never create, migrate or lock the database.
+        with open_store(self.location, readonly=not write) as store:
+            yield store
 
     # --- accounts ------------------------------------------------------------------------------
 
@@ -138,43 +129,34 @@ class SeatBook(SeatNotes):
                 f"a password needs at least {MIN_PASSWORD} characters", where="password",
                 fix="Choose a longer password (a few words make a good one).")
         account = Account(uuid.uuid4().hex, login.casefold(), login)
-        with self._tx() as (store, conn):
-            taken = conn.execute(store._sql("SELECT 1 FROM accounts WHERE login = ?"),
-                                 (account.login,)).fetchone()
-            if taken is not None:
+        with self._open() as store:
+            if not store.add_account(AccountRow(*astuple(account)), _HASHER.hash(password)):
                 raise MalformedInputError(f"the login {login!r} is taken", where="login",
                                           fix="Choose another login.")
-            conn.execute(store._sql("INSERT INTO accounts (id, login, display, password_hash, "
-                                    "created_at) VALUES (?, ?, ?, ?, ?)"),
-                         (account.id, account.login, account.display,
-                          _HASHER.hash(password), now_text()))
         return account
 
     def check_password(self, login: str, password: str) -> Account | None:
         """The account if ``password`` is its password, else ``None`` (an unknown login costs
         the same hashing time, so timing does not tell which logins exist)."""
-        with self._tx(write=False) as (store, conn):
-            row = conn.execute(store._sql("SELECT id, login, display, password_hash FROM accounts "
-                                          "WHERE login = ?"), (login.casefold(),)).fetchone()
+        with self._open(write=False) as store:
+            found = store.login_of(login.casefold())
         try:
-            _HASHER.verify(row[3] if row else _DUMMY_HASH, password)
+            _HASHER.verify(found[1] if found else _DUMMY_HASH, password)
         except (VerificationError, InvalidHashError):
             return None
-        if row is None:
+        if found is None:
             return None
-        account = Account(str(row[0]), str(row[1]), str(row[2]))
-        if _HASHER.check_needs_rehash(str(row[3])):
-            with self._tx() as (store, conn):
-                conn.execute(store._sql("UPDATE accounts SET password_hash = ? WHERE id = ?"),
-                             (_HASHER.hash(password), account.id))
+        account = Account(*found[0])
+        if _HASHER.check_needs_rehash(found[1]):
+            with self._open() as store:
+                store.set_password_hash(account.id, _HASHER.hash(password))
         return account
 
     def account(self, account_id: str) -> Account | None:
         """The account with that id."""
-        with self._tx(write=False) as (store, conn):
-            row = conn.execute(store._sql("SELECT id, login, display FROM accounts WHERE id = ?"),
-                               (account_id,)).fetchone()
-        return None if row is None else Account(str(row[0]), str(row[1]), str(row[2]))
+        with self._open(write=False) as store:
+            row = store.account_row(account_id)
+        return None if row is None else Account(*row)
 
     # --- login sessions ------------------------------------------------------------------------
 
@@ -182,11 +164,9 @@ class SeatBook(SeatNotes):
         """A new login session for ``account``; returns its token (kept here only hashed)."""
         token = secrets.token_urlsafe(32)
         now = datetime.now(UTC)
-        with self._tx() as (store, conn):
-            conn.execute(store._sql("INSERT INTO web_sessions (token_hash, account_id, "
-                                    "created_at, expires_at) VALUES (?, ?, ?, ?)"),
-                         (_digest(token), account.id, now.isoformat(),
-                          (now + timedelta(days=SESSION_DAYS)).isoformat()))
+        with self._open() as store:
+            store.add_login(_digest(token), account.id, now.isoformat(),
+                            (now + timedelta(days=SESSION_DAYS)).isoformat())
         return token
 
     def session_account(self, token: str) -> Account | None:
@@ -197,33 +177,22 @@ class SeatBook(SeatNotes):
     def session(self, token: str) -> tuple[Account, datetime] | None:
         """The account of a login session and when the session expires (``None``: no such
         session, or it was ended)."""
-        with self._tx(write=False) as (store, conn):
-            row = conn.execute(store._sql(
-                "SELECT a.id, a.login, a.display, s.expires_at FROM web_sessions AS s "
-                "JOIN accounts AS a ON a.id = s.account_id WHERE s.token_hash = ?"),
-                (_digest(token),)).fetchone()
-        if row is None:
+        with self._open(write=False) as store:
+            found = store.login_session(_digest(token))
+        if found is None:
             return None
-        return (Account(str(row[0]), str(row[1]), str(row[2])),
-                datetime.fromisoformat(str(row[3])))
+        return Account(*found[0]), datetime.fromisoformat(found[1])
 
     def end_session(self, token: str) -> None:
         """Log out: the token stops working at once."""
-        with self._tx() as (store, conn):
-            conn.execute(store._sql("DELETE FROM web_sessions WHERE token_hash = ?"),
-                         (_digest(token),))
+        with self._open() as store:
+            store.end_login(_digest(token))
 
     def web_key(self) -> bytes:
         """The database's key for signing cookies (made on first use)."""
-        with self._tx() as (store, conn):
-            # Several worker processes start at once on a fresh database: each offers a key and
-            # the first one stored wins (no read-then-insert race); all then read that one.
-            conn.execute(store._sql("INSERT INTO web_keys (name, secret) VALUES (?, ?) "
-                                    "ON CONFLICT (name) DO NOTHING"),
-                         ("cookies", secrets.token_hex(32)))
-            row = conn.execute(store._sql("SELECT secret FROM web_keys WHERE name = ?"),
-                               ("cookies",)).fetchone()
-        return bytes.fromhex(str(row[0]))
+        with self._open() as store:
+            # Every worker offers a key; the store keeps the first (see SeatsMixin.web_key).
+            return bytes.fromhex(store.web_key("cookies", secrets.token_hex(32)))
 
     # --- seats ---------------------------------------------------------------------------------
 
@@ -242,26 +211,17 @@ class SeatBook(SeatNotes):
             IllegalNowError: The campaign has seats already.
         """
         invites = {seat: secrets.token_urlsafe(24) for seat in seats}
-        with self._tx() as (store, conn):
-            if conn.execute(store._sql("SELECT 1 FROM seats WHERE campaign_id = ?"),
-                            (campaign_id,)).fetchone() is not None:
+        with self._open() as store:
+            digests = {seat: _digest(token) for seat, token in invites.items()}
+            if not store.add_seats(campaign_id, digests, creator):
                 raise IllegalNowError("this campaign has its seats already",
                                       fix="Send the invites you have, or make new ones.")
-            for seat, token in invites.items():
-                conn.execute(store._sql("INSERT INTO seats (campaign_id, seat, invite_hash) "
-                                        "VALUES (?, ?, ?)"), (campaign_id, seat, _digest(token)))
-            if creator is not None:
-                conn.execute(store._sql("INSERT INTO seat_campaigns (campaign_id, creator_id, "
-                                        "opened_at) VALUES (?, ?, ?)"),
-                             (campaign_id, creator, now_text()))
         return invites
 
     def creator_of(self, campaign_id: str) -> str | None:
         """The account that opened the campaign (``None``: unknown, or not shared)."""
-        with self._tx(write=False) as (store, conn):
-            row = conn.execute(store._sql("SELECT creator_id FROM seat_campaigns "
-                                          "WHERE campaign_id = ?"), (campaign_id,)).fetchone()
-        return None if row is None else str(row[0])
+        with self._open(write=False) as store:
+            return store.creator_of(campaign_id)
 
     def standings(self, campaign_id: str, account_id: str | None) -> frozenset[Standing]:
         """What ``account_id`` is to the campaign (none: a stranger to it)."""
@@ -308,37 +268,27 @@ class SeatBook(SeatNotes):
         if found[seat].account_id is not None:
             raise IllegalNowError(f"seat {seat!r} is taken", fix="Invite to a free seat.")
         token = secrets.token_urlsafe(24)
-        with self._tx() as (store, conn):
-            conn.execute(store._sql("UPDATE seats SET invite_hash = ? WHERE campaign_id = ? "
-                                    "AND seat = ? AND account_id IS NULL"),
-                         (_digest(token), campaign_id, seat))
+        with self._open() as store:
+            store.replace_invite(campaign_id, seat, _digest(token))
         return token
 
     def seats(self, campaign_id: str) -> list[Seat]:
         """Every seat of a campaign (none: it is not shared), sides first, in id order."""
-        with self._tx(write=False) as (store, conn):
-            rows = conn.execute(store._sql(
-                "SELECT s.campaign_id, s.seat, s.account_id, a.display, s.joined_at, "
-                "s.reveal_asked_at FROM seats AS s LEFT JOIN accounts AS a "
-                "ON a.id = s.account_id WHERE s.campaign_id = ?"), (campaign_id,)).fetchall()
-        seats = [Seat(str(r[0]), str(r[1]), r[2], r[3], r[4], r[5] is not None) for r in rows]
+        with self._open(write=False) as store:
+            rows = store.seat_rows(campaign_id)
+        seats = [Seat(r.campaign_id, r.seat, r.account_id, r.holder, r.joined_at,
+                      r.reveal_asked_at is not None) for r in rows]
         return sorted(seats, key=lambda s: (s.seat == REFEREE_SEAT, s.seat))
 
     def seated_campaigns(self, account_id: str) -> dict[str, str]:
         """Campaign id → the seat ``account_id`` holds there."""
-        with self._tx(write=False) as (store, conn):
-            rows = conn.execute(store._sql("SELECT campaign_id, seat FROM seats "
-                                           "WHERE account_id = ?"), (account_id,)).fetchall()
-        return {str(r[0]): str(r[1]) for r in rows}
+        with self._open(write=False) as store:
+            return store.seats_held(account_id)
 
     def campaigns_of(self, account_id: str) -> frozenset[str]:
         """The campaigns ``account_id`` holds a seat in or opened."""
-        with self._tx(write=False) as (store, conn):
-            rows = conn.execute(store._sql(
-                "SELECT campaign_id FROM seats WHERE account_id = ? UNION "
-                "SELECT campaign_id FROM seat_campaigns WHERE creator_id = ?"),
-                (account_id, account_id)).fetchall()
-        return frozenset(str(r[0]) for r in rows)
+        with self._open(write=False) as store:
+            return store.campaigns_of(account_id)
 
     def join(self, token: str, account: Account) -> Seat:
         """Take the seat an invite token opens.
@@ -347,34 +297,26 @@ class SeatBook(SeatNotes):
             UnknownIdError: The token opens no free seat (wrong, used, or replaced).
             IllegalNowError: The account holds another seat of that campaign.
         """
-        with self._tx() as (store, conn):
-            row = conn.execute(store._sql("SELECT campaign_id, seat, account_id FROM seats "
-                                          "WHERE invite_hash = ?"), (_digest(token),)).fetchone()
-            if row is None or row[2] is not None:
-                raise UnknownIdError("this invite opens no free seat (it is wrong, was used, or "
-                                     "was replaced)", fix="Ask for a new invite.")
-            campaign_id, seat = str(row[0]), str(row[1])
-            held = conn.execute(store._sql("SELECT seat FROM seats WHERE campaign_id = ? AND "
-                                           "account_id = ?"), (campaign_id, account.id)).fetchone()
-            if held is not None:
-                raise IllegalNowError(f"you hold seat {held[0]!r} of this campaign already",
-                                      fix="Pass the invite to the player it is for.")
-            conn.execute(store._sql("UPDATE seats SET account_id = ?, joined_at = ? "
-                                    "WHERE campaign_id = ? AND seat = ? AND account_id IS NULL"),
-                         (account.id, now_text(), campaign_id, seat))
-        return next(s for s in self.seats(campaign_id) if s.seat == seat)
+        with self._open() as store:
+            taken = store.take_seat(_digest(token), account.id)
+        if taken is None:
+            raise UnknownIdError("this invite opens no free seat (it is wrong, was used, or "
+                                 "was replaced)", fix="Ask for a new invite.")
+        if taken.held is not None:
+            raise IllegalNowError(f"you hold seat {taken.held!r} of this campaign already",
+                                  fix="Pass the invite to the player it is for.")
+        return next(s for s in self.seats(taken.campaign_id) if s.seat == taken.seat)
 
     def invited(self, token: str) -> Seat | None:
         """The free seat an invite token opens, without taking it (the join page names the
         campaign and seat before the player accepts); ``None``: the token opens no free seat
         (wrong, used, or replaced)."""
-        with self._tx(write=False) as (store, conn):
-            row = conn.execute(store._sql("SELECT campaign_id, seat FROM seats WHERE "
-                                          "invite_hash = ? AND account_id IS NULL"),
-                               (_digest(token),)).fetchone()
-        if row is None:
+        with self._open(write=False) as store:
+            found = store.free_seat(_digest(token))
+        if found is None:
             return None
-        return next((s for s in self.seats(str(row[0])) if s.seat == str(row[1])), None)
+        campaign_id, seat = found
+        return next((s for s in self.seats(campaign_id) if s.seat == seat), None)
 
     def seat_of(self, campaign_id: str, account_id: str) -> Seat | None:
         """The seat an account holds in a campaign."""
@@ -405,10 +347,8 @@ class SeatBook(SeatNotes):
         seat = self.seat_of(campaign_id, account_id)
         if seat is None:
             raise UnknownIdError("you hold no seat in this campaign", fix="Join it first.")
-        with self._tx() as (store, conn):
-            conn.execute(store._sql("UPDATE seats SET reveal_asked_at = COALESCE("
-                                    "reveal_asked_at, ?) WHERE campaign_id = ? AND seat = ?"),
-                         (now_text(), campaign_id, seat.seat))
+        with self._open() as store:
+            store.ask_reveal(campaign_id, seat.seat)
         revealed = _revealed(self.seats(campaign_id))
         if revealed:
             # The dice secret too (docs/dice.md): from now on every roll can be re-derived.
@@ -424,35 +364,23 @@ class SeatBook(SeatNotes):
 
     def record_action(self, campaign_id: str, seq: int, seat: str) -> None:
         """Note that ``seat`` made the event at ``seq``."""
-        with self._tx() as (store, conn):
-            conn.execute(store._sql("INSERT INTO seat_actions (campaign_id, seq, seat) "
-                                    "VALUES (?, ?, ?)"), (campaign_id, seq, seat))
+        with self._open() as store:
+            store.record_action(campaign_id, seq, seat)
 
     def author_of(self, campaign_id: str, seq: int) -> str | None:
         """The seat that made the event at ``seq`` (``None``: not made through a seat)."""
-        with self._tx(write=False) as (store, conn):
-            row = conn.execute(store._sql("SELECT seat FROM seat_actions WHERE campaign_id = ? "
-                                          "AND seq = ?"), (campaign_id, seq)).fetchone()
-        return None if row is None else str(row[0])
+        with self._open(write=False) as store:
+            return store.author_of(campaign_id, seq)
 
     def consent_to_undo(self, campaign_id: str, target_seq: int, seat: str) -> None:
         """``seat`` agrees that the event at ``target_seq`` may be undone."""
-        with self._tx() as (store, conn):
-            done = conn.execute(store._sql(
-                "SELECT 1 FROM undo_consents WHERE campaign_id = ? AND target_seq = ? AND "
-                "seat = ?"), (campaign_id, target_seq, seat)).fetchone()
-            if done is None:
-                conn.execute(store._sql("INSERT INTO undo_consents (campaign_id, target_seq, "
-                                        "seat, given_at) VALUES (?, ?, ?, ?)"),
-                             (campaign_id, target_seq, seat, now_text()))
+        with self._open() as store:
+            store.consent_to_undo(campaign_id, target_seq, seat)
 
     def undo_consents(self, campaign_id: str, target_seq: int) -> frozenset[str]:
         """The seats that agreed to undo the event at ``target_seq``."""
-        with self._tx(write=False) as (store, conn):
-            rows = conn.execute(store._sql("SELECT seat FROM undo_consents WHERE campaign_id = ? "
-                                           "AND target_seq = ?"),
-                                (campaign_id, target_seq)).fetchall()
-        return frozenset(str(r[0]) for r in rows)
+        with self._open(write=False) as store:
+            return store.undo_consents(campaign_id, target_seq)
 
 
 def _revealed(seats: Sequence[Seat]) -> bool:

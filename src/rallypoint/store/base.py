@@ -29,6 +29,8 @@ from rallypoint.store.limits import LimitsMixin
 from rallypoint.store.marks import Mark, MarksMixin
 from rallypoint.store.names import clean_name
 from rallypoint.store.records import CampaignInfo, StoredLog, VerifyReport
+from rallypoint.store.seat_notes import SeatNotesMixin
+from rallypoint.store.seats import SeatsMixin
 from rallypoint.store.secrets import SecretsMixin
 
 _MIN_PREFIX = 4
@@ -52,7 +54,7 @@ class Statements(NamedTuple):
     """One campaign's events (one all-NULL row for a campaign without events)."""
 
 
-class StoreBase(SecretsMixin, LimitsMixin, MarksMixin):
+class StoreBase(SecretsMixin, LimitsMixin, MarksMixin, SeatsMixin, SeatNotesMixin):
     """The event store's logic on any backend (see the module docstring)."""
 
     _STATEMENTS: ClassVar[Statements]
