@@ -46,8 +46,8 @@ from rallypoint.session.results import Executed
 from rallypoint.store import CampaignInfo, EventStore, clean_name
 from rallypoint.store.exchange import (
     TurnHeader,
-    _check_importable,
     check_header,
+    check_importable,
     check_redacted,
     check_signed,
     export_text,
@@ -313,7 +313,7 @@ def verify_file(path: Path) -> Verified:
     exported = read_export(path)
     header = exported.campaign
     hidden = withheld(exported.events)
-    _check_importable(header.id, exported.events, redacted=bool(hidden))
+    check_importable(header.id, exported.events, redacted=bool(hidden))
     check_header(exported)
     created = exported.events[0].payload
     signer = check_signed(exported, seat_keys(created))

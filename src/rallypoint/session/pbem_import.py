@@ -24,8 +24,8 @@ from rallypoint.session.results import Executed
 from rallypoint.store import CampaignInfo, EventStore
 from rallypoint.store.exchange import (
     ExportedCampaign,
-    _check_importable,
     check_header,
+    check_importable,
     check_signed,
     read_export,
 )
@@ -103,7 +103,7 @@ def _read_turn(path: Path) -> ExportedCampaign:
     its redacted payloads the ones the signed header hashes; before the database is opened."""
     exported = read_export(path)
     hidden = bool(withheld(exported.events))
-    _check_importable(exported.campaign.id, exported.events, redacted=hidden)
+    check_importable(exported.campaign.id, exported.events, redacted=hidden)
     check_header(exported)
     if hidden:
         checks.check_filtered(path, exported)

@@ -38,8 +38,8 @@ from rallypoint.session.stall import burnt_rounds, file_voids
 from rallypoint.store.exchange import (
     ExportedCampaign,
     TurnHeader,
-    _check_importable,
     check_header,
+    check_importable,
     check_redacted,
     check_signed,
     export_text,
@@ -91,7 +91,7 @@ def reveal(session: Session, theirs: Path, out: Path, ref: str | None = None) ->
         IllegalNowError: The logs are not at the same head, or this database holds no seat.
     """
     exported = read_export(theirs)
-    _check_importable(exported.campaign.id, exported.events, redacted=True)
+    check_importable(exported.campaign.id, exported.events, redacted=True)
     check_header(exported)
     with session._store() as store:
         info = store.find(ref if ref is not None else exported.campaign.id)

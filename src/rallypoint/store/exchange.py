@@ -360,7 +360,7 @@ def import_campaign(
     """
     header = exported.campaign
     records = exported.events
-    _check_importable(header.id, records)
+    check_importable(header.id, records)
     check_header(exported)
     check_signed(exported, seat_keys(records[0].payload))
     check_import(header, records)
@@ -368,7 +368,7 @@ def import_campaign(
                                 header.created_at, records)
 
 
-def _check_importable(campaign_id: str, records: Sequence[EventRecord], *,
+def check_importable(campaign_id: str, records: Sequence[EventRecord], *,
                       redacted: bool = False) -> None:
     """Refuse records that are empty, belong elsewhere, or fail the hash chain (``redacted``:
     a turn file filtered for its reader, whose redacted events are checked by link only)."""

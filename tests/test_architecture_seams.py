@@ -1,0 +1,87 @@
+"""The seams between the session and the store, checked on the syntax tree (issue 21).
+
+- Nothing outside ``store/`` reaches into the store's private parts: no ``_``-prefixed name is
+  imported from a ``rallypoint.store`` module, and no ``_``-prefixed attribute the store's
+  classes define (``_sql``, ``_read``, ``_write``, ...) is read off anything but ``self``. What
+  the session needs of the store is a typed method of it (``store/seats.py``, say).
+
+Each checker is a plain function over source text; a planted violation proves it flags it.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "rallypoint"
+SOURCES = sorted(SRC.rglob("*.py"))
+
+
+def _rel(path: Path) -> str:
+    return path.relative_to(SRC).as_posix()
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def store_private_names(sources: dict[str, str]) -> frozenset[str]:
+    """The private attributes the store's modules define: methods and ``self._x`` fields of
+    their classes, and their module-level private functions."""
+    found: set[str] = set()
+    for path, text in sources.items():
+        if path.split("/")[0] != "store":
+            continue
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _private(node.name):
+                found.add(node.name)
+            elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                  and node.value.id == "self" and _private(node.attr)):
+                found.add(node.attr)
+    return frozenset(found)
+
+
+def store_private_uses(source: str, path: str, private: frozenset[str]) -> list[str]:
+    """Where ``source`` (at ``path``, outside store/) imports a private name from the store or
+    reads a store-private attribute off an object other than ``self``/``cls``."""
+    if path.split("/")[0] == "store":
+        return []
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                "rallypoint.store"):
+            found += [f"line {node.lineno}: imports {alias.name}" for alias in node.names
+                      if _private(alias.name)]
+        elif (isinstance(node, ast.Attribute) and node.attr in private
+              and not (isinstance(node.value, ast.Name) and node.value.id in {"self", "cls"})):
+            found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+PRIVATE = store_private_names({_rel(p): p.read_text(encoding="utf-8") for p in SOURCES})
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=_rel)
+def test_nothing_outside_the_store_touches_its_private_parts(path: Path) -> None:
+    assert store_private_uses(path.read_text(encoding="utf-8"), _rel(path), PRIVATE) == []
+
+
+def test_the_store_private_names_are_found() -> None:
+    # The names the session once wrote SQL through are among them (a rename of the store's
+    # internals must not empty the set and so pass everything).
+    assert {"_sql", "_read", "_write", "_conn"} <= PRIVATE
+
+
+def test_flags_a_reach_into_the_store() -> None:
+    planted = ("from rallypoint.store.exchange import _check_importable, export_text\n"
+               "from rallypoint.store import EventStore\n\n"
+               "def f(store: EventStore) -> None:\n"
+               "    with store._write() as conn:\n"
+               "        conn.execute(store._sql('DELETE FROM seats'))\n"
+               "    self._read()\n")
+    assert store_private_uses(planted, "session/seats.py", PRIVATE) == [
+        "line 1: imports _check_importable", "line 5: store._write",
+        "line 6: store._sql"]
+    assert store_private_uses(planted, "store/seats.py", PRIVATE) == []
