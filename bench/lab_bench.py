@@ -110,9 +110,12 @@ def campaign_path_figure(figure: type, quick: bool) -> Figure:
     from rallypoint.core.campaign import created_event, start
     from rallypoint.core.ruleset import get_ruleset
     from rallypoint.lab.rollers import NumpyRoller, generator, root_sequence
-    from rallypoint.lab.tcs_kernel import implementation_cells, turns_to_implementation
-    from rallypoint.lab.tcs_sim import sheet_command
     from rallypoint.rulesets.tcs.commands import AdvanceTurn, CheckImplementation
+    from rallypoint.rulesets.tcs.front.lab_kernel import (
+        implementation_cells,
+        turns_to_implementation,
+    )
+    from rallypoint.rulesets.tcs.front.lab_sim import sheet_command
 
     ruleset = get_ruleset("tcs")
     campaign = start(created_event(ruleset, ruleset.example_scenarios()[0], "bench",

@@ -129,8 +129,8 @@ def bench_recoveries(quick: bool) -> list[Figure]:
     from rallypoint.core.ruleset import get_ruleset
     from rallypoint.dice import roll
     from rallypoint.lab.rollers import NumpyRoller, generator, root_sequence
-    from rallypoint.lab.tcs_kernel import RecoveryArrays, recovery_steps
     from rallypoint.rulesets.tcs.data import Column
+    from rallypoint.rulesets.tcs.front.lab_kernel import RecoveryArrays, recovery_steps
     from rallypoint.rulesets.tcs.recovery import recovery_node, steps_reading
 
     ruleset = get_ruleset("tcs")
@@ -222,8 +222,8 @@ def bench_replay(quick: bool) -> Figure:
     from rallypoint.core.events import GENESIS_HASH, EventRecord, NewEvent
     from rallypoint.core.ruleset import get_ruleset
     from rallypoint.dice import SeededRoller
-    from rallypoint.lab.tcs_sim import sheet_command
     from rallypoint.rulesets.tcs.commands import AdvanceTurn
+    from rallypoint.rulesets.tcs.front.lab_sim import sheet_command
 
     n = 20_000 if quick else 100_000
     ruleset = get_ruleset("tcs")

@@ -24,7 +24,12 @@ from rallypoint.lab.rollers import (
     root_sequence,
 )
 from rallypoint.lab.squares_sim import ChainSpec, simulate_chains
-from rallypoint.lab.tcs_sim import RestSpec, scenario_path, simulate_fo, simulate_rest
+from rallypoint.rulesets.tcs.front.lab_sim import (
+    RestSpec,
+    scenario_path,
+    simulate_fo,
+    simulate_rest,
+)
 
 
 def same(a: SimResult, b: SimResult) -> bool:

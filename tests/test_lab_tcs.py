@@ -18,15 +18,15 @@ from rallypoint.dice import roll
 from rallypoint.lab import odds
 from rallypoint.lab.backend import Backend
 from rallypoint.lab.rollers import NumpyRoller, generator, root_sequence
-from rallypoint.lab.tcs_kernel import (
+from rallypoint.rulesets.tcs.data import Column, default_data
+from rallypoint.rulesets.tcs.front.lab_kernel import (
     RecoveryArrays,
     hours_to_fo_return,
     implementation_cells,
     recovery_steps,
     turns_to_implementation,
 )
-from rallypoint.lab.tcs_sim import RestSpec, scenario_path, simulate_rest
-from rallypoint.rulesets.tcs.data import Column, default_data
+from rallypoint.rulesets.tcs.front.lab_sim import RestSpec, scenario_path, simulate_rest
 from rallypoint.rulesets.tcs.recovery import recovery_node, steps_reading
 
 COLUMNS = tuple(Column)

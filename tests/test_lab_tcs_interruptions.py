@@ -13,7 +13,13 @@ from rallypoint.cli.main import app
 from rallypoint.core.errors import MalformedInputError
 from rallypoint.lab.backend import Backend
 from rallypoint.lab.results import FloatArray
-from rallypoint.lab.tcs_sim import Interruptions, RestSpec, prepared, scenario_path, simulate_rest
+from rallypoint.rulesets.tcs.front.lab_sim import (
+    Interruptions,
+    RestSpec,
+    prepared,
+    scenario_path,
+    simulate_rest,
+)
 
 HERE = Backend(workers=1)
 runner = CliRunner()

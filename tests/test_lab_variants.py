@@ -13,8 +13,8 @@ from rallypoint.cli.lab_output import sweep_grid, typed_value
 from rallypoint.cli.main import app
 from rallypoint.core.errors import DataFileError, MalformedInputError
 from rallypoint.lab.backend import Backend
-from rallypoint.lab.tcs_sim import RestSpec, created, scenario_path, simulate_rest
 from rallypoint.lab.variants import read_variant
+from rallypoint.rulesets.tcs.front.lab_sim import RestSpec, created, scenario_path, simulate_rest
 
 runner = CliRunner()
 

@@ -82,8 +82,8 @@ def test_both_sides_write_sheets_with_their_prefix_and_the_soviet_fos_use_their_
 def test_the_lab_rests_the_first_side_under_its_prefix_past_the_fo_hours() -> None:
     """The lab (and the web lab page) simulate a shipped scenario's first side: here Finland's
     sheet is F-rest, and the Soviet FOs' whole-hour roll is let pass, not refused."""
-    from rallypoint.lab import tcs_sim
     from rallypoint.lab.backend import Backend
+    from rallypoint.rulesets.tcs.front import lab_sim as tcs_sim
 
     spec = tcs_sim.RestSpec(str(TWO), turns=12)
     begin = tcs_sim.prepared(spec)

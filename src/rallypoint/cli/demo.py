@@ -24,9 +24,9 @@ from rallypoint.cli.session import SETTINGS, console, execute, guarded, session
 
 def run_demo() -> None:
     """Play Example #1 in a temporary database and print every step."""
-    from rallypoint.cli import tcs as tcs_cli
     from rallypoint.core.ruleset import get_ruleset
     from rallypoint.rulesets.tcs.commands import AdvanceTurn, SetMorale, WriteSheet
+    from rallypoint.rulesets.tcs.front import cli as tcs_cli
 
     ruleset = get_ruleset("tcs")
     scenario = next(p for p in ruleset.example_scenarios() if p.name.startswith("example1"))

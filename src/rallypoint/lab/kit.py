@@ -8,4 +8,32 @@ enforces it). Each name is a plain re-export; add one here when a ruleset's fron
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from rallypoint.lab import odds
+from rallypoint.lab.backend import Backend, Chunk, concat, make_chunks, run_chunks
+from rallypoint.lab.results import FloatArray, SimResult, as_float
+from rallypoint.lab.rollers import (
+    NumpyRoller,
+    die_faces,
+    generator,
+    natural_values,
+    root_sequence,
+)
+from rallypoint.lab.variants import created_with
+
+__all__ = [
+    "Backend",
+    "Chunk",
+    "FloatArray",
+    "NumpyRoller",
+    "SimResult",
+    "as_float",
+    "concat",
+    "created_with",
+    "die_faces",
+    "generator",
+    "make_chunks",
+    "natural_values",
+    "odds",
+    "root_sequence",
+    "run_chunks",
+]

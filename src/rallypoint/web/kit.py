@@ -8,4 +8,12 @@ Each name is a plain re-export; add one here when a ruleset's front part needs i
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from rallypoint.web.due import Action
+from rallypoint.web.rulesets import View
+from rallypoint.web.seat_preview import SeatPreview
+
+__all__ = [
+    "Action",
+    "SeatPreview",
+    "View",
+]

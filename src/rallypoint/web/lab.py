@@ -1,6 +1,6 @@
 """The lab page of a campaign: its exact odds, and a small simulation drawn by the lab's own plots.
 
-Everything here is the lab's: :func:`rallypoint.lab.tcs_sim.simulate_rest` runs the real rules,
+Everything here is the lab's: the tcs front part's ``lab_sim.simulate_rest`` runs the real rules,
 :func:`rallypoint.lab.plots.histograms` draws the SVG; the page only chooses a small, bounded run
 (in this process, one worker) and keeps the picture in memory until the database changes.
 """
@@ -42,8 +42,8 @@ def rest_run(campaign: Campaign) -> Any:
     from rallypoint.extras import Extra, require
 
     require(Extra.LAB)  # a server installed with [web] only shows this line, not a traceback
-    from rallypoint.lab import tcs_sim
     from rallypoint.lab.backend import Backend
+    from rallypoint.rulesets.tcs.front import lab_sim as tcs_sim
 
     scenario = shipped_scenario(campaign)
     if scenario is None or campaign.ruleset.name != tcs_sim.tcs().name:

@@ -10,13 +10,13 @@ from rallypoint.core.ruleset import RulesetPlugin
 PLUGIN = RulesetPlugin(
     name="tcs",
     rules="rallypoint.rulesets.tcs.ruleset:RULESET",
-    cli="rallypoint.cli.tcs:app",
-    render="rallypoint.cli.tcs:render",
-    odds_cli="rallypoint.cli.lab_tcs:odds",
-    simulate_cli="rallypoint.cli.lab_tcs:simulate",
-    lab="rallypoint.lab.tcs_sim",
+    cli="rallypoint.rulesets.tcs.front.cli:app",
+    render="rallypoint.rulesets.tcs.front.cli:render",
+    odds_cli="rallypoint.rulesets.tcs.front.lab_cli:odds",
+    simulate_cli="rallypoint.rulesets.tcs.front.lab_cli:simulate",
+    lab="rallypoint.rulesets.tcs.front.lab_sim",
     secrets="rallypoint.rulesets.tcs.secrets:SECRETS",
     readings="rallypoint.rulesets.tcs.readings:readings",
-    web="rallypoint.web.rulesets.tcs:VIEW",
+    web="rallypoint.rulesets.tcs.front.web:VIEW",
 )
 """The tcs ruleset's registration."""

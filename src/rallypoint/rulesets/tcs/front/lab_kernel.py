@@ -18,8 +18,7 @@ import numpy.typing as npt
 
 from rallypoint.core.errors import MalformedInputError
 from rallypoint.dice import D6, D66, TWO_D6
-from rallypoint.lab.backend import Chunk
-from rallypoint.lab.rollers import die_faces, generator, natural_values
+from rallypoint.lab.kit import Chunk, die_faces, generator, natural_values
 from rallypoint.rulesets.tcs.data import Column, RulesData, default_data
 
 IntArray = npt.NDArray[np.int64]
@@ -186,7 +185,7 @@ def exact_fo(number: int) -> dict[str, Any]:
     """Exact per-hour chance and mean hours (geometric) beside the sample."""
     from fractions import Fraction
 
-    from rallypoint.lab import odds
+    from rallypoint.lab.kit import odds
 
     p = Fraction(odds.tcs_fo(number, horizon=1)["per_hour"])
     return {"per_hour": str(p), "mean_hours": float(1 / p) if p else None}

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rallypoint.core.errors import MalformedInputError
-from rallypoint.lab.rollers import NumpyRoller
+from rallypoint.lab.kit import NumpyRoller
 from rallypoint.rulesets.tcs import recovery as rec
 from rallypoint.rulesets.tcs.commands import LeaveCenter, RecordLoss, RollFos
 from rallypoint.rulesets.tcs.scenario import Pile

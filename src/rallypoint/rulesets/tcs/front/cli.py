@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from rallypoint.cli.session import (
+from rallypoint.cli.kit import (
     AskDiceOpt,
     CampaignOpt,
     DiceOpt,
@@ -188,7 +188,7 @@ def _roll_fos(campaign: str | None, ask_dice: bool) -> Campaign:
 def _print_due(due: Any) -> None:
     from rich.markup import escape
 
-    from rallypoint.cli.due import command_words
+    from rallypoint.cli.kit import command_words
     from rallypoint.rulesets.tcs.outlook import DueKind
 
     for d in due:
@@ -382,7 +382,7 @@ def _distribution(c: Campaign, company: str | None, policy: str | None, explicit
                 f"how should {decision.subject} distribute {decision.options['steps']} "
                 "step(s)?", fix="Give --policy rebuild, or --heal/--resurrect/--very-dead, "
                                 "or --interactive.")
-        from rallypoint.cli.tcs_resolve import interactive as ask
+        from rallypoint.rulesets.tcs.front.resolve import interactive as ask
 
         return ask(c, decision)
     transfers = []

@@ -20,12 +20,23 @@ from typing import Any
 from rallypoint.core.errors import DataFileError, MalformedInputError
 from rallypoint.core.ruleset import Ruleset, get_ruleset
 from rallypoint.dice import ScriptedRoller, fraction_text
-from rallypoint.lab.backend import Backend, Chunk, concat, make_chunks, run_chunks
-from rallypoint.lab.results import FloatArray, SimResult, as_float
-from rallypoint.lab.rollers import NumpyRoller, generator
-from rallypoint.lab.tcs_interruptions import METRICS as INTERRUPTION_METRICS
-from rallypoint.lab.tcs_interruptions import Interruptions, check, interrupt
-from rallypoint.lab.tcs_kernel import (
+from rallypoint.lab.kit import (
+    Backend,
+    Chunk,
+    FloatArray,
+    NumpyRoller,
+    SimResult,
+    as_float,
+    concat,
+    generator,
+    make_chunks,
+    run_chunks,
+)
+from rallypoint.rulesets.tcs.commands import AdvanceTurn, CheckImplementation, WriteSheet
+from rallypoint.rulesets.tcs.data import Column, default_data
+from rallypoint.rulesets.tcs.front.lab_interruptions import METRICS as INTERRUPTION_METRICS
+from rallypoint.rulesets.tcs.front.lab_interruptions import Interruptions, check, interrupt
+from rallypoint.rulesets.tcs.front.lab_kernel import (
     FoSpec,
     RecoveryArrays,
     RecoverySpec,
@@ -34,8 +45,6 @@ from rallypoint.lab.tcs_kernel import (
     fo_chunk,
     recovery_chunk,
 )
-from rallypoint.rulesets.tcs.commands import AdvanceTurn, CheckImplementation, WriteSheet
-from rallypoint.rulesets.tcs.data import Column, default_data
 from rallypoint.rulesets.tcs.scenario import Pile
 from rallypoint.rulesets.tcs.state import SheetStatus, TcsState
 from rallypoint.session import Campaign, policy_named, start
@@ -95,7 +104,7 @@ class RestSpec:
 def created(spec: RestSpec, seed: str = "lab") -> Campaign:
     """The campaign at its start: the spec's parameter overrides in its scenario, its data
     overrides (a table column, a number of the data file) in its rules data."""
-    from rallypoint.lab.variants import created_with
+    from rallypoint.lab.kit import created_with
     from rallypoint.rulesets.tcs.data import default_data_raw
 
     ruleset = tcs()
@@ -273,7 +282,7 @@ def exact_turns(begin: Campaign, spec: RestSpec) -> dict[str, Any]:
     """
     from fractions import Fraction
 
-    from rallypoint.lab.rollers import root_sequence
+    from rallypoint.lab.kit import root_sequence
     from rallypoint.rulesets.tcs.recovery import implementation_chance
 
     if spec.interruptions.forced_off:
@@ -298,7 +307,7 @@ def exact_turns(begin: Campaign, spec: RestSpec) -> dict[str, Any]:
 def simulate_recovery(spec: RecoverySpec, runs: int, entropy: int, chunks: int, backend: Backend,
                       progress: Progress = None) -> SimResult:
     """Vectorised company recovery rolls (and turns to implementation), beside the exact odds."""
-    from rallypoint.lab import odds
+    from rallypoint.lab.kit import odds
 
     arrays = RecoveryArrays.from_rules(default_data())
     for column in spec.columns:

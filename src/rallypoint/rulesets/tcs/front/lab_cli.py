@@ -10,37 +10,38 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from rallypoint.cli.lab_output import (
+from rallypoint.cli.kit import (
+    DEFAULT_CHUNKS,
     ChunksOpt,
+    CompareOpt,
     CsvOpt,
+    JsonOpt,
+    ParamOpt,
     PlotOpt,
     RunsOpt,
     SchedulerOpt,
     SeedOpt,
-    WorkersOpt,
-    emit,
-    lab_table,
-    odds_table,
-    pct,
-    run_jobs,
-)
-from rallypoint.cli.session import JsonOpt, console, guarded, print_json
-from rallypoint.cli.simulate_kit import (
-    DEFAULT_CHUNKS,
-    CompareOpt,
-    ParamOpt,
     SweepOpt,
     VariantOpt,
+    WorkersOpt,
+    console,
+    emit,
     fraction,
+    guarded,
+    lab_table,
+    odds_table,
     options,
+    pct,
     plot_variants,
     policy_of,
+    print_json,
+    run_jobs,
     run_variants,
     variant_sets,
 )
 
 if TYPE_CHECKING:
-    from rallypoint.lab.results import SimResult
+    from rallypoint.lab.kit import SimResult
 
 MAX_HORIZON = 500
 """Most turns (or FO hours) an exact table runs to: far past any TCS scenario's length, and the
@@ -58,7 +59,7 @@ def tcs_recovery_odds(
 ) -> None:
     """Steps recovered on each column of the recovery table for one die + MODIFIER."""
 
-    from rallypoint.lab import odds
+    from rallypoint.lab.kit import odds
 
     result = odds.tcs_recovery(modifier)
     if as_json:
@@ -83,7 +84,7 @@ def tcs_implementation_odds(
     as_json: JsonOpt = False,
 ) -> None:
     """Chance a Recovery Op Sheet implements: a d66 against the Prep. Defense line's cell."""
-    from rallypoint.lab import odds
+    from rallypoint.lab.kit import odds
 
     with guarded():
         result = odds.tcs_implementation(row, weighted_turns, per_turn, horizon)
@@ -121,7 +122,7 @@ def tcs_fo_odds(
     as_json: JsonOpt = False,
 ) -> None:
     """A dead Soviet FO's chance to return each whole hour, and hours until he does."""
-    from rallypoint.lab import odds
+    from rallypoint.lab.kit import odds
 
     result = odds.tcs_fo(number, horizon)
     if as_json:
@@ -135,7 +136,7 @@ def tcs_fo_odds(
 @odds.command("tcs-morale")
 def tcs_morale_odds(as_json: JsonOpt = False) -> None:
     """Battalion morale points recovered (one die halved, rounded up)."""
-    from rallypoint.lab import odds
+    from rallypoint.lab.kit import odds
 
     result = odds.tcs_morale()
     if as_json:
@@ -181,20 +182,20 @@ def tcs(
     as_json: JsonOpt = False,
 ) -> None:
     """A battalion's whole rest through the real TCS rules: sheet, turns, checks, distribution."""
-    from rallypoint.lab import tcs_sim
+    from rallypoint.rulesets.tcs.front import lab_sim
 
     common = options(runs, seed, chunks, workers, scheduler, csv, plot, as_json)
     with guarded():
         labels, variants = variant_sets(param, compare, sweep, variant)
-        path = str(tcs_sim.scenario_path(scenario))
-        chances = tcs_sim.Interruptions(loss_chance, forced_off, fo_loss)
+        path = str(lab_sim.scenario_path(scenario))
+        chances = lab_sim.Interruptions(loss_chance, forced_off, fo_loss)
         specs = []
         for v in variants:
             chosen, data = policy_of(v, policy)
-            specs.append(tcs_sim.RestSpec(path, chosen, turns, size, data, chances))
+            specs.append(lab_sim.RestSpec(path, chosen, turns, size, data, chances))
         for spec in specs:
-            tcs_sim.prepared(spec)
-        results, elapsed = run_variants(common, "tcs", labels, specs, tcs_sim.simulate_rest)
+            lab_sim.prepared(spec)
+        results, elapsed = run_variants(common, "tcs", labels, specs, lab_sim.simulate_rest)
         comparison = emit(common, results, labels, elapsed, "simulate tcs (battalion rest)",
                           sweeping=bool(sweep) or len(variants) > 2)
         if plot:
@@ -232,15 +233,15 @@ def tcs_recovery(
     as_json: JsonOpt = False,
 ) -> None:
     """Company recovery rolls with the vectorised kernel, beside the exact odds."""
-    from rallypoint.lab import tcs_sim
-    from rallypoint.lab.tcs_kernel import RecoverySpec
+    from rallypoint.rulesets.tcs.front import lab_sim
+    from rallypoint.rulesets.tcs.front.lab_kernel import RecoverySpec
 
     common = options(runs, seed, chunks, workers, scheduler, csv, plot, as_json)
     with guarded():
         columns = tuple(column or ("inf", "hwy", "to", "tank"))
         spec = RecoverySpec(modifier, columns, row, per_turn, turns)
         results, elapsed = run_jobs(common, [("tcs-recovery", lambda b, e, tick:
-                                              tcs_sim.simulate_recovery(spec, runs, e, chunks, b,
+                                              lab_sim.simulate_recovery(spec, runs, e, chunks, b,
                                                                         tick))])
         emit(common, results, ["kernel"], elapsed, "simulate tcs-recovery",
              extra=_print_recovery_exact)
@@ -282,16 +283,16 @@ def tcs_fo(
     as_json: JsonOpt = False,
 ) -> None:
     """Hours until a dead Soviet FO returns (vectorised), optionally two numbers compared."""
-    from rallypoint.lab import tcs_sim
+    from rallypoint.rulesets.tcs.front import lab_sim
 
     common = options(runs, seed, chunks, workers, scheduler, csv, plot, as_json)
     with guarded():
         numbers = [number] + ([compare_number] if compare_number is not None else [])
         for n in numbers:
-            tcs_sim.fo_chance_ok(n)
+            lab_sim.fo_chance_ok(n)
 
         def job(n: int) -> Any:
-            return lambda b, e, tick: tcs_sim.simulate_fo(n, runs, e, chunks, b, tick)
+            return lambda b, e, tick: lab_sim.simulate_fo(n, runs, e, chunks, b, tick)
 
         labels = [f"number={n}" for n in numbers]
         results, elapsed = run_jobs(common, [(lb, job(n))

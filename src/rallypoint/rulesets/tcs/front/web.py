@@ -22,9 +22,7 @@ from rallypoint.rulesets.tcs.outlook import (
 )
 from rallypoint.session import Campaign, Decision
 from rallypoint.session.ownership import offered
-from rallypoint.web.due import Action
-from rallypoint.web.rulesets import View
-from rallypoint.web.seat_preview import SeatPreview
+from rallypoint.web.kit import Action, SeatPreview, View
 
 TEMPLATE = "tcs/campaign.html"
 PREVIEW_TEMPLATE = "tcs/preview.html"
