@@ -305,6 +305,8 @@ class RulesetPlugin:
         templates: The package whose ``templates/`` folder holds its web page templates,
             addressed by the web as ``"<name>/<file>"`` (e.g. ``"rallypoint.rulesets.tcs.front"``
             makes ``tcs/campaign.html`` its ``front/templates/campaign.html``).
+        builder: The module of its part of the web's scenario builder: ``HINTS`` (field name →
+            suggested values) and, for a board, ``TEMPLATE``, ``context`` and ``place``.
 
     Every front part is optional: without ``render`` ``show`` prints the state as an outline;
     without ``cli`` ``rallypoint play KIND FIELD=VALUE`` sends its commands; without ``web`` the
@@ -323,6 +325,7 @@ class RulesetPlugin:
     readings: str | None = None
     web: str | None = None
     templates: str | None = None
+    builder: str | None = None
 
     def load(self, part: str) -> Any:
         """Import one part (``"rules"``, ``"cli"``, ``"render"``, ...) and return it.

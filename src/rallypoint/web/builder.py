@@ -7,7 +7,7 @@ created), so every button works without JavaScript: "add", "add another like thi
 form to ``/build/{ruleset}/check`` as the player types and swaps in the problems. The problems
 are :func:`~rallypoint.session.scenarios.check_scenario`'s, the same words as ``rallypoint
 new``; the form itself is :mod:`.scenario_form`, generic over the ruleset's scenario model; a
-ruleset may add a part (``rallypoint.web.rulesets.<name>_builder``: the squares grid).
+ruleset may add a part (the module its plugin's ``builder`` names: the squares grid).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from rallypoint.core.errors import (
     UnknownIdError,
 )
 from rallypoint.core.problems import Problem
-from rallypoint.core.ruleset import get_ruleset, registered
+from rallypoint.core.ruleset import get_ruleset, plugin, registered
 from rallypoint.core.scenario_check import scenario_files
 from rallypoint.core.tomlwrite import dumps
 from rallypoint.session.scenarios import check_scenario
@@ -77,14 +77,9 @@ def _buildable() -> list[str]:
 
 
 def part_of(ruleset: str) -> ModuleType | None:
-    """The ruleset's builder part (``rallypoint.web.rulesets.<name>_builder``), if any."""
-    name = f"rallypoint.web.rulesets.{ruleset}_builder"
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name != name:
-            raise
-        return None
+    """The ruleset's builder part (the module its plugin's ``builder`` names), if any."""
+    name = plugin(ruleset).builder
+    return importlib.import_module(name) if name is not None else None
 
 
 def _file_name(form: FormData) -> str:

@@ -18,5 +18,6 @@ PLUGIN = RulesetPlugin(
     secrets="rallypoint.rulesets.squares.secrets:SECRETS",
     readings="rallypoint.rulesets.squares.readings:readings",
     web="rallypoint.web.rulesets.squares:VIEW",
+    builder="rallypoint.web.rulesets.squares_builder",
 )
 """The squares ruleset's registration."""

@@ -18,5 +18,7 @@ PLUGIN = RulesetPlugin(
     secrets="rallypoint.rulesets.tcs.secrets:SECRETS",
     readings="rallypoint.rulesets.tcs.readings:readings",
     web="rallypoint.rulesets.tcs.front.web:VIEW",
+    templates="rallypoint.rulesets.tcs.front",
+    builder="rallypoint.rulesets.tcs.front.web_builder",
 )
 """The tcs ruleset's registration."""
