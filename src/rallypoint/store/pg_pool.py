@@ -23,6 +23,10 @@ DEFAULT_SIZE = 8
 _pools: dict[str, ConnectionPool[Any]] = {}
 _migrated: set[str] = set()
 _lock = threading.Lock()
+_marks: dict[str, psycopg.Connection[Any]] = {}
+_mark_lock = threading.Lock()
+
+_MARK = "SELECT pg_current_wal_lsn()::text"
 
 
 def start(url: str, *, max_size: int = DEFAULT_SIZE) -> None:
@@ -47,8 +51,54 @@ def stop(url: str) -> None:
     with _lock:
         pool = _pools.pop(url, None)
         _migrated.discard(url)
+    with _mark_lock:
+        marks = _marks.pop(url, None)
+    if marks is not None:
+        marks.close()
     if pool is not None:
         pool.close()
+
+
+def change_mark(url: str) -> str:
+    """The server's current WAL position: it moves with every commit (of any process, to any
+    table), so a cache keyed on it is never stale.
+
+    It is asked once per request a server answers from its cache, so it costs one round trip:
+    while the pool runs, on a connection of its own kept for it (autocommit, no transaction, no
+    borrowing check, the statement prepared by psycopg after a few uses); a dropped connection
+    is opened again once. Without a pool, a connection is opened for the one query.
+
+    Raises:
+        psycopg.Error: The database cannot be reached.
+    """
+    import psycopg
+
+    if url not in _pools:
+        with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
+            return _lsn(conn)
+    with _mark_lock:
+        try:
+            return _lsn(_mark_connection(url))
+        except psycopg.OperationalError:
+            # The server restarted or dropped the kept connection: open it again, once.
+            stale = _marks.pop(url, None)
+            if stale is not None:
+                stale.close()
+            return _lsn(_mark_connection(url))
+
+
+def _mark_connection(url: str) -> psycopg.Connection[Any]:
+    import psycopg
+
+    conn = _marks.get(url)
+    if conn is None or conn.closed:
+        conn = _marks[url] = psycopg.connect(url, autocommit=True, connect_timeout=10)
+    return conn
+
+
+def _lsn(conn: psycopg.Connection[Any]) -> str:
+    row = conn.execute(_MARK).fetchone()
+    return str(row[0]) if row else ""
 
 
 def borrow(url: str) -> psycopg.Connection[Any] | None:

@@ -288,8 +288,9 @@ async def _cached_html(request: Request, key: tuple[Any, ...],
             response = build()
         return response.status_code, bytes(response.body).decode()
 
-    status, text = service.cached(key, render) if service.has_cached(key) \
-        else await run_in_threadpool(service.cached, key, render)
+    token = service.token()  # once: on PostgreSQL it is a round trip
+    status, text = service.cached(key, render, token) if service.has_cached(key, token) \
+        else await run_in_threadpool(service.cached, key, render, token)
     return HTMLResponse(text.replace(renderer.PLACEHOLDER, renderer.token(request)),
                         status_code=status)
 

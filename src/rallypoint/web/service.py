@@ -43,9 +43,10 @@ from rallypoint.core.visibility import (
 )
 from rallypoint.session import Campaign, CampaignInfo, Command, Executed, LogEntry, Session
 from rallypoint.session.exports import export_for
+from rallypoint.session.hosting import change_mark
 from rallypoint.session.powers import Power
 from rallypoint.session.preview import preview
-from rallypoint.session.seats import REFEREE_SEAT, SeatBook, change_mark, ensure_store
+from rallypoint.session.seats import REFEREE_SEAT, SeatBook, ensure_store
 from rallypoint.web.seat_preview import SeatPreview, shown_preview
 
 LOCAL = EVERYTHING
@@ -87,13 +88,15 @@ class Service:
 
     # --- caching reads -------------------------------------------------------------------------
 
-    def _token(self) -> tuple[Any, ...]:
+    def token(self) -> tuple[Any, ...]:
         """Changes whenever any process commits to the database.
 
         In WAL mode every commit writes the ``-wal`` file (a checkpoint writes the main file), so
         their sizes and modification times, in nanoseconds, name the database's state; reading
         them costs two ``stat`` calls instead of opening and folding a campaign. On PostgreSQL
-        the server's WAL position (one small query) names it: it moves with every commit.
+        the server's WAL position (one small query on a kept connection) names it: it moves with
+        every commit. Read it once per request and pass it to :meth:`has_cached` and
+        :meth:`cached`: on PostgreSQL each read is a round trip.
         """
         if self.postgres:
             return (change_mark(str(self.db)),)
@@ -108,10 +111,18 @@ class Service:
                 token += [st.st_size, st.st_mtime_ns]
         return tuple(token)
 
-    def cached(self, key: Hashable, build: Callable[[], T]) -> T:
+    def cached(self, key: Hashable, build: Callable[[], T],
+               token: tuple[Any, ...] | None = None) -> T:
         """``build()``, remembered until the database changes (by this server or any other
-        process). Values must be immutable: campaigns and rendered text."""
-        token = self._token()
+        process). Values must be immutable: campaigns and rendered text.
+
+        Args:
+            key: What is built.
+            build: Builds it from the database.
+            token: :meth:`token`, read before this call in the same request (default: read now).
+                Read before ``build`` runs, so a commit during the build only costs a re-build.
+        """
+        token = self.token() if token is None else token
         if token != self._cache_token:
             self._cache = {}
             self._cache_token = token
@@ -120,9 +131,11 @@ class Service:
             cache[key] = build()
         return cast("T", cache[key])
 
-    def has_cached(self, key: Hashable) -> bool:
-        """Whether ``cached(key, ...)`` would answer from memory now (no database read)."""
-        return self._token() == self._cache_token and key in self._cache
+    def has_cached(self, key: Hashable, token: tuple[Any, ...] | None = None) -> bool:
+        """Whether ``cached(key, ...)`` would answer from memory now (no database read);
+        ``token`` as for :meth:`cached`."""
+        token = self.token() if token is None else token
+        return token == self._cache_token and key in self._cache
 
     def forget(self) -> None:
         """Drop every cached read (after this server wrote)."""
