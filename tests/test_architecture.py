@@ -16,6 +16,10 @@ one flags what it is for.
 from __future__ import annotations
 
 import ast
+import importlib
+import inspect
+import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -482,3 +486,221 @@ def test_modules_stay_small() -> None:
     big = [(p, n) for p in SOURCES
            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500]
     assert not big, f"modules over 500 lines: {big}"
+
+
+# --- no ruleset named in the generic front ends, the session, the store, core or dice ---------
+
+GENERIC_FOLDERS = ("cli", "core", "dice", "lab", "session", "store", "web")
+"""Where no ruleset may be named in code (comments and docstrings may name them)."""
+NAMED_FILES_LEFT = """
+cli/demo.py
+cli/demo_platoon.py
+cli/demo_squares.py
+cli/lab_platoon.py
+cli/lab_squares.py
+cli/lab_tcs.py
+cli/platoon.py
+cli/platoon_report.py
+cli/squares.py
+cli/squares_board.py
+cli/tcs.py
+cli/tcs_resolve.py
+lab/odds.py
+lab/platoon_fast.py
+lab/platoon_fast_people.py
+lab/platoon_fast_state.py
+lab/platoon_sim.py
+lab/squares_sim.py
+lab/tcs_interruptions.py
+lab/tcs_kernel.py
+lab/tcs_sim.py
+web/lab.py
+web/rulesets/platoon.py
+web/rulesets/squares.py
+web/rulesets/squares_builder.py
+web/rulesets/tcs.py
+web/templates/lab.html
+"""
+"""Files that still name a ruleset, each waiting to move into its ruleset's ``front/`` (issue
+21). Sorted, one a line, so parallel moves merge cleanly: this list only shrinks to empty."""
+
+
+def _docstring_ids(tree: ast.AST) -> set[int]:
+    # A string that is a whole statement is documentation (a docstring, or the attribute
+    # docstring under a constant), never a value the code uses.
+    return {id(node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)}
+
+
+def _spelt(node: ast.AST) -> list[str]:
+    """What a node spells in code: a string value, a name, an attribute, a definition's or an
+    argument's name, an import path."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if isinstance(node, ast.Attribute):
+        return [node.attr]
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return [node.name]
+    if isinstance(node, ast.arg):
+        return [node.arg]
+    if isinstance(node, ast.keyword):
+        return [node.arg or ""]
+    if isinstance(node, ast.alias):
+        return [node.name, node.asname or ""]
+    if isinstance(node, ast.ImportFrom):
+        return [node.module or ""]
+    return []
+
+
+def _words(text: str) -> set[str]:
+    # ``tcs_sim``, ``rallypoint.rulesets.tcs``, ``"TCS rules"`` and ``squares/lab.html`` all
+    # name a ruleset: split on everything that is not a letter.
+    return set(re.findall(r"[a-z]+", text.lower()))
+
+
+def ruleset_names_in_code(source: str, names: frozenset[str]) -> list[str]:
+    """Every place the code (not a docstring) spells one of ``names``: ``line N: text``."""
+    tree = ast.parse(source)
+    docs = _docstring_ids(tree)
+    return [f"line {getattr(node, 'lineno', '?')}: {text}" for node in ast.walk(tree)
+            if id(node) not in docs for text in _spelt(node) if _words(text) & names]
+
+
+def ruleset_names_in_template(text: str, names: frozenset[str]) -> list[str]:
+    """Every line of a template (its ``{# #}`` comments left out) that spells one of ``names``."""
+    text = re.sub(r"\{#.*?#\}", lambda m: "\n" * m.group().count("\n"), text, flags=re.S)
+    return [f"line {n}: {line.strip()}" for n, line in enumerate(text.splitlines(), 1)
+            if _words(line) & names]
+
+
+def _generic_files() -> list[Path]:
+    found = [p for top in GENERIC_FOLDERS for p in (SRC / top).rglob("*.py")]
+    templates = SRC / "web" / "templates"
+    found += [p for p in templates.rglob("*.html")
+              if p.relative_to(templates).parts[0] not in RULESET_NAMES]
+    return sorted(found)
+
+
+def _names_in_file(path: Path) -> list[str]:
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".html":
+        return ruleset_names_in_template(text, RULESET_NAMES)
+    return ruleset_names_in_code(text, RULESET_NAMES)
+
+
+def test_no_ruleset_is_named_outside_its_folder() -> None:
+    left = NAMED_FILES_LEFT.split()
+    assert left == sorted(set(left)), "keep NAMED_FILES_LEFT sorted, one a line"
+    named = {_rel(p): hits for p in _generic_files() if (hits := _names_in_file(p))}
+    assert {p: h for p, h in named.items() if p not in left} == {}, (
+        "a generic file names a ruleset: ask the plugin registry instead")
+    done = [p for p in left if p not in named]
+    assert done == [], "moved or clean: take these off NAMED_FILES_LEFT"
+
+
+def test_flags_a_ruleset_named_in_code_but_not_in_a_docstring() -> None:
+    names = frozenset({"tcs", "squares"})
+    planted = ('"""Shows a TCS sheet."""\n'
+               "from rallypoint.lab import tcs_sim\n"
+               "import rallypoint.rulesets.squares.rally as r\n"
+               "X = 1\n\"\"\"The squares count.\"\"\"\n"
+               "def f(view):\n    return view.squares_rows, get('TCS'), tcs_sim\n")
+    assert sorted(ruleset_names_in_code(planted, names)) == [
+        "line 2: tcs_sim", "line 3: rallypoint.rulesets.squares.rally", "line 7: TCS",
+        "line 7: squares_rows", "line 7: tcs_sim"]
+    assert ruleset_names_in_code('"""tcs"""\n# squares\nx = "generic"\n', names) == []
+    assert ruleset_names_in_template(
+        '{# the tcs sheets #}\n{% include "tcs/sheets.html" %}\n<p>squares</p>', names) == [
+        'line 2: {% include "tcs/sheets.html" %}', "line 3: <p>squares</p>"]
+
+
+# --- Any between the front ends and the rules: a ceiling that only goes down -----------------
+
+BOUNDARY = ("rallypoint.core.ruleset", "rallypoint.core.visibility:Declaration",
+            "rallypoint.core.scenario_check:ScenarioFiles", "rallypoint.cli.generic:Render",
+            "rallypoint.web.rulesets:RulesetView", "rallypoint.web.rulesets:View",
+            "rallypoint.session")
+"""Where front ends meet rules: the plugin parts' Protocols and the registry (a module: its
+public functions, Protocols and ``RulesetPlugin``), the web's view contract, and the session
+API (a package: everything in its ``__all__``)."""
+ANY_CEILING = 62
+"""``Any`` in those signatures today. Lower it when you type one; it may never rise."""
+
+
+def _annotations(member: object) -> list[str]:
+    if isinstance(member, property):
+        member = member.fget
+    if inspect.isfunction(member):
+        return [str(a) for a in inspect.get_annotations(member).values()]
+    return []
+
+
+def _class_annotations(cls: type) -> list[str]:
+    """A class's fields and its public methods' signatures, inherited ones from rallypoint
+    included (a session facade's mixins), each once."""
+    texts = [str(a) for a in inspect.get_annotations(cls).values()]
+    seen: set[str] = set()
+    for klass in cls.__mro__:
+        if not klass.__module__.startswith("rallypoint"):
+            continue
+        for name, member in vars(klass).items():
+            if name not in seen and (not name.startswith("_") or name == "__call__"):
+                seen.add(name)
+                texts += _annotations(member)
+    return texts
+
+
+def _boundary_objects(ref: str) -> list[object]:
+    module_name, _, attribute = ref.partition(":")
+    module = importlib.import_module(module_name)
+    if attribute:
+        return [getattr(module, attribute)]
+    if hasattr(module, "__all__"):
+        return [getattr(module, name) for name in module.__all__]
+    return [value for name, value in vars(module).items()
+            if not name.startswith("_") and getattr(value, "__module__", "") == module_name
+            and (inspect.isfunction(value) or getattr(value, "_is_protocol", False)
+                 or name == "RulesetPlugin")]
+
+
+def boundary_any(refs: tuple[str, ...]) -> dict[str, int]:
+    """``Any`` in each boundary object's signatures (annotations as written): name → count."""
+    counts: dict[str, int] = {}
+    for ref in refs:
+        for found in _boundary_objects(ref):
+            texts = (_class_annotations(found) if inspect.isclass(found)
+                     else _annotations(found))
+            if n := sum(len(re.findall(r"\bAny\b", t)) for t in texts):
+                counts[f"{found.__module__}.{found.__qualname__}"] = n  # type: ignore[attr-defined]
+    return counts
+
+
+def test_any_between_front_ends_and_rules_only_goes_down() -> None:
+    counts = boundary_any(BOUNDARY)
+    total = sum(counts.values())
+    assert total <= ANY_CEILING, f"Any rose to {total} (ceiling {ANY_CEILING}): {counts}"
+    assert total == ANY_CEILING, f"Any fell to {total}: lower ANY_CEILING to {total}"
+
+
+def test_counts_any_in_a_protocol_and_a_function() -> None:
+    import types
+    from typing import Any, Protocol
+
+    module = types.ModuleType("rallypoint.planted_boundary")
+    exec("from __future__ import annotations\n"  # noqa: S102 - planted source, a test's own
+         "from typing import Any, Protocol\n"
+         "class Part(Protocol):\n"
+         "    def show(self, state: Any) -> dict[str, Any]: ...\n"
+         "    @property\n    def name(self) -> str: ...\n"
+         "def helper(x: Any, y: int) -> None: ...\n"
+         "def _private(x: Any) -> Any: ...\n", module.__dict__)
+    sys.modules[module.__name__] = module
+    try:
+        assert boundary_any((module.__name__,)) == {
+            "rallypoint.planted_boundary.Part": 2, "rallypoint.planted_boundary.helper": 1}
+    finally:
+        del sys.modules[module.__name__]
+    del Any, Protocol

@@ -12,7 +12,7 @@ import pytest
 
 from rallypoint.core.campaign import created_event
 from rallypoint.core.errors import DataFileError
-from rallypoint.core.ruleset import get_ruleset, registered
+from rallypoint.core.ruleset import get_ruleset, plugins, registered
 from rallypoint.session.scenarios import check_scenario
 from test_squares_scenario import BASE
 
@@ -121,7 +121,8 @@ def test_a_platoon_roster_reports_every_clash() -> None:
 def test_what_cannot_be_read_is_one_problem() -> None:
     assert [p.message for p in check_scenario(None, 'title = "no ruleset"')] == [
         "the scenario does not say which ruleset it is for (at line 1). "
-        'Add a top-level line like ruleset = "tcs".']
+        f'Add a top-level line like ruleset = "{max(plugins())}" (installed: '
+        f'{", ".join(sorted(plugins()))}).']
     (syntax,) = check_scenario("squares", 'ruleset = "squares"\n[grid\n', file="g.toml")
     assert (syntax.what.startswith("TOML syntax error"), syntax.line) == (True, 2)
     (other,) = check_scenario("squares", 'ruleset = "tcs"\n')

@@ -1,7 +1,8 @@
 """What is due next, in the CLI's words: each ruleset's typed ``Due`` with the command to type.
 
 The rules return :class:`rallypoint.core.due.Due` values (a kind of command, a subject); here each
-command kind becomes the words a player types. The web words the same values as buttons.
+command kind becomes the words a player types, as the ruleset's plugin ``words`` part says them
+(none: the generic ``rallypoint play KIND``). The web words the same values as buttons.
 """
 
 from __future__ import annotations
@@ -10,34 +11,18 @@ from rich.markup import escape
 
 from rallypoint.cli.session import console
 from rallypoint.core.due import Due, due_of
-from rallypoint.core.ruleset import plugin
+from rallypoint.core.ruleset import CommandWords, plugin
 from rallypoint.session import Campaign
-
-WORDS: dict[str, dict[str, str]] = {
-    "platoon": {
-        "report": "rallypoint platoon report FILE",
-        "rest": "rallypoint platoon rest",
-        "year_end": "rallypoint platoon year-end",
-    },
-    "squares": {
-        "rally": "rallypoint squares rally LEADER {subject}",
-        "activate": "rallypoint squares activate WHO",
-        "turn": "rallypoint squares turn",
-    },
-    "tcs": {
-        "check": "rallypoint tcs check {subject}",
-        "fo": "rallypoint tcs fo",
-    },
-}
-"""Ruleset → command kind → what to type (``{subject}``: the due item's subject)."""
 
 
 def command_words(ruleset: str, item: Due) -> str:
     """What to type for ``item`` (``""`` when it is for the table, not the engine)."""
     if item.command is None:
         return ""
-    words = WORDS.get(ruleset, {}).get(item.command)
-    if words is None and plugin(ruleset).cli is None:
+    found = plugin(ruleset)
+    known: CommandWords = found.load("words") if found.words is not None else {}
+    words = known.get(item.command)
+    if words is None and found.cli is None:
         return f"rallypoint play {item.command}"  # a ruleset without verbs: the generic one
     if words is None:
         return f"rallypoint {ruleset} {item.command.replace('_', '-')}"

@@ -21,7 +21,7 @@ app = typer.Typer(
          "a table from a spreadsheet.", no_args_is_help=True)
 
 RulesetArg = Annotated[str, typer.Argument(
-    help="The ruleset: tcs, squares or platoon (`rallypoint rules` lists them).")]
+    help="The ruleset's name (`rallypoint rules` lists them).")]
 
 
 @app.command()
@@ -90,8 +90,8 @@ def check(
 def import_csv(
     ruleset: RulesetArg,
     table: Annotated[Path, typer.Argument(
-        help="The CSV a spreadsheet exported: counters (tcs), units (squares) or a roster "
-             "(platoon); docs/scenarios.md lists the columns.")],
+        help="The CSV a spreadsheet exported: the ruleset's table (its counters, units or "
+             "roster); docs/scenarios.md lists the columns.")],
     output: Annotated[Path | None, typer.Option(
         "--output", "-o", help="The scenario file to write (default: print it).")] = None,
     into: Annotated[Path | None, typer.Option(
@@ -138,7 +138,7 @@ def _print_problems(problems: Sequence[Problem], file: str, then: str) -> None:
 
 def schema(
     name: Annotated[str | None, typer.Argument(
-        help="The schema: tcs-scenario, squares-scenario, platoon-scenario, platoon-report or "
+        help="The schema: each ruleset's scenario (NAME-scenario), its other files, or "
              "campaign-export (none: list them).", show_default=False)] = None,
 ) -> None:
     """Print the JSON Schema of a file rallypoint reads (docs/schemas/NAME.schema.json)."""

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import typer
 
-app = typer.Typer(help="Monte Carlo: whole TCS rests, platoon campaign years and squares rally "
-                       "chains, many times (numpy, local cores or a Dask cluster).",
+app = typer.Typer(help="Monte Carlo: each ruleset's whole rests, campaigns or scenes, many "
+                       "times (numpy, local cores or a Dask cluster).",
                   no_args_is_help=True)
 
 

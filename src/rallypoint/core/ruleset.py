@@ -25,6 +25,7 @@ from rallypoint.dice import ChanceNode, Roll, Roller
 from rallypoint.errors import Hint
 
 S = TypeVar("S")
+S_contra = TypeVar("S_contra", contravariant=True)
 
 
 class Command(BaseModel):
@@ -218,7 +219,7 @@ class CommandTypes(Protocol):
         ...
 
 
-def command_types(ruleset: Ruleset[Any]) -> Sequence[type[Command]]:
+def command_types(ruleset: Ruleset[S]) -> Sequence[type[Command]]:
     """A ruleset's command models (:class:`CommandTypes`), or none when it does not say."""
     if isinstance(ruleset, _CommandTypesCheck):
         return ruleset.command_types()
@@ -270,11 +271,71 @@ class _ChanceNodesCheck(Protocol):
     def chance_nodes(self, state: Any) -> Sequence[DeclaredNode]: ...
 
 
-def chance_nodes(ruleset: Ruleset[Any], state: Any) -> Sequence[DeclaredNode]:
+def chance_nodes(ruleset: Ruleset[S], state: S) -> Sequence[DeclaredNode]:
     """The rolls a ruleset declares open in ``state`` (:class:`ChanceNodes`), or none."""
     if isinstance(ruleset, _ChanceNodesCheck):
         return ruleset.chance_nodes(state)
     return ()
+
+
+@dataclass(frozen=True)
+class OddsTable:
+    """One titled table of exact chances, as a ruleset's odds part gives it.
+
+    Attributes:
+        title: What the table is of (``"A light wound heals after (days: chance)"``).
+        rows: (outcome, exact chance) in the order to show them.
+    """
+
+    title: str
+    rows: tuple[tuple[str, Fraction], ...]
+
+
+class OddsPart(Protocol, Generic[S_contra]):
+    """A ruleset's ``odds`` part: its exact odds tables for a state (the lab page shows them).
+    Optional: without it the tables are those of its declared chance nodes
+    (:class:`ChanceNodes`)."""
+
+    def tables(self, state: S_contra) -> Sequence[OddsTable]:
+        """The tables worth showing for ``state``, each computed from the rules' own nodes."""
+        ...
+
+
+def odds_tables(found: RulesetPlugin, state: object) -> tuple[OddsTable, ...]:
+    """The exact odds tables of a state: the ruleset's ``odds`` part's, or else one table per
+    chance node it declares open (none: no table)."""
+    if found.odds is not None:
+        part: OddsPart[object] = found.load("odds")
+        return tuple(part.tables(state))
+    return tuple(OddsTable(f"{d.title} ({d.node.dice.label})", tuple(d.odds().items()))
+                 for d in chance_nodes(found.ruleset(), state))
+
+
+class DemoPart(Protocol):
+    """A ruleset's ``demo`` part: a scripted scene that ``rallypoint demo`` plays in its
+    throwaway database (through the CLI, printing every step)."""
+
+    @property
+    def order(self) -> int:
+        """Where the scene comes in the demo (lowest first; ties by ruleset name)."""
+        ...
+
+    def play(self) -> None:
+        """Play and print the scene in the database the demo has open."""
+        ...
+
+
+@dataclass(frozen=True)
+class Demo:
+    """A :class:`DemoPart` from its parts: ``DEMO = Demo(order=10, play=run_scene)``."""
+
+    order: int
+    play: Callable[[], None]
+
+
+CommandWords = Mapping[str, str]
+"""A ruleset's ``words`` part: command kind → what a player types for a due item of that kind
+(``{subject}``: the item's subject), e.g. ``{"turn": "rallypoint squares turn"}``."""
 
 
 ENTRY_POINT_GROUP = "rallypoint.rulesets"
@@ -307,11 +368,16 @@ class RulesetPlugin:
             makes ``tcs/campaign.html`` its ``front/templates/campaign.html``).
         builder: The module of its part of the web's scenario builder: ``HINTS`` (field name →
             suggested values) and, for a board, ``TEMPLATE``, ``context`` and ``place``.
+        words: Its :data:`CommandWords`: what to type for each kind of due command.
+        demo: Its :class:`DemoPart`: the scene it adds to ``rallypoint demo``.
+        odds: Its :class:`OddsPart`: exact odds tables for the lab page.
 
     Every front part is optional: without ``render`` ``show`` prints the state as an outline;
     without ``cli`` ``rallypoint play KIND FIELD=VALUE`` sends its commands; without ``web`` the
-    page shows its state and a form per command (:class:`CommandTypes`); the lab page shows the
-    exact odds of its declared chance nodes (:class:`ChanceNodes`). See docs/own-ruleset.md.
+    page shows its state and a form per command (:class:`CommandTypes`); without ``odds`` the
+    lab page shows the exact odds of its declared chance nodes (:class:`ChanceNodes`); without
+    ``words`` a due item says ``rallypoint play KIND``; without ``demo`` the demo skips it.
+    See docs/own-ruleset.md.
     """
 
     name: str
@@ -326,6 +392,9 @@ class RulesetPlugin:
     web: str | None = None
     templates: str | None = None
     builder: str | None = None
+    words: str | None = None
+    demo: str | None = None
+    odds: str | None = None
 
     def load(self, part: str) -> Any:
         """Import one part (``"rules"``, ``"cli"``, ``"render"``, ...) and return it.
@@ -434,6 +503,13 @@ def _plugin_from(point: importlib.metadata.EntryPoint) -> RulesetPlugin:
             f"entry point {point.name!r} = {point.value!r} is not a RulesetPlugin of that name",
             fix="Point the entry point at the ruleset's PLUGIN object.")
     return loaded
+
+
+def ruleset_line_fix(where: str = "top-level") -> str:
+    """The fix for a scenario file that names no ruleset: the line to add, with the names of
+    the rulesets installed (``where``: which line, ``"top-level"`` or ``"first"``)."""
+    names = sorted(plugins())
+    return f'Add a {where} line like ruleset = "{names[-1]}" (installed: {", ".join(names)}).'
 
 
 def _unknown(name: str) -> UnknownIdError:

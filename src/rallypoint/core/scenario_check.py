@@ -30,7 +30,7 @@ from pydantic import BaseModel, ValidationError
 
 from rallypoint.core.errors import DataFileError, RallypointError
 from rallypoint.core.problems import FIELD_FIX, Problem
-from rallypoint.core.ruleset import Ruleset, get_ruleset
+from rallypoint.core.ruleset import Ruleset, get_ruleset, ruleset_line_fix
 from rallypoint.core.tomlfile import line_naming, line_of, parse_toml, validation_problems
 
 COLLECTING: Final = "rallypoint.collect_problems"
@@ -94,7 +94,7 @@ def check_data(data: Mapping[str, Any], *, text: str = "", file: str = "",
     named = data.get("ruleset", ruleset)
     if named is None:
         return [Problem("the scenario does not say which ruleset it is for",
-                        'Add a top-level line like ruleset = "tcs".', file=file, line=1)]
+                        ruleset_line_fix(), file=file, line=1)]
     if ruleset is not None and named != ruleset:
         return [Problem(f"scenario is for ruleset {named!r}, not {ruleset!r}",
                         f'Use the command of that ruleset, or set ruleset = "{ruleset}".',

@@ -31,7 +31,14 @@ from rallypoint.core.errors import (
     UnknownIdError,
 )
 from rallypoint.core.events import ChainProblem, NewEvent, Undone
-from rallypoint.core.ruleset import Command, Decision, PolicyInfo, Ruleset, get_ruleset
+from rallypoint.core.ruleset import (
+    Command,
+    Decision,
+    PolicyInfo,
+    Ruleset,
+    get_ruleset,
+    ruleset_line_fix,
+)
 from rallypoint.dice import Roller, SeededRoller
 from rallypoint.dice.play import commit_server_dice
 from rallypoint.errors import Hint
@@ -209,7 +216,7 @@ class Session:
         if "ruleset" not in data:
             raise DataFileError("the scenario does not say which ruleset it is for",
                                 where=f"{scenario}:1",
-                                fix='Add a top-level line like ruleset = "tcs".')
+                                fix=ruleset_line_fix())
         ruleset = get_ruleset(str(data["ruleset"]))
         label = clean_name(name if name is not None else scenario.stem)
         return self._create(label, ruleset, created_event(ruleset, scenario, label, seed=seed),

@@ -21,7 +21,7 @@ from pathlib import Path
 from rallypoint.core.campaign import created_event, stored_rolls
 from rallypoint.core.errors import IllegalNowError, MalformedInputError
 from rallypoint.core.events import EventRecord, NewEvent
-from rallypoint.core.ruleset import get_ruleset
+from rallypoint.core.ruleset import get_ruleset, ruleset_line_fix
 from rallypoint.core.visibility import declaration_of
 from rallypoint.dice.audit import DICE_KEY, DiceReport, audit, logical_position
 from rallypoint.dice.sealed import (
@@ -133,7 +133,7 @@ def _ruleset_of(scenario: Path) -> str:
     data, _ = read_toml(scenario)
     if "ruleset" not in data:
         raise DataFileError("the scenario does not say which ruleset it is for",
-                            where=f"{scenario}:1", fix='Add a top-level line like ruleset = "tcs".')
+                            where=f"{scenario}:1", fix=ruleset_line_fix())
     return str(data["ruleset"])
 
 

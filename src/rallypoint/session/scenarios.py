@@ -14,7 +14,7 @@ from typing import Any
 from rallypoint.core.csvtable import ScenarioTable, on_rows, read_rows, table_of, write_rows
 from rallypoint.core.errors import DataFileError, UnknownIdError
 from rallypoint.core.problems import Problem
-from rallypoint.core.ruleset import get_ruleset
+from rallypoint.core.ruleset import get_ruleset, plugins
 from rallypoint.core.scenario_check import check_data, check_text, scenario_from
 from rallypoint.core.tomlfile import parse_toml
 from rallypoint.core.tomlwrite import dumps
@@ -144,9 +144,14 @@ def table_csv(ruleset: str, scenario: str) -> str:
     table = table_of(rules)
     if table is None:
         raise UnknownIdError(f"the {ruleset} ruleset has no table",
-                             fix="Use a ruleset that has one: tcs, squares or platoon.")
+                             fix=f"Use a ruleset that has one: {_with_tables()}.")
     data = parse_toml(scenario, "the scenario")
     rows = table.rows(data)
     if not rows:
         rows = table.rows(scenario_from(data, ruleset=ruleset))
     return write_rows(table, rows)
+
+
+def _with_tables() -> str:
+    """The installed rulesets whose scenarios take a table (for a refusal's fix)."""
+    return ", ".join(n for n in plugins() if table_of(get_ruleset(n)) is not None) or "none"

@@ -28,7 +28,7 @@ from rallypoint.core.errors import (
     UnknownIdError,
 )
 from rallypoint.core.problems import Problem
-from rallypoint.core.ruleset import get_ruleset, plugin, registered
+from rallypoint.core.ruleset import get_ruleset, plugin, registered, ruleset_line_fix
 from rallypoint.core.scenario_check import scenario_files
 from rallypoint.core.tomlwrite import dumps
 from rallypoint.session.scenarios import check_scenario
@@ -169,7 +169,7 @@ def _parsed(content: bytes, filename: str) -> dict[str, Any]:
     data = parse_toml(text, filename)
     if not isinstance(data.get("ruleset"), str):
         raise MalformedInputError(f"{filename!r} does not say which ruleset it is for",
-                                  where="file", fix='Add a first line like ruleset = "tcs".')
+                                  where="file", fix=ruleset_line_fix("first"))
     return data
 
 

@@ -16,6 +16,7 @@ PLUGIN = RulesetPlugin(
     simulate_cli="rallypoint.cli.lab_platoon:simulate",
     lab="rallypoint.lab.platoon_sim",
     secrets="rallypoint.rulesets.platoon.secrets:SECRETS",
+    words="rallypoint.rulesets.platoon.front.words:WORDS",
     readings="rallypoint.rulesets.platoon.readings:readings",
     web="rallypoint.web.rulesets.platoon:VIEW",
 )

@@ -16,6 +16,7 @@ PLUGIN = RulesetPlugin(
     simulate_cli="rallypoint.cli.lab_squares:simulate",
     lab="rallypoint.lab.squares_sim",
     secrets="rallypoint.rulesets.squares.secrets:SECRETS",
+    words="rallypoint.rulesets.squares.front.words:WORDS",
     readings="rallypoint.rulesets.squares.readings:readings",
     web="rallypoint.web.rulesets.squares:VIEW",
     builder="rallypoint.web.rulesets.squares_builder",

@@ -16,6 +16,7 @@ PLUGIN = RulesetPlugin(
     simulate_cli="rallypoint.rulesets.tcs.front.lab_cli:simulate",
     lab="rallypoint.rulesets.tcs.front.lab_sim",
     secrets="rallypoint.rulesets.tcs.secrets:SECRETS",
+    words="rallypoint.rulesets.tcs.front.words:WORDS",
     readings="rallypoint.rulesets.tcs.readings:readings",
     web="rallypoint.rulesets.tcs.front.web:VIEW",
     templates="rallypoint.rulesets.tcs.front",
