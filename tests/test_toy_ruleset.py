@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 import toy_kit
 from rallypoint.cli.main import app
+from rallypoint.core.parts import Demo
 from rallypoint.core.ruleset import RulesetPlugin, get_ruleset, plugin, register, unregister
 
 runner = CliRunner()
@@ -141,3 +142,29 @@ def test_scenarios_lists_the_toy_by_its_title_and_new_takes_its_name(tmp_path: P
     assert {"name": "ford", "ruleset": "toy", "title": "Two parties forage near the ford",
             "path": str(toy_kit.SCENARIO)} in listed
     assert rp(db, "new", "ford").startswith("created campaign ford (toy, id ")
+
+
+def _toy_scene() -> None:
+    from rallypoint.cli.kit import console
+
+    console.print("the toy's scene: two parties at the ford")
+
+
+TOY_DEMO = Demo(order=15, play=_toy_scene)
+"""A demo part for a run-time plugin (the toy's entry point names none)."""
+
+
+def test_the_demo_plays_each_demo_part_in_order_and_skips_a_ruleset_without() -> None:
+    from rallypoint.cli.demo import demo_parts
+
+    assert plugin("toy").demo is None
+    assert [part.order for part in demo_parts()] == [10, 20, 30]  # the toy is left out
+    register(RulesetPlugin(name="toy2", rules="rallypoint_toy.rules:RULESET",
+                           demo="test_toy_ruleset:TOY_DEMO"))
+    try:
+        out = runner.invoke(app, ["demo"]).output
+    finally:
+        unregister("toy2")
+    first, toy, second = (out.index(s) for s in (
+        "Example #1", "the toy's scene: two parties at the ford", "Squares: disorder"))
+    assert first < toy < second, "order 15 plays between TCS (10) and squares (20)"

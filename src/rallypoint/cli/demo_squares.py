@@ -1,4 +1,4 @@
-"""``rallypoint demo``, second part: a short rally scene at the farm below the ridge (squares).
+"""The squares scene of ``rallypoint demo``: a short rally scene at the farm below the ridge.
 
 Runs inside the demo's throwaway database. The dice are scripted so the scene always plays the same:
 the 79th recovers by itself (and may not move), the 28th cannot (it was fired upon), Kempt rallies
@@ -11,9 +11,10 @@ from rich.markup import escape
 from rich.rule import Rule
 
 from rallypoint.cli.session import console, execute, session
+from rallypoint.core.parts import Demo
 
 
-def run_squares_scene() -> None:
+def play_ridge_scene() -> None:
     """Play the squares scene in the database the demo has open (``SETTINGS.db``)."""
     from rallypoint.cli import squares as squares_cli
     from rallypoint.core.errors import IllegalNowError
@@ -53,3 +54,7 @@ def run_squares_scene() -> None:
     squares_cli.print_plan(state, plan_rally(state, "wellington", "32nd", RallyKind.SP))
     console.print("No chance to pass and one in three to break: Wellington leaves the 32nd be, "
                   "as the seed warns about keeping brittle formations in the fight.")
+
+
+DEMO = Demo(order=20, play=play_ridge_scene)
+"""The squares scene comes second (the plugin's ``demo`` part)."""

@@ -11,7 +11,8 @@ from rich.markup import escape
 
 from rallypoint.cli.session import console
 from rallypoint.core.due import Due, due_of
-from rallypoint.core.ruleset import CommandWords, plugin
+from rallypoint.core.parts import CommandWords
+from rallypoint.core.ruleset import plugin
 from rallypoint.session import Campaign
 
 

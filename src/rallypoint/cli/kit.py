@@ -35,6 +35,7 @@ from rallypoint.cli.session import (
     int_pairs,
     pairs,
     print_json,
+    session,
 )
 from rallypoint.cli.simulate_kit import (
     DEFAULT_CHUNKS,
@@ -85,5 +86,6 @@ __all__ = [
     "print_json",
     "run_jobs",
     "run_variants",
+    "session",
     "variant_sets",
 ]

@@ -25,7 +25,6 @@ from rallypoint.dice import ChanceNode, Roll, Roller
 from rallypoint.errors import Hint
 
 S = TypeVar("S")
-S_contra = TypeVar("S_contra", contravariant=True)
 
 
 class Command(BaseModel):
@@ -278,66 +277,6 @@ def chance_nodes(ruleset: Ruleset[S], state: S) -> Sequence[DeclaredNode]:
     return ()
 
 
-@dataclass(frozen=True)
-class OddsTable:
-    """One titled table of exact chances, as a ruleset's odds part gives it.
-
-    Attributes:
-        title: What the table is of (``"A light wound heals after (days: chance)"``).
-        rows: (outcome, exact chance) in the order to show them.
-    """
-
-    title: str
-    rows: tuple[tuple[str, Fraction], ...]
-
-
-class OddsPart(Protocol, Generic[S_contra]):
-    """A ruleset's ``odds`` part: its exact odds tables for a state (the lab page shows them).
-    Optional: without it the tables are those of its declared chance nodes
-    (:class:`ChanceNodes`)."""
-
-    def tables(self, state: S_contra) -> Sequence[OddsTable]:
-        """The tables worth showing for ``state``, each computed from the rules' own nodes."""
-        ...
-
-
-def odds_tables(found: RulesetPlugin, state: object) -> tuple[OddsTable, ...]:
-    """The exact odds tables of a state: the ruleset's ``odds`` part's, or else one table per
-    chance node it declares open (none: no table)."""
-    if found.odds is not None:
-        part: OddsPart[object] = found.load("odds")
-        return tuple(part.tables(state))
-    return tuple(OddsTable(f"{d.title} ({d.node.dice.label})", tuple(d.odds().items()))
-                 for d in chance_nodes(found.ruleset(), state))
-
-
-class DemoPart(Protocol):
-    """A ruleset's ``demo`` part: a scripted scene that ``rallypoint demo`` plays in its
-    throwaway database (through the CLI, printing every step)."""
-
-    @property
-    def order(self) -> int:
-        """Where the scene comes in the demo (lowest first; ties by ruleset name)."""
-        ...
-
-    def play(self) -> None:
-        """Play and print the scene in the database the demo has open."""
-        ...
-
-
-@dataclass(frozen=True)
-class Demo:
-    """A :class:`DemoPart` from its parts: ``DEMO = Demo(order=10, play=run_scene)``."""
-
-    order: int
-    play: Callable[[], None]
-
-
-CommandWords = Mapping[str, str]
-"""A ruleset's ``words`` part: command kind → what a player types for a due item of that kind
-(``{subject}``: the item's subject), e.g. ``{"turn": "rallypoint squares turn"}``."""
-
-
 ENTRY_POINT_GROUP = "rallypoint.rulesets"
 """The entry-point group a ruleset registers under (``[project.entry-points."rallypoint.rulesets"]``
 in ``pyproject.toml``): ``name = "package.module:PLUGIN"``, a :class:`RulesetPlugin`."""
@@ -368,9 +307,10 @@ class RulesetPlugin:
             makes ``tcs/campaign.html`` its ``front/templates/campaign.html``).
         builder: The module of its part of the web's scenario builder: ``HINTS`` (field name →
             suggested values) and, for a board, ``TEMPLATE``, ``context`` and ``place``.
-        words: Its :data:`CommandWords`: what to type for each kind of due command.
-        demo: Its :class:`DemoPart`: the scene it adds to ``rallypoint demo``.
-        odds: Its :class:`OddsPart`: exact odds tables for the lab page.
+        words: Its :data:`~rallypoint.core.parts.CommandWords`: what to type for each kind of
+            due command.
+        demo: Its :class:`~rallypoint.core.parts.DemoPart`: its scene in ``rallypoint demo``.
+        odds: Its :class:`~rallypoint.core.parts.OddsPart`: exact odds tables for the lab page.
 
     Every front part is optional: without ``render`` ``show`` prints the state as an outline;
     without ``cli`` ``rallypoint play KIND FIELD=VALUE`` sends its commands; without ``web`` the

@@ -17,6 +17,7 @@ PLUGIN = RulesetPlugin(
     lab="rallypoint.lab.platoon_sim",
     secrets="rallypoint.rulesets.platoon.secrets:SECRETS",
     words="rallypoint.rulesets.platoon.front.words:WORDS",
+    demo="rallypoint.rulesets.platoon.front.demo:DEMO",
     readings="rallypoint.rulesets.platoon.readings:readings",
     web="rallypoint.web.rulesets.platoon:VIEW",
 )

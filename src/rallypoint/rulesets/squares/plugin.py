@@ -17,6 +17,7 @@ PLUGIN = RulesetPlugin(
     lab="rallypoint.lab.squares_sim",
     secrets="rallypoint.rulesets.squares.secrets:SECRETS",
     words="rallypoint.rulesets.squares.front.words:WORDS",
+    demo="rallypoint.cli.demo_squares:DEMO",
     readings="rallypoint.rulesets.squares.readings:readings",
     web="rallypoint.web.rulesets.squares:VIEW",
     builder="rallypoint.web.rulesets.squares_builder",

@@ -17,6 +17,7 @@ PLUGIN = RulesetPlugin(
     lab="rallypoint.rulesets.tcs.front.lab_sim",
     secrets="rallypoint.rulesets.tcs.secrets:SECRETS",
     words="rallypoint.rulesets.tcs.front.words:WORDS",
+    demo="rallypoint.rulesets.tcs.front.demo:DEMO",
     readings="rallypoint.rulesets.tcs.readings:readings",
     web="rallypoint.rulesets.tcs.front.web:VIEW",
     templates="rallypoint.rulesets.tcs.front",

@@ -1,6 +1,6 @@
 """What a platoon player types for each kind of due command (the plugin's ``words`` part)."""
 
-from rallypoint.core.ruleset import CommandWords
+from rallypoint.core.parts import CommandWords
 
 WORDS: CommandWords = {
     "report": "rallypoint platoon report FILE",

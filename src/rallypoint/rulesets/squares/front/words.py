@@ -1,6 +1,6 @@
 """What a squares player types for each kind of due command (the plugin's ``words`` part)."""
 
-from rallypoint.core.ruleset import CommandWords
+from rallypoint.core.parts import CommandWords
 
 WORDS: CommandWords = {
     "rally": "rallypoint squares rally LEADER {subject}",

@@ -1,4 +1,4 @@
-"""The platoon part of ``rallypoint demo``: a short week of a Sherman platoon in Italy.
+"""The platoon scene of ``rallypoint demo``: a short week of a Sherman platoon in Italy.
 
 Runs in the demo's throwaway database: a generated platoon, three action days running with the
 STAND-IN battle (a stand-in, not a rule of the seed), the lieutenant's decisions by the default
@@ -12,19 +12,20 @@ from typing import TYPE_CHECKING
 
 from rich.rule import Rule
 
-from rallypoint.cli.session import console, execute, session
+from rallypoint.cli.kit import console, execute, session
+from rallypoint.core.parts import Demo
+from rallypoint.core.ruleset import get_ruleset, plugin
+from rallypoint.dice import SeededRoller
+from rallypoint.rulesets.platoon.commands import RestDay, StandInBattle
+from rallypoint.session import policy_named
 
 if TYPE_CHECKING:
     from rallypoint.core.ruleset import Command
     from rallypoint.session import Campaign
 
 
-def run_platoon_week() -> None:
+def play_platoon_week() -> None:
     """Create a platoon and play seven days; print each day and the roster at the end."""
-    from rallypoint.cli import platoon as platoon_cli
-    from rallypoint.core.ruleset import get_ruleset
-    from rallypoint.dice import SeededRoller
-
     ruleset = get_ruleset("platoon")
     scenario = ruleset.example_scenarios()[0]
     console.print(Rule("Platoon, between battles: a week in Italy (stand-in battles)"))
@@ -42,7 +43,7 @@ def run_platoon_week() -> None:
                         roller=SeededRoller("demo-week", f"v{c.version}"))
             if c.events[-1].type not in ("place", "commander", "wait", "tank"):
                 break
-    platoon_cli.render(session().load("demo-platoon"))
+    plugin("platoon").load("render")(session().load("demo-platoon"))
 
 
 def _start_stress(c: Campaign) -> float:
@@ -51,12 +52,13 @@ def _start_stress(c: Campaign) -> float:
 
 
 def _next(c: Campaign) -> Command:
-    from rallypoint.rulesets.platoon.commands import RestDay, StandInBattle
-    from rallypoint.session import policy_named
-
     pending = c.ruleset.pending(c.state)
     if pending:
         return policy_named(c.ruleset, None).decide(c.state, pending[0], c.version)
     if c.state.action_today and not c.state.withdrawn():
         return StandInBattle(expected_version=c.version, intensity=1)
     return RestDay(expected_version=c.version)
+
+
+DEMO = Demo(order=30, play=play_platoon_week)
+"""The platoon's week comes last (the plugin's ``demo`` part)."""

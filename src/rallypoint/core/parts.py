@@ -1,0 +1,77 @@
+"""The typed front parts a ruleset's plugin may name beside its rules, each with its fallback.
+
+:class:`~rallypoint.core.ruleset.RulesetPlugin` names every part by ``"module:attribute"``; the
+Protocols here say what the object found there must be, so a generic front end loads it and uses
+it without knowing the ruleset (``rallypoint demo``, the CLI's due words, the lab page's odds).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Generic, Protocol, TypeVar
+
+from rallypoint.core.ruleset import RulesetPlugin, chance_nodes
+
+S_contra = TypeVar("S_contra", contravariant=True)
+
+
+@dataclass(frozen=True)
+class OddsTable:
+    """One titled table of exact chances, as a ruleset's odds part gives it.
+
+    Attributes:
+        title: What the table is of (``"A light wound heals after (days: chance)"``).
+        rows: (outcome, exact chance) in the order to show them.
+    """
+
+    title: str
+    rows: tuple[tuple[str, Fraction], ...]
+
+
+class OddsPart(Protocol, Generic[S_contra]):
+    """A ruleset's ``odds`` part: its exact odds tables for a state (the lab page shows them).
+    Optional: without it the tables are those of its declared chance nodes
+    (:class:`ChanceNodes`)."""
+
+    def tables(self, state: S_contra) -> Sequence[OddsTable]:
+        """The tables worth showing for ``state``, each computed from the rules' own nodes."""
+        ...
+
+
+def odds_tables(found: RulesetPlugin, state: object) -> tuple[OddsTable, ...]:
+    """The exact odds tables of a state: the ruleset's ``odds`` part's, or else one table per
+    chance node it declares open (none: no table)."""
+    if found.odds is not None:
+        part: OddsPart[object] = found.load("odds")
+        return tuple(part.tables(state))
+    return tuple(OddsTable(f"{d.title} ({d.node.dice.label})", tuple(d.odds().items()))
+                 for d in chance_nodes(found.ruleset(), state))
+
+
+class DemoPart(Protocol):
+    """A ruleset's ``demo`` part: a scripted scene that ``rallypoint demo`` plays in its
+    throwaway database (through the CLI, printing every step)."""
+
+    @property
+    def order(self) -> int:
+        """Where the scene comes in the demo (lowest first; ties by ruleset name)."""
+        ...
+
+    def play(self) -> None:
+        """Play and print the scene in the database the demo has open."""
+        ...
+
+
+@dataclass(frozen=True)
+class Demo:
+    """A :class:`DemoPart` from its parts: ``DEMO = Demo(order=10, play=run_scene)``."""
+
+    order: int
+    play: Callable[[], None]
+
+
+CommandWords = Mapping[str, str]
+"""A ruleset's ``words`` part: command kind → what a player types for a due item of that kind
+(``{subject}``: the item's subject), e.g. ``{"turn": "rallypoint squares turn"}``."""
