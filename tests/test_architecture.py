@@ -494,27 +494,20 @@ NAMED_FILES_LEFT = """
 cli/demo_squares.py
 cli/lab_platoon.py
 cli/lab_squares.py
-cli/lab_tcs.py
 cli/platoon.py
 cli/platoon_report.py
 cli/squares.py
 cli/squares_board.py
-cli/tcs.py
-cli/tcs_resolve.py
 lab/odds.py
 lab/platoon_fast.py
 lab/platoon_fast_people.py
 lab/platoon_fast_state.py
 lab/platoon_sim.py
 lab/squares_sim.py
-lab/tcs_interruptions.py
-lab/tcs_kernel.py
-lab/tcs_sim.py
 web/lab.py
 web/rulesets/platoon.py
 web/rulesets/squares.py
 web/rulesets/squares_builder.py
-web/rulesets/tcs.py
 web/templates/lab.html
 """
 """Files that still name a ruleset, each waiting to move into its ruleset's ``front/`` (issue
