@@ -132,8 +132,9 @@ def apply(state: TcsState, event: TcsEvent) -> TcsState:
     if isinstance(event, TurnAdvanced):
         runs = state.night_runs if event.night == state.night else (
             *state.night_runs, (event.turn, event.night))
+        sheets = _accrued(state, event.accruals, event.turn)
         return _evolve(state, turn=event.turn, clock=event.clock, night=event.night,
-                       sheets=_accrued(state, event.accruals, event.turn), night_runs=runs,
+                       sheets=sheets, night_runs=_runs_still_read(runs, sheets, event.turn),
                        settled_turn=event.turn)
     if isinstance(event, Accrued):
         return _evolve(state, sheets=_accrued(state, event.accruals, event.turn),
@@ -166,6 +167,25 @@ def apply(state: TcsState, event: TcsEvent) -> TcsState:
         return _evolve(state, fired=marked, sheets=sheets)
     # FoRolled: the FOs' conditions are in ``counters``; remember the hour was rolled.
     return replace(state, fo_rolled_turn=event.turn)
+
+
+def _runs_still_read(runs: tuple[tuple[int, bool], ...], sheets: Mapping[str, SheetState],
+                     turn: int) -> tuple[tuple[int, bool], ...]:
+    """The night runs an owed accrual may still read: from the run holding the oldest turn a
+    pending sheet has not accrued for (or the current turn) on.
+
+    Why: only owed accruals ask the night flag of a past turn (``TcsState.night_of``, from a
+    pending sheet's ``accrued_turn + 1``: seed, "accumulates weighted turns at the same rate as
+    any other Op Sheet" on every turn), and a sheet is written pending at its turn, so older
+    runs are never read again; keeping them made every state snapshot, and so every command,
+    grow with the campaign (a run every half game day). The runs dropped are counted once.
+    """
+    floor = min((s.accrued_turn + 1 for s in sheets.values()
+                 if s.status is SheetStatus.PENDING), default=turn)
+    first = 0
+    while first + 1 < len(runs) and runs[first + 1][0] <= min(floor, turn):
+        first += 1
+    return runs[first:] if first else runs
 
 
 def _accrued(state: TcsState, accruals: Sequence[Accrual], turn: int) -> dict[str, SheetState]:
