@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import pytest
 
+from rallypoint.core.events import EventModel
 from rallypoint.core.ruleset import get_ruleset
 from rallypoint.dice import ScriptedRoller
 from rallypoint.rulesets.tcs import fold
 from rallypoint.rulesets.tcs.commands import Accrue, AdvanceTurn, WriteSheet
-from rallypoint.rulesets.tcs.events import TcsEvent, TurnAdvanced
+from rallypoint.rulesets.tcs.events import TurnAdvanced
 from rallypoint.rulesets.tcs.state import TcsState
 
 TURNS = 160  # several game days: the night flag changes every few dozen turns
 
 
-def _start() -> tuple[TcsState, list[TcsEvent]]:
+def _start() -> tuple[TcsState, list[EventModel]]:
     ruleset = get_ruleset("tcs")
     scenario = ruleset.load_scenario(ruleset.example_scenarios()[0])
     state: TcsState = ruleset.initial_state(scenario, ruleset.rules_data(scenario))
@@ -30,7 +31,7 @@ def _start() -> tuple[TcsState, list[TcsEvent]]:
     return ruleset.apply(state, event), [event]
 
 
-def _turns(state: TcsState, events: list[TcsEvent], count: int,
+def _turns(state: TcsState, events: list[EventModel], count: int,
            lose_accruals: bool) -> TcsState:
     """``count`` turns; ``lose_accruals``: as the other database's turns arrive by mail (decided
     there, where the sheet is unknown: this database's sheet did not accrue on them)."""
@@ -48,7 +49,7 @@ def _turns(state: TcsState, events: list[TcsEvent], count: int,
     return state
 
 
-def _nights(events: list[TcsEvent]) -> dict[int, bool]:
+def _nights(events: list[EventModel]) -> dict[int, bool]:
     return {e.turn: e.night for e in events if isinstance(e, TurnAdvanced)}
 
 
