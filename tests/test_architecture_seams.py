@@ -4,6 +4,10 @@
   imported from a ``rallypoint.store`` module, and no ``_``-prefixed attribute the store's
   classes define (``_sql``, ``_read``, ``_write``, ...) is read off anything but ``self``. What
   the session needs of the store is a typed method of it (``store/seats.py``, say).
+- The store only stores: it folds no campaign. It imports neither the fold
+  (``core.folding``, ``core.playcheck``, ``Campaign`` and the folding functions of
+  ``core.campaign``) nor the rulesets' registry; whether a log can be played is the session's
+  question (``session/importing.py``).
 
 Each checker is a plain function over source text; a planted violation proves it flags it.
 """
@@ -85,3 +89,45 @@ def test_flags_a_reach_into_the_store() -> None:
         "line 1: imports _check_importable", "line 5: store._write",
         "line 6: store._sql"]
     assert store_private_uses(planted, "store/seats.py", PRIVATE) == []
+
+
+FOLDING_MODULES = ("rallypoint.core.folding", "rallypoint.core.playcheck",
+                   "rallypoint.core.ruleset", "rallypoint.rulesets")
+CAMPAIGN_NAMES_THE_STORE_USES = frozenset({"bulk_reading"})
+"""What the store may take from ``core.campaign``: pausing the collector, not folding."""
+
+
+def store_folds(source: str, path: str) -> list[str]:
+    """Where a module of store/ imports a fold, a ruleset, or a folding name of core.campaign."""
+    if path.split("/")[0] != "store":
+        return []
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [f"line {node.lineno}: import {a.name}" for a in node.names
+                      if a.name.startswith(FOLDING_MODULES)]
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            names = {a.name for a in node.names}
+            if module.startswith(FOLDING_MODULES) or (
+                    module == "rallypoint.core.campaign"
+                    and names - CAMPAIGN_NAMES_THE_STORE_USES):
+                found.append(f"line {node.lineno}: from {module} import {', '.join(sorted(names))}")
+    return sorted(found, key=lambda line: int(line.split()[1].rstrip(":")))
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=_rel)
+def test_the_store_folds_no_campaign(path: Path) -> None:
+    assert store_folds(path.read_text(encoding="utf-8"), _rel(path)) == []
+
+
+def test_flags_a_fold_in_the_store() -> None:
+    planted = ("from rallypoint.core.campaign import Campaign, bulk_reading\n"
+               "from rallypoint.core.campaign import bulk_reading\n"
+               "def f():\n    from rallypoint.core.folding import LogFold\n"
+               "import rallypoint.rulesets.tcs\n")
+    assert store_folds(planted, "store/exchange.py") == [
+        "line 1: from rallypoint.core.campaign import Campaign, bulk_reading",
+        "line 4: from rallypoint.core.folding import LogFold",
+        "line 5: import rallypoint.rulesets.tcs"]
+    assert store_folds(planted, "session/importing.py") == []

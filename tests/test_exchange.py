@@ -11,7 +11,8 @@ import pytest
 
 from rallypoint.core.errors import DataFileError, IntegrityError, StoreError
 from rallypoint.core.events import NewEvent
-from rallypoint.store import EventStore, export_campaign, import_campaign, read_export
+from rallypoint.session.importing import import_campaign
+from rallypoint.store import EventStore, export_campaign, read_export
 from store_kit import events, store_played
 
 CID = "5eed5eed-0000-1111-2222-333344445555"

@@ -18,9 +18,9 @@ from rallypoint.core.campaign import Campaign
 from rallypoint.core.errors import IllegalNowError, IntegrityError
 from rallypoint.core.events import NewEvent, Undone
 from rallypoint.core.folding import LogFold
+from rallypoint.core.playcheck import fold_all
 from rallypoint.dice import ScriptedRoller
 from rallypoint.rulesets.tcs.commands import AdvanceTurn, RecordLoss
-from rallypoint.store.foldcheck import fold_all
 
 
 def _played(seed: int, steps: int) -> list[Campaign]:
@@ -72,5 +72,5 @@ def test_an_undo_of_nothing_in_effect_is_refused_in_one_line() -> None:
     twice = c.undo().record(NewEvent.of(Undone(target=2, summary="again")))  # 2 is undone
     with pytest.raises(IntegrityError, match=r"event 4 .* undoes 2, which is not an earlier "
                                              "event still in effect") as info:
-        fold_all(twice.events)
+        fold_all(twice.events, "import a good export")
     assert "\n" not in str(info.value)

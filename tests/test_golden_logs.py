@@ -18,7 +18,8 @@ from typer.testing import CliRunner
 
 from rallypoint.cli.main import app
 from rallypoint.core.campaign import Campaign
-from rallypoint.store.exchange import import_campaign, read_export
+from rallypoint.session.importing import import_campaign
+from rallypoint.store.exchange import read_export
 from rallypoint.store.sqlite import EventStore
 
 LOGS = Path(__file__).parent / "golden" / "logs"

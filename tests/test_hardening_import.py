@@ -16,7 +16,8 @@ import pytest
 
 from rallypoint.core.errors import DataFileError, IntegrityError, RallypointError
 from rallypoint.core.events import GENESIS_HASH, event_hash
-from rallypoint.store import EventStore, export_campaign, import_campaign, read_export
+from rallypoint.session.importing import import_campaign
+from rallypoint.store import EventStore, export_campaign, read_export
 from rallypoint.store.exchange import ExportedCampaignHeader, ExportedHead, header_hash
 from store_kit import events, store_played
 

@@ -31,6 +31,7 @@ from rallypoint.core.errors import (
     UnknownIdError,
 )
 from rallypoint.core.events import ChainProblem, NewEvent, Undone
+from rallypoint.core.playcheck import fold_stored
 from rallypoint.core.ruleset import (
     Command,
     Decision,
@@ -43,13 +44,13 @@ from rallypoint.dice import Roller, SeededRoller
 from rallypoint.dice.play import commit_server_dice
 from rallypoint.errors import Hint
 from rallypoint.session import dice, ownership, races, snapshots
+from rallypoint.session.importing import import_campaign
 from rallypoint.session.owed import owed_events, store_owed
 from rallypoint.session.pair import AwaitingDice
 from rallypoint.session.policies import decision_of
 from rallypoint.session.policies import policy_named as policy_named
 from rallypoint.session.results import Executed, LogEntry, campaign_view, log_entries, summary
 from rallypoint.store import CampaignInfo, EventStore, VerifyReport, clean_name
-from rallypoint.store.foldcheck import fold_stored
 from rallypoint.store.location import exists, normalised, open_store
 
 _HELD: ContextVar[tuple[Path | str, EventStore] | None] = ContextVar("rallypoint_held_store",
@@ -390,7 +391,7 @@ class Session:
 
     def import_file(self, path: Path, *, name: str | None = None) -> CampaignInfo:
         """Import an export file: a new campaign, or the newer events of one already here."""
-        from rallypoint.store import import_campaign, read_export
+        from rallypoint.store import read_export
 
         exported = read_export(path)
         with self._store(write=True) as store:

@@ -41,6 +41,7 @@ from rallypoint.errors import Hint
 from rallypoint.session import pair, rederive, sealed, stall
 from rallypoint.session import pbem_checks as checks
 from rallypoint.session.api import Session
+from rallypoint.session.importing import check_import
 from rallypoint.session.pbem_import import Imported, import_turn
 from rallypoint.session.results import Executed
 from rallypoint.store import CampaignInfo, EventStore, clean_name
@@ -55,7 +56,6 @@ from rallypoint.store.exchange import (
     read_export,
     write_atomically,
 )
-from rallypoint.store.foldcheck import check_import
 from rallypoint.store.secrets import KeptSeat
 from rallypoint.store.signing import SeatCard, SeatKey, fingerprint, seat_cards, seat_keys
 from rallypoint.store.visibility import redacted_digest, visible_records, withheld

@@ -15,10 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rallypoint.core.events import EventRecord
+from rallypoint.core.playcheck import fold_stored
 from rallypoint.dice.sealed import AnyRequest, PairAnswer, parse_request, public_commitment
 from rallypoint.session import ownership, pair, rederive, sealed, snapshots, stall
 from rallypoint.session import pbem_checks as checks
 from rallypoint.session.api import Session
+from rallypoint.session.importing import check_import
 from rallypoint.session.owed import owed_events, store_owed
 from rallypoint.session.results import Executed
 from rallypoint.store import CampaignInfo, EventStore
@@ -29,7 +31,6 @@ from rallypoint.store.exchange import (
     check_signed,
     read_export,
 )
-from rallypoint.store.foldcheck import check_import
 from rallypoint.store.signing import SeatCard, fingerprint, seat_cards, seat_keys
 from rallypoint.store.visibility import withheld
 
@@ -262,8 +263,6 @@ def _settle(store: EventStore, info: CampaignInfo) -> int:
     Not while a dice request waits, nor when the file answers this seat's sealed round: the
     round must be decided at the request's position.
     """
-    from rallypoint.store.foldcheck import fold_stored
-
     # From the state snapshot on when one matches (the import checked the whole file already).
     resumed = snapshots.resume(store, info)
     campaign = resumed[0] if resumed is not None else fold_stored(store.events(info.id))

@@ -32,6 +32,7 @@ from rallypoint.core.visibility import Viewer, is_redacted, redact_events
 from rallypoint.dice.audit import DiceReport, Verdict, audit
 from rallypoint.errors import Hint
 from rallypoint.session.api import Session
+from rallypoint.session.importing import check_import
 from rallypoint.session.rederive import check_log
 from rallypoint.session.sealed import outgoing_voids
 from rallypoint.session.stall import burnt_rounds, file_voids
@@ -47,7 +48,6 @@ from rallypoint.store.exchange import (
     read_export,
     write_atomically,
 )
-from rallypoint.store.foldcheck import check_import
 from rallypoint.store.signing import SeatKey, seat_cards, seat_keys
 
 __all__ = ["Revealed", "reveal"]

@@ -18,12 +18,11 @@ if TYPE_CHECKING:
         ExportedCampaign,
         ExportedCampaignHeader,
         export_campaign,
-        import_campaign,
         read_export,
     )
 
 _EXCHANGE = frozenset({"ExportedCampaign", "ExportedCampaignHeader", "export_campaign",
-                       "import_campaign", "read_export"})
+                       "read_export"})
 
 __all__ = [
     "MAX_NAME_LENGTH",
@@ -37,7 +36,6 @@ __all__ = [
     "clean_name",
     "default_db_path",
     "export_campaign",
-    "import_campaign",
     "read_export",
 ]
 

@@ -173,10 +173,11 @@ class StoreBase(SecretsMixin, LimitsMixin, MarksMixin, SeatsMixin, SeatNotesMixi
     ) -> CampaignInfo:
         """Store already-sealed events exactly as given (same times and hashes), atomically.
 
-        The caller must have verified ``records`` (:func:`rallypoint.store.exchange.import_campaign`
-        does). If the campaign exists, its stored log must be intact and a prefix of ``records``
-        (or the other way round) and only the events beyond it are appended; otherwise the
-        campaign is created with ``name`` and all events.
+        The caller must have verified ``records``
+        (:func:`rallypoint.session.importing.import_campaign` does). If the campaign exists, its
+        stored log must be intact and a prefix of ``records`` (or the other way round) and only
+        the events beyond it are appended; otherwise the campaign is created with ``name`` and
+        all events.
 
         Raises:
             IntegrityError: ``records`` diverge from the stored log, or the stored log is broken.

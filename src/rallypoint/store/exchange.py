@@ -24,8 +24,7 @@ from rallypoint.core.inputs import MAX_EXPORT_BYTES, MAX_EXPORT_VALUE, shorten
 from rallypoint.core.jsonstream import Limits, Streamed, read_object
 from rallypoint.core.visibility import verify_visible_chain
 from rallypoint.errors import Hint
-from rallypoint.store.foldcheck import check_import
-from rallypoint.store.records import CampaignInfo
+from rallypoint.store.importcheck import check_header_and_clocks
 from rallypoint.store.signing import TurnSignature, check_signatures, seat_keys
 from rallypoint.store.sqlite import EventStore
 from rallypoint.store.visibility import dishonest_redaction, redacted_digest
@@ -331,41 +330,22 @@ def _field_path(loc: tuple[int | str, ...]) -> str:
     return out
 
 
-def import_campaign(
-    store: EventStore, exported: ExportedCampaign, name: str | None = None,
-) -> CampaignInfo:
-    """Bring an exported campaign into ``store``, verifying it whole first.
-
-    Before anything is written the file must pass, in order: its header (hash, head at the end of
-    the log, no unchecked signature), its hash chain, the ``created`` event matching the header,
-    plausible timestamps, and a fold of every event through the ruleset (so a file that cannot be
-    played is never stored). A new campaign is then inserted with all its events exactly as
-    exported (same times and hashes). A campaign already in the store gets only the events beyond
-    its stored log, provided the stored log is a prefix of the imported one; this is how an
-    opponent's moves come back.
-
-    Args:
-        store: The destination store.
-        exported: From :func:`read_export`.
-        name: Name for a new campaign (default: the exported name). Ignored when the campaign
-            already exists, which keeps its local name.
-
-    Returns:
-        The campaign as stored afterwards.
+def check_export(exported: ExportedCampaign) -> None:
+    """Everything the store checks of an export before it may be stored, in order: the log
+    belongs to the campaign and its hash chain holds, the header (hash, head at the end of the
+    log, no unchecked signature), the ``created`` event matching the header, and plausible
+    timestamps. Whether the log can be *played* is the session's question
+    (:func:`rallypoint.session.importing.import_campaign` asks it before storing).
 
     Raises:
-        IntegrityError: The file fails any check above, or diverges from the stored log (nothing
-            is written).
-        StoreError: The name is taken by a different campaign.
+        IntegrityError: The file fails any check above.
     """
     header = exported.campaign
     records = exported.events
     check_importable(header.id, records)
     check_header(exported)
     check_signed(exported, seat_keys(records[0].payload))
-    check_import(header, records)
-    return store.import_records(header.id, name or header.name, header.ruleset,
-                                header.created_at, records)
+    check_header_and_clocks(header, records)
 
 
 def check_importable(campaign_id: str, records: Sequence[EventRecord], *,

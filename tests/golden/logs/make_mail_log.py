@@ -32,10 +32,11 @@ def main(out: Path) -> None:
     """Play the game into ``out`` and write ``tcs_mail.json`` and ``tcs_mail.state.json``."""
     sys.path.insert(0, str(HERE.parents[1]))
     from rallypoint.session import Session
+    from rallypoint.session.importing import import_campaign
     from rallypoint.session.pair import AwaitingDice
     from rallypoint.session.pbem import answer
     from rallypoint.session.reveal import reveal
-    from rallypoint.store import EventStore, import_campaign, read_export
+    from rallypoint.store import EventStore, read_export
     from redteam_kit import seated
     from seats_kit import SHEETS
 
