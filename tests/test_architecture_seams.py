@@ -4,6 +4,10 @@
   imported from a ``rallypoint.store`` module, and no ``_``-prefixed attribute the store's
   classes define (``_sql``, ``_read``, ``_write``, ...) is read off anything but ``self``. What
   the session needs of the store is a typed method of it (``store/seats.py``, say).
+- The session is a small facade (``session/__init__.py`` re-exporting ``session/api.py``) over
+  modules that never import it back: no other module of session/ imports ``rallypoint.session.api``
+  or takes a name from the package ``rallypoint.session`` that is not a module of its own, even
+  for annotations only (they take a :class:`~rallypoint.session.handle.Handle`).
 - The store only stores: it folds no campaign. It imports neither the fold
   (``core.folding``, ``core.playcheck``, ``Campaign`` and the folding functions of
   ``core.campaign``) nor the rulesets' registry; whether a log can be played is the session's
@@ -131,3 +135,44 @@ def test_flags_a_fold_in_the_store() -> None:
         "line 4: from rallypoint.core.folding import LogFold",
         "line 5: import rallypoint.rulesets.tcs"]
     assert store_folds(planted, "session/importing.py") == []
+
+
+FACADE = frozenset({"session/__init__.py", "session/api.py"})
+SESSION_MODULES = frozenset(p.stem for p in (SRC / "session").glob("*.py")) - {"__init__"}
+
+
+def facade_imports(source: str, path: str) -> list[str]:
+    """Where a module of session/ below the facade imports the facade back."""
+    if path.split("/")[0] != "session" or path in FACADE:
+        return []
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [f"line {node.lineno}: import {a.name}" for a in node.names
+                      if a.name == "rallypoint.session.api"]
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            names = [a.name for a in node.names]
+            if module == "rallypoint.session.api" or (module == "rallypoint.session" and (
+                    set(names) - SESSION_MODULES or "api" in names)):
+                found.append(f"line {node.lineno}: from {module} import {', '.join(names)}")
+    return sorted(found, key=lambda line: int(line.split()[1].rstrip(":")))
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=_rel)
+def test_the_session_modules_never_import_the_facade(path: Path) -> None:
+    assert facade_imports(path.read_text(encoding="utf-8"), _rel(path)) == []
+
+
+def test_flags_a_module_importing_the_facade() -> None:
+    planted = ("from typing import TYPE_CHECKING\n"
+               "from rallypoint.session import commands, snapshots\n"
+               "if TYPE_CHECKING:\n    from rallypoint.session.api import Session\n"
+               "def f():\n    from rallypoint.session import Session\n"
+               "from rallypoint.session import api\n")
+    assert facade_imports(planted, "session/pbem.py") == [
+        "line 4: from rallypoint.session.api import Session",
+        "line 6: from rallypoint.session import Session",
+        "line 7: from rallypoint.session import api"]
+    assert facade_imports(planted, "session/api.py") == []
+    assert facade_imports(planted, "web/service.py") == []

@@ -316,7 +316,7 @@ def test_a_forged_withheld_event_is_refused_at_the_reveal(
     """Finland's modified client adds 6 weighted turns to its hidden sheet when a turn is
     advanced. The Soviets cannot see it on import (it is withheld, its hash a commitment); the
     reveal, where the whole log is known, decides it again and refuses."""
-    from rallypoint.session import api
+    from rallypoint.session import commands
     from rallypoint.session.reveal import reveal
     from seats_kit import SHEETS
 
@@ -325,7 +325,7 @@ def test_a_forged_withheld_event_is_refused_at_the_reveal(
     game.send("finland")
     game.command("soviet", SHEETS[1])
     game.send("soviet")
-    honest = api._decide
+    honest = commands._decide
 
     def padded(*args: Any, **kwargs: Any) -> Any:
         event = honest(*args, **kwargs)
@@ -334,7 +334,7 @@ def test_a_forged_withheld_event_is_refused_at_the_reveal(
             accrual["total"] += 6
         return event
 
-    monkeypatch.setattr(api, "_decide", padded)
+    monkeypatch.setattr(commands, "_decide", padded)
     game.command("finland", {"kind": "turn", "skip_fo": True})
     monkeypatch.undo()
     turned = game.send("finland")  # withheld from the Soviets: nothing to see yet

@@ -207,13 +207,13 @@ def test_a_move_off_a_hidden_center_sent_as_a_plain_move_is_refused_at_the_revea
     records a plain move: no leaving, no Dead Pile counter Very Dead. The Soviet table cannot
     know the counter's company recovers (its sheet is withheld), so the move is legal there and
     the import takes it; the reveal, where the sheet is known, decides it again and refuses."""
-    from rallypoint.session import api
+    from rallypoint.session import commands
     from rallypoint.session.reveal import reveal
 
     game = seated(tmp_path, SCENARIO, ("finland", "soviet"), "far")
     game.command("finland", SHEETS[0])
     game.send("finland")
-    honest = api._decide
+    honest = commands._decide
 
     def stays(*args: Any, **kwargs: Any) -> Any:
         event = honest(*args, **kwargs)
@@ -222,7 +222,7 @@ def test_a_move_off_a_hidden_center_sent_as_a_plain_move_is_refused_at_the_revea
             event.payload["counters"] = {"1/ErP112-1": event.payload["counters"]["1/ErP112-1"]}
         return event
 
-    monkeypatch.setattr(api, "_decide", stays)
+    monkeypatch.setattr(commands, "_decide", stays)
     game.command("finland", {"kind": "move", "counter": "1/ErP112-1", "hex": "23.19",
                              "leave_center": True})
     monkeypatch.undo()

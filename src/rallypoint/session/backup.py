@@ -6,12 +6,12 @@ from pathlib import Path
 
 from rallypoint.core.errors import IllegalNowError, UnknownIdError
 from rallypoint.errors import Hint
-from rallypoint.session.api import Session
+from rallypoint.session.handle import Handle
 from rallypoint.store.backup import Backup, backup_sqlite
 from rallypoint.store.postgres import is_postgres_url
 
 
-def backup(session: Session, target: Path) -> Backup:
+def backup(session: Handle, target: Path) -> Backup:
     """Copy the session's whole database to the new file ``target`` while it may be in use.
 
     Every campaign, its events and snapshots, the server-mode dice secrets and the seats' keys

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from rallypoint.core.errors import RallypointError
 from rallypoint.core.visibility import EVERYTHING, Viewer, declaration_of, redact_events
-from rallypoint.session.api import Session
+from rallypoint.session import campaigns
+from rallypoint.session.handle import Handle
 from rallypoint.session.pbem import export_turn
 from rallypoint.store.exchange import ExportedCampaign, TurnHeader, export_text, read_export
 from rallypoint.store.visibility import redacted_digest
@@ -23,7 +24,7 @@ from rallypoint.store.visibility import redacted_digest
 __all__ = ["export_for"]
 
 
-def export_for(session: Session, ref: str, viewer: Viewer = EVERYTHING) -> str:
+def export_for(session: Handle, ref: str, viewer: Viewer = EVERYTHING) -> str:
     """The JSON text of the campaign's export file as ``viewer`` may see it.
 
     Carries the dice secret once revealed, so ``verify FILE`` then checks every roll.
@@ -32,14 +33,14 @@ def export_for(session: Session, ref: str, viewer: Viewer = EVERYTHING) -> str:
         UnknownIdError: No such campaign.
         IntegrityError: The stored log fails verification (a broken log is not passed on).
     """
-    campaign_id = session.resolve(ref).id
+    campaign_id = campaigns.resolve(session, ref).id
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "export.json"
         try:
             export_turn(session, campaign_id, path)
         except RallypointError:
             # A play-by-e-mail campaign whose seat this database does not hold.
-            session.export(campaign_id, path)
+            campaigns.export(session, campaign_id, path)
         if viewer.sees_all():
             return path.read_text(encoding="utf-8")
         return _redacted(read_export(path), viewer)

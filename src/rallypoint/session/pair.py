@@ -212,7 +212,7 @@ class PairSeat:
     def _answer(self, waiting: AnyRequest, me: str, round_: int, position: int,
                 command: dict[str, Any], digest: str) -> ProvenRoller:
         """Resolve a kept open request, if ``command`` is the one it asked for at ``position``
-        (a sealed one is resolved by :func:`rallypoint.session.sealed.resolve_answer`)."""
+        (a sealed one is resolved by :func:`rallypoint.session.sealed_answers.resolve_answer`)."""
         same = waiting.position == position and waiting.digest == digest
         if waiting.seat == me:
             if same:

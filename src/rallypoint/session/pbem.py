@@ -38,9 +38,9 @@ from rallypoint.dice.v1 import (
     check_reveal,
 )
 from rallypoint.errors import Hint
-from rallypoint.session import pair, rederive, sealed, stall
+from rallypoint.session import commands, pair, rederive, sealed, stall
 from rallypoint.session import pbem_checks as checks
-from rallypoint.session.api import Session
+from rallypoint.session.handle import Handle
 from rallypoint.session.importing import check_import
 from rallypoint.session.pbem_import import Imported, import_turn
 from rallypoint.session.results import Executed
@@ -64,7 +64,7 @@ __all__ = ["Exported", "Imported", "SeatCard", "Verified", "answer", "create_sea
            "export_turn", "fingerprint", "import_turn", "new_seat", "reveal", "verify_file"]
 
 
-def new_seat(session: Session, seat: str, *, physical_dice: bool = False) -> SeatCard:
+def new_seat(session: Handle, seat: str, *, physical_dice: bool = False) -> SeatCard:
     """Make this player's key and dice chain for one campaign's seat; return its signed card.
 
     The private key and the chain seed stay in this database (``seat_keys``); the card (public
@@ -79,7 +79,7 @@ def new_seat(session: Session, seat: str, *, physical_dice: bool = False) -> Sea
     return key.card(chain_anchor(seed, CHAIN_LENGTH), physical_dice)
 
 
-def create_seated(session: Session, scenario: Path, cards: Sequence[SeatCard], *,
+def create_seated(session: Handle, scenario: Path, cards: Sequence[SeatCard], *,
                   name: str | None = None) -> CampaignInfo:
     """Start a two-seat campaign from every seat's card, with pair-mode dice (no trusted server).
 
@@ -155,7 +155,7 @@ class Exported:
     as they are held: the reader holds them whole, a reveal merges them."""
 
 
-def export_turn(session: Session, ref: str, path: Path, *,
+def export_turn(session: Handle, ref: str, path: Path, *,
                 for_seat: str | None = None) -> Exported:
     """Write a turn file for ``for_seat``: the log as that seat may see it, this seat's pending
     dice request and any revealed dice secret, all under one signature by this seat's key.
@@ -224,7 +224,7 @@ def _outgoing(store: EventStore, campaign_id: str, sender: str,
     return None
 
 
-def reveal(session: Session, ref: str) -> str:
+def reveal(session: Handle, ref: str) -> str:
     """Reveal a server-mode campaign's dice secret (the end of the campaign): every later export
     carries it, and every roll then verifies. No new roll may use it afterwards.
 
@@ -245,7 +245,7 @@ def reveal(session: Session, ref: str) -> str:
         return secret
 
 
-def answer(session: Session, ref: str) -> Executed | PairAnswer:
+def answer(session: Handle, ref: str) -> Executed | PairAnswer:
     """Answer the other seat's waiting dice request (``rallypoint dice answer``).
 
     An open request: reveal this seat's link, decide their command with both links, and append
@@ -273,7 +273,7 @@ def answer(session: Session, ref: str) -> Executed | PairAnswer:
         raise IllegalNowError(f"no dice request waits for you in {info.name!r}",
                               fix="Import the turn file your opponent sent first")
     command = {**first.command, "expected_version": len(records)}
-    return session.execute(info.id, command)
+    return commands.execute(session, info.id, command)
 
 
 @dataclass(frozen=True)

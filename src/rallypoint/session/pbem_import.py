@@ -17,9 +17,9 @@ from pathlib import Path
 from rallypoint.core.events import EventRecord
 from rallypoint.core.playcheck import fold_stored
 from rallypoint.dice.sealed import AnyRequest, PairAnswer, parse_request, public_commitment
-from rallypoint.session import ownership, pair, rederive, sealed, snapshots, stall
+from rallypoint.session import ownership, pair, rederive, sealed_answers, snapshots, stall
 from rallypoint.session import pbem_checks as checks
-from rallypoint.session.api import Session
+from rallypoint.session.handle import Handle
 from rallypoint.session.importing import check_import
 from rallypoint.session.owed import owed_events, store_owed
 from rallypoint.session.results import Executed
@@ -61,7 +61,7 @@ class Imported:
     """This seat's sealed command, decided with the link the file's answer brought."""
 
 
-def import_turn(session: Session, path: Path, *, name: str | None = None,
+def import_turn(session: Handle, path: Path, *, name: str | None = None,
                 as_name: str | None = None) -> Imported:
     """Check a turn file whole, then store what is new in it (nothing at all if a check fails).
 
@@ -90,7 +90,7 @@ def import_turn(session: Session, path: Path, *, name: str | None = None,
         rounds = _rounds(turn)
         info, request, note, owed = _store_turn(turn, rounds, name)
         resolved = (None if rounds.answer is None
-                    else sealed.resolve_answer(session, info.id, rounds.answer))
+                    else sealed_answers.resolve_answer(session, info.id, rounds.answer))
     signer, records = turn.signer, exported.events
     return Imported(info, turn.new, signer,
                     fingerprint(turn.cards[signer].key) if signer else None,

@@ -31,7 +31,7 @@ from rallypoint.core.ruleset import get_ruleset
 from rallypoint.core.visibility import Viewer, is_redacted, redact_events
 from rallypoint.dice.audit import DiceReport, Verdict, audit
 from rallypoint.errors import Hint
-from rallypoint.session.api import Session
+from rallypoint.session.handle import Handle
 from rallypoint.session.importing import check_import
 from rallypoint.session.rederive import check_log
 from rallypoint.session.sealed import outgoing_voids
@@ -76,7 +76,7 @@ class Revealed:
     """Events decided again from the command each records, each identical."""
 
 
-def reveal(session: Session, theirs: Path, out: Path, ref: str | None = None) -> Revealed:
+def reveal(session: Handle, theirs: Path, out: Path, ref: str | None = None) -> Revealed:
     """Merge the other seat's export with this database's log into one whole, checked log.
 
     Args:

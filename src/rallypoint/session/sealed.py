@@ -11,7 +11,8 @@ before it answers: issue 18, "open rounds can be vetoed"):
    (``turn.answer``) until the round is resolved. It appends and decides nothing, and may decide
    nothing else until the requester's next file resolves the round.
 3. The requester's import checks the answer (:func:`check_answer`) and decides its kept command
-   with both links (:func:`resolve_answer`); the event's proof carries nonce and commitment.
+   with both links (:func:`rallypoint.session.sealed_answers.resolve_answer`); the event's proof
+   carries nonce and commitment.
 4. The answerer's import of the requester's next file refuses a file that does not resolve the
    round it answered (:func:`check_resolves`): refusing to go on once the dice are known shows.
 """
@@ -23,15 +24,13 @@ from typing import TYPE_CHECKING, Any
 
 from rallypoint.core.errors import IllegalNowError, IntegrityError
 from rallypoint.dice.audit import DICE_KEY, PROOF_KEY, LoggedEvent, logical_position
-from rallypoint.dice.sealed import PairAnswer, SealedRequest, parse_request, sealed_roller
-from rallypoint.dice.v1 import CHAIN_LENGTH, command_digest, command_json, proof_head
+from rallypoint.dice.sealed import PairAnswer, SealedRequest, parse_request
+from rallypoint.dice.v1 import CHAIN_LENGTH, command_digest, proof_head
 from rallypoint.errors import Hint
 from rallypoint.session.pair import chain_tracker, last_round, next_round
 from rallypoint.store import EventStore
 
 if TYPE_CHECKING:
-    from rallypoint.session.api import Session
-    from rallypoint.session.results import Executed
     from rallypoint.store.signing import SeatCard
 
 _DISTRUST = "Do not trust this file; ask the sender to export it again"
@@ -289,47 +288,3 @@ def tidy(store: EventStore, campaign_id: str, records: Sequence[LoggedEvent]) ->
     for round_, answer_ in kept_answers(store, campaign_id).items():
         if round_ <= answered or answer_.position != position:
             store.drop_dice_answer(campaign_id, round_)
-
-
-def resolve_answer(session: Session, campaign_id: str,
-                   answer_: PairAnswer) -> Executed | None:
-    """Decide this seat's kept sealed command with both links, and append its event.
-
-    Called by ``import`` once the file carrying the answer is stored (and callable again, e.g.
-    after a crash between the two: the answer comes again in the other seat's files).
-
-    Returns:
-        The event, or ``None`` when no kept request of this seat waits for this answer at the
-        log's position (resolved already, or the log moved on).
-
-    Raises:
-        IntegrityError: The answer fails :func:`check_answer`.
-    """
-    from rallypoint.store.signing import seat_cards
-
-    with session._store() as store:
-        records = store.events(campaign_id)
-        cards = seat_cards(records[0].payload)
-        mine = [s for s, c in cards.items() if store.seat_key(c.key) is not None]
-        # A withdrawn request is still resolved while the log has not moved: the answer
-        # crossed the withdrawal in the mail, and an answer binds its round.
-        own = own_requests(store, campaign_id, mine, withdrawn=True).get(answer_.round)
-        if own is None or own.position != logical_position(records) or (
-                own.round <= last_round(records)):
-            return None
-        check_answer(answer_, own, records, cards)
-    version = len(records)
-    assert own.command is not None and own.link is not None and own.nonce is not None
-    links = {own.seat: own.link, answer_.seat: answer_.link}
-    nonce, command = bytes.fromhex(own.nonce), command_json(own.command)
-
-    def roller(campaign: Any) -> Any:
-        if campaign.version != version:
-            raise IllegalNowError("the campaign moved while the sealed round was resolved",
-                                  fix="Import the answer again")
-        return sealed_roller(links, own.round, own.position, command, nonce, own.seat)
-
-    done = session.execute(campaign_id, {**command, "expected_version": version}, roller=roller)
-    with session._store(write=True) as store:
-        store.drop_dice_request(campaign_id, own.round)
-    return done

@@ -34,7 +34,7 @@ from rallypoint.session import sealed
 from rallypoint.session.pair import burnt_round, chain_tracker, last_round, next_round
 
 if TYPE_CHECKING:
-    from rallypoint.session.api import Session
+    from rallypoint.session.handle import Handle
     from rallypoint.store import EventStore
     from rallypoint.store.exchange import ExportedCampaign
     from rallypoint.store.signing import SeatCard
@@ -142,7 +142,7 @@ def round_states(store: EventStore, campaign_id: str,
     return tuple(sorted(found, key=lambda r: r.round))
 
 
-def rounds_of(session: Session, ref: str) -> tuple[RoundState, ...]:
+def rounds_of(session: Handle, ref: str) -> tuple[RoundState, ...]:
     """:func:`round_states` of a campaign, for ``show``."""
     with session._store() as store:
         info = store.find(ref)
@@ -162,7 +162,7 @@ class Stalled:
     forfeited_by: str
 
 
-def stall(session: Session, ref: str) -> Stalled:
+def stall(session: Handle, ref: str) -> Stalled:
     """Give up waiting on a stalled dice round (``rallypoint dice stall``).
 
     This seat's request with no answer imported is withdrawn; this seat's answer that the
