@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from rallypoint.core.campaign import Campaign, read_event
 from rallypoint.core.differences import Difference, first_difference
@@ -329,6 +329,17 @@ def _check_undo(log: Sequence[EventRecord], record: EventRecord,
             where=f"seq {record.seq}", fix=_DISTRUST)
 
 
+@runtime_checkable
+class PublicCheck(Protocol):
+    """The optional part of :class:`rallypoint.core.ruleset.PartialKnowledge` a ruleset with
+    secrets gives so that the public parts of a redacted event are re-derived on import."""
+
+    def check_public(self, state: Any, event_type: str, payload: Mapping[str, Any],
+                     seat: str) -> Difference | None:
+        """See :meth:`rallypoint.core.ruleset.PartialKnowledge.check_public`."""
+        ...
+
+
 def check_public(campaign: Campaign, record: EventRecord, sender: str) -> None:
     """The public parts of an event redacted for this seat, as the rules give them on this
     seat's table just before it (the ruleset's ``check_public``, if it hides anything): what
@@ -338,10 +349,10 @@ def check_public(campaign: Campaign, record: EventRecord, sender: str) -> None:
     Raises:
         IntegrityError: A public part differs (nothing has been written).
     """
-    check = getattr(campaign.ruleset, "check_public", None)
-    if check is None:
-        return
-    difference = check(campaign.state, record.type, record.payload, sender)
+    if not isinstance(campaign.ruleset, PublicCheck):
+        return  # a ruleset that hides nothing has no public part to re-derive
+    difference = campaign.ruleset.check_public(campaign.state, record.type, record.payload,
+                                               sender)
     if difference is not None:
         raise IntegrityError(
             f"#{record.seq} ({shorten(record.type, 40)}, redacted) is not what the rules give "
