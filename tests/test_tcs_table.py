@@ -15,6 +15,7 @@ import pytest
 from conftest import last_event, run
 from rallypoint.core.campaign import Campaign
 from rallypoint.core.errors import (
+    Fix,
     IllegalNowError,
     MalformedInputError,
     RallypointError,
@@ -31,6 +32,7 @@ from rallypoint.rulesets.tcs.commands import (
     WriteSheet,
 )
 from rallypoint.rulesets.tcs.events import READER, Accrual, SheetWritten, TurnAdvanced
+from rallypoint.rulesets.tcs.fixes import PLAIN, FixKind
 from rallypoint.rulesets.tcs.outlook import DueKind, due_now, sheet_outlook
 from rallypoint.rulesets.tcs.scenario import Pile
 from test_tcs_rules import (
@@ -54,7 +56,11 @@ def test_a_turn_cannot_leave_an_hour_whose_fo_roll_is_due(tmp_path: Path) -> Non
     c = fo_campaign(tmp_path)
     assert [d.kind for d in due_now(c.state)] == [DueKind.FO]
     error = refuse(c, AdvanceTurn(expected_version=c.version), IllegalNowError, "is due")
-    assert "rallypoint tcs fo" in str(error) and "--skip-fo" in str(error)
+    # The rules name the fix by kind and say it in plain words; the CLI words it with its
+    # commands (test_tcs_cli: `rallypoint tcs fo`, --skip-fo).
+    assert error.typed_fix == Fix("tcs", "roll_fo_first", PLAIN[FixKind.ROLL_FO_FIRST])
+    assert str(error).endswith("leaving the hour would lose it. Roll it first, or let the hour "
+                               "pass without it.")
     rolled = run(c, RollFos(expected_version=c.version), (1, 1))
     assert due_now(rolled.state) == ()
     assert turns(rolled).state.clock.minute == 20
@@ -183,7 +189,8 @@ def test_a_counter_resurrected_across_a_seam_needs_an_attested_placement(tmp_pat
     back = Distribute(expected_version=c.version, company="S", resurrect={"S-d": 4},
                       very_dead=("S-e",), place={"S-d": "B1.11"})
     error = refuse(c, back, IllegalNowError, "different map sections")
-    assert "--attest-distance 0 or 1" in str(error)
+    assert error.typed_fix is not None and error.typed_fix.key == FixKind.ATTEST_PLACEMENT
+    assert "attest the count across the seam (0 or 1)" in str(error)
     with pytest.raises(ValueError):
         Distribute.model_validate({**back.model_dump(), "attest_distance": 2})
     c = run(c, back.model_copy(update={"attest_distance": 1}))
@@ -229,7 +236,9 @@ def test_an_unknown_id_suggests_the_nearest(example1: Campaign, command: object,
                                             message: str) -> None:
     error = refuse(example1, command(example1.version), UnknownIdError)  # type: ignore[operator]
     assert message in str(error)
-    assert str(error).endswith("`rallypoint show`.")
+    assert error.typed_fix is not None and error.typed_fix.lead.startswith("Did you mean ")
+    assert str(error).endswith("ids the campaign shows.") or str(error).endswith(
+        "id the campaign shows.")
 
 
 def test_ids_that_differ_only_by_case_are_refused_not_guessed(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ Every error carries a stable ``code`` (for ``--json`` consumers and tests), says
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import ClassVar
 
@@ -33,6 +34,38 @@ class Hint(StrEnum):
     """A simulation the lab runs from its own commands."""
 
 
+@dataclass(frozen=True)
+class Fix:
+    """A fix in typed form, so rules hold no front end's words (issue 21): the ruleset names it
+    by ``key`` and says it in words no front end owns (``text``); each front end may word it its
+    own way (the CLI names its commands and options from the words its ruleset's plugin publishes
+    as ``fixes``, :func:`rallypoint.cli.session.fail`).
+
+    Attributes:
+        ruleset: The ruleset whose words tables name ``key``.
+        key: Which fix it is.
+        text: The fix in plain words (what the library, its API and the web without a hint say);
+            ``{name}`` is filled from ``values``.
+        values: Ids the fix names (``("company", "1-A")``), for ``{company}`` in any wording.
+        lead: Words said before the fix (a "did you mean" suggestion), in every front end.
+    """
+
+    ruleset: str
+    key: str
+    text: str
+    values: tuple[tuple[str, str], ...] = ()
+    lead: str = ""
+
+    def worded(self, words: str | None = None) -> str:
+        """The fix in ``words`` (a front end's own for ``key``; default: :attr:`text`), its
+        ``{name}`` fields filled, after the lead."""
+        return (self.lead + (words or self.text).format(**dict(self.values))).strip()
+
+    def led(self, lead: str) -> Fix:
+        """The same fix, said after ``lead``."""
+        return replace(self, lead=lead)
+
+
 class RallypointError(Exception):
     """Root of every error rallypoint raises on purpose.
 
@@ -40,7 +73,9 @@ class RallypointError(Exception):
         what: What is wrong, quoting the bad input with ``!r`` where there is one.
         where: Where it is: ``file.toml:12``, ``formations[0].companies[2].counters[1].steps``,
             or a counter/company id. Optional.
-        fix: One sentence on how to fix it. Optional but almost always given.
+        fix: One sentence on how to fix it, or a :class:`Fix` (a ruleset's typed fix, which each
+            front end may word its own way; ``fix`` is then its plain words and ``typed_fix``
+            the value). Optional but almost always given.
         instead: The kind of command that does what the player meant (``"rest"`` for a report
             on a day with no action), when the fix is "do that instead", or a :class:`Hint`: a
             typed hint each front end words its own way (the CLI keeps ``fix``, the web names
@@ -50,11 +85,12 @@ class RallypointError(Exception):
 
     code: ClassVar[str] = "error"
 
-    def __init__(self, what: str, *, where: str | None = None, fix: str | None = None,
+    def __init__(self, what: str, *, where: str | None = None, fix: str | Fix | None = None,
                  instead: str | None = None) -> None:
         self.what = what
         self.where = where
-        self.fix = fix
+        self.typed_fix = fix if isinstance(fix, Fix) else None
+        self.fix = fix.worded() if isinstance(fix, Fix) else fix
         self.instead = instead
         super().__init__(self.message)
 

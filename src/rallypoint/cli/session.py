@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,11 +65,26 @@ def fail(error: RallypointError) -> NoReturn:
     line = " ".join(shorten(error.what, MAX_PART).split())
     if error.where:
         line += f" (at {shorten(error.where, MAX_PART // 2)})"
-    if error.fix:
-        line = line.rstrip(".") + ". " + shorten(error.fix, MAX_PART)
+    fix = cli_fix(error)
+    if fix:
+        line = line.rstrip(".") + ". " + shorten(fix, MAX_PART)
     err_console.print(f"[bold red]error[/] [dim]({error.code})[/]: {escape(line)}",
                       highlight=False, soft_wrap=True)
     raise typer.Exit(2)
+
+
+def cli_fix(error: RallypointError) -> str | None:
+    """The refusal's fix in the command line's words: a ruleset's typed fix worded by the words
+    its plugin publishes (``fixes``, naming the CLI's commands and options), else the error's own.
+    """
+    from rallypoint.core.ruleset import plugin
+
+    said = error.typed_fix
+    if said is None:
+        return error.fix
+    found = plugin(said.ruleset)
+    words: Mapping[str, str] = found.load("fixes") if found.fixes is not None else {}
+    return said.worded(words.get(said.key))
 
 
 MAX_PART = 400

@@ -6,6 +6,7 @@ importing ``core`` (and ``core`` can use dice without a cycle).
 
 from rallypoint.errors import (
     DataFileError,
+    Fix,
     Hint,
     IllegalNowError,
     IntegrityError,
@@ -19,6 +20,7 @@ from rallypoint.errors import (
 
 __all__ = [
     "DataFileError",
+    "Fix",
     "Hint",
     "IllegalNowError",
     "IntegrityError",

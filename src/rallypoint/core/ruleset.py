@@ -311,6 +311,8 @@ class RulesetPlugin:
             due command.
         demo: Its :class:`~rallypoint.core.parts.DemoPart`: its scene in ``rallypoint demo``.
         odds: Its :class:`~rallypoint.core.parts.OddsPart`: exact odds tables for the lab page.
+        fixes: Its command line's words for its typed fixes (:class:`rallypoint.errors.Fix`):
+            a mapping of fix key → sentence (``{name}`` filled from the fix's values).
 
     Every front part is optional: without ``render`` ``show`` prints the state as an outline;
     without ``cli`` ``rallypoint play KIND FIELD=VALUE`` sends its commands; without ``web`` the
@@ -335,6 +337,7 @@ class RulesetPlugin:
     words: str | None = None
     demo: str | None = None
     odds: str | None = None
+    fixes: str | None = None
 
     def load(self, part: str) -> Any:
         """Import one part (``"rules"``, ``"cli"``, ``"render"``, ...) and return it.

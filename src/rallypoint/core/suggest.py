@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-from rallypoint.errors import MalformedInputError, UnknownIdError
+from rallypoint.errors import Fix, MalformedInputError, UnknownIdError
 
 
 def near(text: str, known: Iterable[str], n: int = 3, cutoff: float = 0.6) -> list[str]:
@@ -35,7 +35,7 @@ def did_you_mean(text: str, known: Iterable[str]) -> str:
 
 
 def match_id(text: str, known: Iterable[str], what: str, *, scope: str = "",
-             where: str | None = None, fix: str = "", instead: str | None = None) -> str:
+             where: str | None = None, fix: str | Fix = "", instead: str | None = None) -> str:
     """The known id ``text`` names: itself, else the one id equal to it ignoring case.
 
     Args:
@@ -44,7 +44,8 @@ def match_id(text: str, known: Iterable[str], what: str, *, scope: str = "",
         what: The kind of id, for the message (``"counter"``).
         scope: Words after the id in the message (``"in this scenario"``).
         where: Where the id was given (optional, for the error).
-        fix: The fix sentence to end the error with (after any suggestion).
+        fix: The fix sentence (or a ruleset's typed :class:`Fix`) to end the error with
+            (after any suggestion).
         instead: The error's typed hint for front ends that word the fix their own way.
 
     Raises:
@@ -60,8 +61,10 @@ def match_id(text: str, known: Iterable[str], what: str, *, scope: str = "",
     if folded:
         raise MalformedInputError(f"{text!r} could be {' or '.join(folded)}", where=where,
                                   fix=f"Type the {what} id with its exact case.")
+    suggestion = did_you_mean(text, ids)
+    said = fix.led(suggestion) if isinstance(fix, Fix) else (suggestion + fix).strip() or None
     raise UnknownIdError(f"no {what} {text!r}" + (f" {scope}" if scope else ""), where=where,
-                         fix=(did_you_mean(text, ids) + fix).strip() or None, instead=instead)
+                         fix=said, instead=instead)
 
 
 def soft_match(text: str, known: Iterable[str]) -> str:

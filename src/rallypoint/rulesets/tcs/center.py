@@ -9,6 +9,7 @@ from rallypoint.errors import Hint
 from rallypoint.rulesets.tcs import recovery as rec
 from rallypoint.rulesets.tcs.commands import LeaveCenter
 from rallypoint.rulesets.tcs.events import CounterAfter, LeaveOutcome, LeftCenter
+from rallypoint.rulesets.tcs.fixes import FixKind, fix
 from rallypoint.rulesets.tcs.scenario import Pile
 from rallypoint.rulesets.tcs.state import TcsState
 
@@ -96,7 +97,7 @@ def _check_named(state: TcsState, group: tuple[str, ...], dead: list[str], n: in
 def decide_leave(state: TcsState, cmd: LeaveCenter) -> LeftCenter:
     if cmd.company not in state.oob.companies:
         raise UnknownIdError(f"no company {cmd.company!r} in this scenario",
-                             fix="Use a company id from `rallypoint show`.", instead=Hint.PICK_ID)
+                             fix=fix(FixKind.PICK_COMPANY), instead=Hint.PICK_ID)
     left = leave_outcome(state, cmd.company, cmd.cause, cmd.very_dead)
     return LeftCenter(company=left.company, sheet=left.sheet, cause=left.cause,
                       very_dead=left.very_dead, sheet_cancelled=left.sheet_cancelled,

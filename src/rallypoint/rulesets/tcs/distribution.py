@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rallypoint.core.errors import IllegalNowError, UnknownIdError
-from rallypoint.errors import Hint
+from rallypoint.errors import Fix, Hint
 from rallypoint.rulesets.tcs.commands import Distribute, Transfer
+from rallypoint.rulesets.tcs.fixes import FixKind, fix
 from rallypoint.rulesets.tcs.hexes import Hex, hexes_apart
 from rallypoint.rulesets.tcs.recovery import pairing_limit
 from rallypoint.rulesets.tcs.scenario import Pile
@@ -99,8 +100,9 @@ def options(state: TcsState, recovery: Recovery) -> Options:
     )
 
 
-def _refuse(what: str, fix: str, company: str, instead: str | None = None) -> IllegalNowError:
-    return IllegalNowError(what, where=f"distribution for {company}", fix=fix, instead=instead)
+def _refuse(what: str, said: str | Fix, company: str, instead: str | None = None
+            ) -> IllegalNowError:
+    return IllegalNowError(what, where=f"distribution for {company}", fix=said, instead=instead)
 
 
 def validate(state: TcsState, recovery: Recovery, cmd: Distribute) -> None:
@@ -110,7 +112,7 @@ def validate(state: TcsState, recovery: Recovery, cmd: Distribute) -> None:
     for ident in [*cmd.heal, *cmd.resurrect, *cmd.very_dead, *cmd.place]:
         if ident not in state.counters:
             raise UnknownIdError(f"no counter {ident!r}", where=f"distribution for {c}",
-                                 fix="Use the counter ids shown by `rallypoint tcs choices`.",
+                                 fix=fix(FixKind.PICK_CHOICE),
                                  instead=Hint.PICK_ID)
     for ident, n in cmd.heal.items():
         if ident not in opt.heal:
@@ -177,8 +179,7 @@ def _apart(state: TcsState, where: str, center: str, cmd: Distribute, company: s
     if a.map != b.map and cmd.attest_distance is None:
         raise _refuse(f"{where} and the center {center} are on different map sections: the "
                       "hexes between them cannot be counted here",
-                      "Place it on the center's section, or attest the count across the seam "
-                      "(--attest-distance 0 or 1).", company, instead=Hint.FIX_FIELD)
+                      fix(FixKind.ATTEST_PLACEMENT), company, instead=Hint.FIX_FIELD)
     return hexes_apart(a, b, state.rules.params.hex_offset, cmd.attest_distance)
 
 

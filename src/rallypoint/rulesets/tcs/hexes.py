@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from rallypoint.core.errors import IllegalNowError, MalformedInputError
 from rallypoint.errors import Hint
+from rallypoint.rulesets.tcs.fixes import FixKind, fix
 
 _HEX = re.compile(r"^(?P<map>[A-Za-z]{0,2})(?P<col>\d{1,3})\.(?P<row>\d{1,3})$")
 
@@ -95,8 +96,7 @@ def hexes_apart(a: Hex, b: Hex, offset: str, attested: int | None = None) -> int
             raise IllegalNowError(
                 f"{a} and {b} are on different map sections: the hexes between them cannot be "
                 "counted here",
-                fix="Count them across the seam and attest it: --within-2, or "
-                    "--attest-distance N.", instead=Hint.FIX_FIELD)
+                fix=fix(FixKind.ATTEST_SEAM), instead=Hint.FIX_FIELD)
         return attested
     counted = distance(a, b, offset)
     if attested is not None and attested != counted and not (attested == 2 and counted <= 2):

@@ -28,28 +28,28 @@ from rallypoint.rulesets.tcs.commands import (
     Transfer,
     WriteSheet,
 )
+from rallypoint.rulesets.tcs.fixes import FixKind, fix
 from rallypoint.rulesets.tcs.state import TcsState
 
-_SHOW = "`rallypoint show`"
 V = TypeVar("V")
 
 
 def counter(state: TcsState, text: str) -> str:
     """The counter ``text`` names (any case)."""
     return match_id(text, state.counters, "counter", scope="in this scenario",
-                    fix=f"Use a counter id from {_SHOW}.", instead=Hint.PICK_ID)
+                    fix=fix(FixKind.PICK_COUNTER), instead=Hint.PICK_ID)
 
 
 def company(state: TcsState, text: str) -> str:
     """The company ``text`` names (any case)."""
     return match_id(text, state.oob.companies, "company", scope="in this scenario",
-                    fix=f"Use a company id from {_SHOW}.", instead=Hint.PICK_ID)
+                    fix=fix(FixKind.PICK_COMPANY), instead=Hint.PICK_ID)
 
 
 def member(state: TcsState, text: str) -> str:
     """The formation or company ``text`` names (any case)."""
     return match_id(text, [*state.oob.formations, *state.oob.companies], "formation or company",
-                    scope="in this scenario", fix=f"Use formation or company ids from {_SHOW}.",
+                    scope="in this scenario", fix=fix(FixKind.PICK_MEMBERS),
                     instead=Hint.PICK_ID)
 
 

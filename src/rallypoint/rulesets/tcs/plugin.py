@@ -22,5 +22,6 @@ PLUGIN = RulesetPlugin(
     web="rallypoint.rulesets.tcs.front.web:VIEW",
     templates="rallypoint.rulesets.tcs.front",
     builder="rallypoint.rulesets.tcs.front.web_builder",
+    fixes="rallypoint.rulesets.tcs.front.cli_words:FIXES",
 )
 """The tcs ruleset's registration."""

@@ -45,6 +45,7 @@ from rallypoint.rulesets.tcs.events import (
     TcsEvent,
     Transfer,
 )
+from rallypoint.rulesets.tcs.fixes import FixKind, fix
 from rallypoint.rulesets.tcs.fo import decide_fo
 from rallypoint.rulesets.tcs.hexes import Hex, hexes_apart
 from rallypoint.rulesets.tcs.ids import canonical
@@ -78,14 +79,14 @@ _VERY_DEAD = CounterAfter(steps=0, pile=Pile.VERY_DEAD, hex=None)
 def _counter(state: TcsState, ident: str) -> CounterState:
     if ident not in state.counters:
         raise UnknownIdError(f"no counter {ident!r} in this scenario",
-                             fix="Use a counter id from `rallypoint show`.", instead=Hint.PICK_ID)
+                             fix=fix(FixKind.PICK_COUNTER), instead=Hint.PICK_ID)
     return state.counters[ident]
 
 
 def _company(state: TcsState, ident: str) -> str:
     if ident not in state.oob.companies:
         raise UnknownIdError(f"no company {ident!r} in this scenario",
-                             fix="Use a company id from `rallypoint show`.", instead=Hint.PICK_ID)
+                             fix=fix(FixKind.PICK_COMPANY), instead=Hint.PICK_ID)
     return ident
 
 
@@ -109,7 +110,7 @@ def decide(state: TcsState, command: Command, roller: Roller) -> TcsEvent:
     if isinstance(command, RollFos):
         return decide_fo(state, command, roller)
     raise MalformedInputError(f"{type(command).__name__} is not a TCS command",
-                              fix="Use one of the `rallypoint tcs` commands.",
+                              fix=fix(FixKind.TCS_COMMAND),
                               instead=Hint.FIX_FIELD)
 
 
@@ -187,7 +188,7 @@ def _decide_move(state: TcsState, cmd: MoveCounter) -> Moved:
                     f"{who} would leave Recovery Op Sheet {sheet.id} and send {n} Dead "
                     "Pile counter(s) to the Very Dead Pile",
                     where="leave_center",
-                    fix="Add --leave-center to do that, or move within 2 hexes of the center.",
+                    fix=fix(FixKind.LEAVE_CENTER),
                     instead=Hint.FIX_FIELD)
             left = leave_outcome(state, company, f"{cmd.counter} moved off its center",
                                   cmd.very_dead)
@@ -201,7 +202,7 @@ def _sheet_companies(state: TcsState, cmd: WriteSheet) -> tuple[str, ...]:
     for member in cmd.members:
         if member not in state.oob.formations and member not in state.oob.companies:
             raise UnknownIdError(f"no formation or company {member!r}",
-                                 fix="Use formation or company ids from `rallypoint show`.",
+                                 fix=fix(FixKind.PICK_MEMBERS),
                                  instead=Hint.PICK_ID)
         companies.extend(c for c in state.oob.companies_under(member) if c not in companies)
     sides = {state.oob.side_of(c) for c in companies}
@@ -212,7 +213,7 @@ def _sheet_companies(state: TcsState, cmd: WriteSheet) -> tuple[str, ...]:
     for company in companies:
         if company in waiting:
             raise IllegalNowError(f"{company} still has recovered steps to distribute",
-                                  fix="Resolve its distribution first (`rallypoint tcs resolve`).",
+                                  fix=fix(FixKind.RESOLVE_FIRST),
                                   instead="distribute")
         if state.sheet_of(company) is not None:
             raise IllegalNowError(f"{company} is already on a pending Recovery Op Sheet",
@@ -262,12 +263,12 @@ def _decide_sheet(state: TcsState, cmd: WriteSheet) -> SheetWritten:
         center = _center_for(state, company, cmd.centers)
         if center is None:
             raise IllegalNowError(f"{company} has no center", where=f"centers.{company}",
-                                  fix=f"Give a center for it, e.g. --center {company}=23.15.",
+                                  fix=fix(FixKind.GIVE_CENTER, company=company),
                                   instead=Hint.FIX_FIELD)
         centers[company] = str(Hex.parse(center))
     if not cmd.attest:
         raise IllegalNowError(f"each center must be {CENTER_CONDITIONS}", where="attest",
-                              fix="Check the centers on the map, then attest (--attest).",
+                              fix=fix(FixKind.ATTEST_CENTERS),
                               instead=Hint.FIX_FIELD)
     offset = state.rules.params.hex_offset
     for company in companies:
@@ -320,12 +321,12 @@ def _decide_check(state: TcsState, cmd: CheckImplementation,
                              fix=f"Use one of: {', '.join(state.sheets) or 'none'}.")
     if sheet.status is not SheetStatus.PENDING:
         raise IllegalNowError(f"{cmd.sheet!r} is not a pending Recovery Op Sheet",
-                              fix="Check a sheet listed as pending by `rallypoint show`.",
+                              fix=fix(FixKind.PICK_PENDING_SHEET),
                               instead=Hint.PICK_ID)
     refuse_if_owed(state, f"check {sheet.id}")
     if sheet.last_check_turn == state.turn:
         raise IllegalNowError(f"{sheet.id} was already checked this turn",
-                              fix="Advance the turn (`rallypoint tcs turn`) and check again.",
+                              fix=fix(FixKind.ADVANCE_TURN),
                               instead="turn")
     table = state.rules.implementation
     column = table.column(sheet.weighted_turns)
@@ -410,7 +411,7 @@ def _columns(state: TcsState, sheet: SheetState, given: dict[str, Column]) -> di
         else:
             raise IllegalNowError(
                 f"{company} has both Hwy and TO equipment: the player chooses its table",
-                fix=f"Give --column {company}=hwy or --column {company}=to.",
+                fix=fix(FixKind.CHOOSE_COLUMN, company=company),
                 instead=Hint.FIX_FIELD)
     return columns
 

@@ -23,6 +23,7 @@ from rallypoint.rulesets.tcs.events import (
     Reassigned,
     TurnAdvanced,
 )
+from rallypoint.rulesets.tcs.fixes import FixKind, fix
 from rallypoint.rulesets.tcs.outlook import fo_due
 from rallypoint.rulesets.tcs.state import SheetState, SheetStatus, TcsState
 
@@ -46,7 +47,7 @@ def decide_turn(state: TcsState, cmd: AdvanceTurn) -> TurnAdvanced:
         raise IllegalNowError(
             f"the dead FOs' roll of {state.clock:%H:%M} is due ({', '.join(fos)}): "
             "leaving the hour would lose it",
-            fix="Roll it first (`rallypoint tcs fo`), or add --skip-fo to let it pass.",
+            fix=fix(FixKind.ROLL_FO_FIRST),
             instead="fo")
     track = state.oob.scenario.turn_track
     minutes = track.night_turn_minutes if state.night else track.turn_minutes
@@ -111,8 +112,8 @@ def refuse_if_owed(state: TcsState, doing: str) -> None:
     if missed:
         raise IllegalNowError(
             f"cannot {doing}: sheet(s) {', '.join(missed)} have not accrued for turn(s) "
-            f"advanced in the other database", fix="Accrue what is owed first (the session "
-            "does it before your next command; `owed` gives the command).", instead=Hint.BY_MAIL)
+            f"advanced in the other database", fix=fix(FixKind.ACCRUE_OWED),
+            instead=Hint.BY_MAIL)
 
 
 def decide_accrue(state: TcsState, cmd: Accrue) -> Accrued:
@@ -153,7 +154,7 @@ def _recovering(state: TcsState, members: tuple[str, ...]) -> dict[str, SheetSta
             if sheet is None:
                 raise IllegalNowError(
                     f"{company} is not recovering on a pending Recovery Op Sheet",
-                    fix="Name formations or companies on a pending sheet (`rallypoint show`).",
+                    fix=fix(FixKind.PICK_RECOVERING),
                     instead=Hint.PICK_ID)
             found[company] = sheet
     return found
@@ -202,7 +203,7 @@ def decide_fired(state: TcsState, cmd: MarkFired) -> Fired:
     turn = state.turn if cmd.turn is None else cmd.turn
     if turn > state.turn:
         raise IllegalNowError(f"turn {turn} has not been played (this is turn {state.turn})",
-                              fix="Mark it during that turn, or leave --turn out.",
+                              fix=fix(FixKind.MARK_NOW),
                               instead=Hint.FIX_FIELD)
     pending = {k: s for k, s in state.sheets.items() if s.status is SheetStatus.PENDING}
     corrections: list[OwedAccrual] = []
