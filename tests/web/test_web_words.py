@@ -81,7 +81,9 @@ def _error_calls() -> list[tuple[str, int, str, ast.expr | None]]:
 def test_every_fix_naming_a_cli_command_carries_a_typed_hint() -> None:
     calls = _error_calls()
     cli_worded = [c for c in calls if CLI_WORDS.search(c[2])]
-    assert len(cli_worded) > 90  # the walk sees them (there were 100 when this was written)
+    # The walk sees them: there were 100 when this was written, 85 once the tcs rules named
+    # their fixes by kind (rulesets/tcs/fixes.py) and their front part worded them.
+    assert len(cli_worded) > 60
     bare = [f"{file}:{line}: {words[:70]}" for file, line, words, instead in cli_worded
             if instead is None]
     assert not bare, "fixes in CLI words with no instead=:\n" + "\n".join(bare)

@@ -21,7 +21,10 @@ from rallypoint.cli.kit import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
     from rallypoint.core.ruleset import Command
+    from rallypoint.rulesets.tcs.outlook import Due
     from rallypoint.session import Campaign
 
 app = typer.Typer(help="TCS R&R: losses, Recovery Op Sheets, implementation, distribution, FOs.",
@@ -45,7 +48,8 @@ def _attested(within_2: bool, attest_distance: int | None) -> int | None:
 
 
 
-def _run(campaign: str | None, build: Any, dice: str | None = None, as_json: bool = False,
+def _run(campaign: str | None, build: Callable[..., Command], dice: str | None = None,
+         as_json: bool = False,
          ask_dice: bool = False) -> Campaign:
     return execute(campaign, build, dice, as_json, ask_dice=ask_dice)
 
@@ -185,7 +189,7 @@ def _roll_fos(campaign: str | None, ask_dice: bool) -> Campaign:
     return _run(campaign, lambda c: RollFos(expected_version=c.version), ask_dice=ask_dice)
 
 
-def _print_due(due: Any) -> None:
+def _print_due(due: Iterable[Due]) -> None:
     from rich.markup import escape
 
     from rallypoint.cli.kit import command_words

@@ -20,7 +20,9 @@ from rallypoint.cli.kit import console
 
 if TYPE_CHECKING:
     from rallypoint.core.ruleset import Command, Decision
+    from rallypoint.rulesets.tcs.commands import Distribute, Transfer
     from rallypoint.rulesets.tcs.distribution import Options
+    from rallypoint.rulesets.tcs.state import TcsState
     from rallypoint.session import Campaign
 
 _NONE = "none"
@@ -164,12 +166,12 @@ def by_hand(c: Campaign, decision: Decision) -> Command:
     return command.model_copy(update={"redistribute": _pool(c, command)})
 
 
-def _pool(c: Campaign, command: Any) -> tuple[Any, ...]:
+def _pool(c: Campaign, command: Distribute) -> tuple[Transfer, ...]:
     """Step 5 (optional rule): counters in one hex and of one type pool their steps."""
     from rallypoint.rulesets.tcs.commands import Transfer
     from rallypoint.rulesets.tcs.distribution import after_distribution, pool_groups
 
-    state: Any = c.state
+    state: TcsState = c.state
     groups = pool_groups(state, command)
     if not groups:
         return ()
@@ -177,7 +179,7 @@ def _pool(c: Campaign, command: Any) -> tuple[Any, ...]:
     for ids in groups:
         _say("may pool steps in one hex: " + ", ".join(
             f"{i} {steps[i]}/{state.full(i)}" for i in ids))
-    transfers: list[Any] = []
+    transfers: list[Transfer] = []
     pairs = [f"{a}→{b}" for ids in groups for a in ids for b in ids if a != b]
     while True:
         pick = _pick("move steps", pairs)
