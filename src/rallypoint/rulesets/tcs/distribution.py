@@ -112,8 +112,7 @@ def validate(state: TcsState, recovery: Recovery, cmd: Distribute) -> None:
     for ident in [*cmd.heal, *cmd.resurrect, *cmd.very_dead, *cmd.place]:
         if ident not in state.counters:
             raise UnknownIdError(f"no counter {ident!r}", where=f"distribution for {c}",
-                                 fix=fix(FixKind.PICK_CHOICE),
-                                 instead=Hint.PICK_ID)
+                                 fix=fix(FixKind.PICK_CHOICE), instead=Hint.PICK_ID)
     for ident, n in cmd.heal.items():
         if ident not in opt.heal:
             raise _refuse(f"{ident} cannot be healed: it is not a living counter of {c} with "

@@ -49,8 +49,7 @@ def company(state: TcsState, text: str) -> str:
 def member(state: TcsState, text: str) -> str:
     """The formation or company ``text`` names (any case)."""
     return match_id(text, [*state.oob.formations, *state.oob.companies], "formation or company",
-                    scope="in this scenario", fix=fix(FixKind.PICK_MEMBERS),
-                    instead=Hint.PICK_ID)
+                    scope="in this scenario", fix=fix(FixKind.PICK_MEMBERS), instead=Hint.PICK_ID)
 
 
 def soft(text: str, known: Iterable[str]) -> str:

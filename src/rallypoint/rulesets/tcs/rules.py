@@ -110,8 +110,7 @@ def decide(state: TcsState, command: Command, roller: Roller) -> TcsEvent:
     if isinstance(command, RollFos):
         return decide_fo(state, command, roller)
     raise MalformedInputError(f"{type(command).__name__} is not a TCS command",
-                              fix=fix(FixKind.TCS_COMMAND),
-                              instead=Hint.FIX_FIELD)
+                              fix=fix(FixKind.TCS_COMMAND), instead=Hint.FIX_FIELD)
 
 
 def route(state: TcsState, counter_id: str, cause: str) -> tuple[Pile, str, int | None]:
@@ -188,8 +187,7 @@ def _decide_move(state: TcsState, cmd: MoveCounter) -> Moved:
                     f"{who} would leave Recovery Op Sheet {sheet.id} and send {n} Dead "
                     "Pile counter(s) to the Very Dead Pile",
                     where="leave_center",
-                    fix=fix(FixKind.LEAVE_CENTER),
-                    instead=Hint.FIX_FIELD)
+                    fix=fix(FixKind.LEAVE_CENTER), instead=Hint.FIX_FIELD)
             left = leave_outcome(state, company, f"{cmd.counter} moved off its center",
                                   cmd.very_dead)
             counters.update(left.counters)
@@ -202,8 +200,7 @@ def _sheet_companies(state: TcsState, cmd: WriteSheet) -> tuple[str, ...]:
     for member in cmd.members:
         if member not in state.oob.formations and member not in state.oob.companies:
             raise UnknownIdError(f"no formation or company {member!r}",
-                                 fix=fix(FixKind.PICK_MEMBERS),
-                                 instead=Hint.PICK_ID)
+                                 fix=fix(FixKind.PICK_MEMBERS), instead=Hint.PICK_ID)
         companies.extend(c for c in state.oob.companies_under(member) if c not in companies)
     sides = {state.oob.side_of(c) for c in companies}
     if len(sides) > 1:
@@ -213,8 +210,7 @@ def _sheet_companies(state: TcsState, cmd: WriteSheet) -> tuple[str, ...]:
     for company in companies:
         if company in waiting:
             raise IllegalNowError(f"{company} still has recovered steps to distribute",
-                                  fix=fix(FixKind.RESOLVE_FIRST),
-                                  instead="distribute")
+                                  fix=fix(FixKind.RESOLVE_FIRST), instead="distribute")
         if state.sheet_of(company) is not None:
             raise IllegalNowError(f"{company} is already on a pending Recovery Op Sheet",
                                   fix="Leave it off this sheet.")
@@ -268,8 +264,7 @@ def _decide_sheet(state: TcsState, cmd: WriteSheet) -> SheetWritten:
         centers[company] = str(Hex.parse(center))
     if not cmd.attest:
         raise IllegalNowError(f"each center must be {CENTER_CONDITIONS}", where="attest",
-                              fix=fix(FixKind.ATTEST_CENTERS),
-                              instead=Hint.FIX_FIELD)
+                              fix=fix(FixKind.ATTEST_CENTERS), instead=Hint.FIX_FIELD)
     offset = state.rules.params.hex_offset
     for company in companies:
         for ident in state.in_pile(company, Pile.MAP):
@@ -321,13 +316,11 @@ def _decide_check(state: TcsState, cmd: CheckImplementation,
                              fix=f"Use one of: {', '.join(state.sheets) or 'none'}.")
     if sheet.status is not SheetStatus.PENDING:
         raise IllegalNowError(f"{cmd.sheet!r} is not a pending Recovery Op Sheet",
-                              fix=fix(FixKind.PICK_PENDING_SHEET),
-                              instead=Hint.PICK_ID)
+                              fix=fix(FixKind.PICK_PENDING_SHEET), instead=Hint.PICK_ID)
     refuse_if_owed(state, f"check {sheet.id}")
     if sheet.last_check_turn == state.turn:
         raise IllegalNowError(f"{sheet.id} was already checked this turn",
-                              fix=fix(FixKind.ADVANCE_TURN),
-                              instead="turn")
+                              fix=fix(FixKind.ADVANCE_TURN), instead="turn")
     table = state.rules.implementation
     column = table.column(sheet.weighted_turns)
     if column is None:
@@ -411,8 +404,7 @@ def _columns(state: TcsState, sheet: SheetState, given: dict[str, Column]) -> di
         else:
             raise IllegalNowError(
                 f"{company} has both Hwy and TO equipment: the player chooses its table",
-                fix=fix(FixKind.CHOOSE_COLUMN, company=company),
-                instead=Hint.FIX_FIELD)
+                fix=fix(FixKind.CHOOSE_COLUMN, company=company), instead=Hint.FIX_FIELD)
     return columns
 
 

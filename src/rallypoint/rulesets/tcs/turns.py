@@ -47,8 +47,7 @@ def decide_turn(state: TcsState, cmd: AdvanceTurn) -> TurnAdvanced:
         raise IllegalNowError(
             f"the dead FOs' roll of {state.clock:%H:%M} is due ({', '.join(fos)}): "
             "leaving the hour would lose it",
-            fix=fix(FixKind.ROLL_FO_FIRST),
-            instead="fo")
+            fix=fix(FixKind.ROLL_FO_FIRST), instead="fo")
     track = state.oob.scenario.turn_track
     minutes = track.night_turn_minutes if state.night else track.turn_minutes
     clock = state.clock + timedelta(minutes=minutes)
@@ -112,8 +111,7 @@ def refuse_if_owed(state: TcsState, doing: str) -> None:
     if missed:
         raise IllegalNowError(
             f"cannot {doing}: sheet(s) {', '.join(missed)} have not accrued for turn(s) "
-            f"advanced in the other database", fix=fix(FixKind.ACCRUE_OWED),
-            instead=Hint.BY_MAIL)
+            f"advanced in the other database", fix=fix(FixKind.ACCRUE_OWED), instead=Hint.BY_MAIL)
 
 
 def decide_accrue(state: TcsState, cmd: Accrue) -> Accrued:
@@ -154,8 +152,7 @@ def _recovering(state: TcsState, members: tuple[str, ...]) -> dict[str, SheetSta
             if sheet is None:
                 raise IllegalNowError(
                     f"{company} is not recovering on a pending Recovery Op Sheet",
-                    fix=fix(FixKind.PICK_RECOVERING),
-                    instead=Hint.PICK_ID)
+                    fix=fix(FixKind.PICK_RECOVERING), instead=Hint.PICK_ID)
             found[company] = sheet
     return found
 
@@ -203,8 +200,7 @@ def decide_fired(state: TcsState, cmd: MarkFired) -> Fired:
     turn = state.turn if cmd.turn is None else cmd.turn
     if turn > state.turn:
         raise IllegalNowError(f"turn {turn} has not been played (this is turn {state.turn})",
-                              fix=fix(FixKind.MARK_NOW),
-                              instead=Hint.FIX_FIELD)
+                              fix=fix(FixKind.MARK_NOW), instead=Hint.FIX_FIELD)
     pending = {k: s for k, s in state.sheets.items() if s.status is SheetStatus.PENDING}
     corrections: list[OwedAccrual] = []
     for sheet_id in dict.fromkeys(cmd.sheets):
