@@ -28,7 +28,7 @@ def _chunks(spec: Any, runs: int, parts: int, entropy: int) -> list[Any]:
 
 def warm(spec: Any) -> int:
     """Worker start-up: import the lab and prepare the campaign; linger so each worker gets one."""
-    from rallypoint.lab.platoon_sim import prepared
+    from rallypoint.rulesets.platoon.front.lab_setup import prepared
 
     prepared(spec)
     prepared(replace(spec, engine="rules"))
@@ -56,8 +56,9 @@ def platoon_figures(figure: type, quick: bool) -> list[Figure]:
     """Start-up; fast and rules campaign-years per second on 1 core and on every core; ratio."""
     import multiprocessing
 
-    from rallypoint.lab.platoon_fast import fast_chunk
-    from rallypoint.lab.platoon_sim import PlatoonSpec, platoon_chunk, prepare, scenario_path
+    from rallypoint.rulesets.platoon.front.lab_fast import fast_chunk
+    from rallypoint.rulesets.platoon.front.lab_setup import PlatoonSpec, prepare, scenario_path
+    from rallypoint.rulesets.platoon.front.lab_sim import platoon_chunk
 
     cores = os.cpu_count() or 1
     spec = PlatoonSpec(str(scenario_path(None)), intensity=1, years=1, engine="fast")

@@ -90,14 +90,9 @@ rallypoint: the session API, the core, the dice and the front ends' published ki
 
 HOMELESS: frozenset[str] = frozenset({
     "cli/demo_squares.py",
-    "cli/platoon.py",
-    "cli/platoon_report.py",
     "cli/squares.py",
     "cli/squares_board.py",
     "lab/odds.py",
-    "lab/platoon_fast.py",
-    "lab/platoon_fast_state.py",
-    "lab/platoon_sim.py",
     "lab/squares_sim.py",
     "web/rulesets/platoon.py",
     "web/rulesets/squares.py",
@@ -371,11 +366,7 @@ def test_the_session_imports_no_circle() -> None:
     assert import_circles(_texts("session/")) == []
 
 
-KNOWN_CIRCLES = [
-    # The engine choice (rules or fast) sits in platoon_sim, whose setup the fast kernel
-    # imports: a module above both should choose.
-    ["rallypoint.lab.platoon_fast", "rallypoint.lab.platoon_sim"],
-]
+KNOWN_CIRCLES: list[list[str]] = []
 """Circles left to break (issue 21); no new one may join them."""
 
 
@@ -492,17 +483,10 @@ GENERIC_FOLDERS = ("cli", "core", "dice", "lab", "session", "store", "web")
 """Where no ruleset may be named in code (comments and docstrings may name them)."""
 NAMED_FILES_LEFT = """
 cli/demo_squares.py
-cli/lab_platoon.py
 cli/lab_squares.py
-cli/platoon.py
-cli/platoon_report.py
 cli/squares.py
 cli/squares_board.py
 lab/odds.py
-lab/platoon_fast.py
-lab/platoon_fast_people.py
-lab/platoon_fast_state.py
-lab/platoon_sim.py
 lab/squares_sim.py
 web/lab.py
 web/rulesets/platoon.py

@@ -12,8 +12,6 @@ import pytest
 from rallypoint.core.errors import MalformedInputError
 from rallypoint.dice import D6, D66, TWO_D6, ChanceNode
 from rallypoint.lab.backend import Backend, Chunk, make_chunks, run_chunks, split_runs
-from rallypoint.lab.platoon_sim import PlatoonSpec, simulate_platoon
-from rallypoint.lab.platoon_sim import scenario_path as platoon_scenario
 from rallypoint.lab.results import SimResult
 from rallypoint.lab.rollers import (
     NumpyRoller,
@@ -24,6 +22,9 @@ from rallypoint.lab.rollers import (
     root_sequence,
 )
 from rallypoint.lab.squares_sim import ChainSpec, simulate_chains
+from rallypoint.rulesets.platoon.front.lab_setup import PlatoonSpec
+from rallypoint.rulesets.platoon.front.lab_setup import scenario_path as platoon_scenario
+from rallypoint.rulesets.platoon.front.lab_sim import simulate_platoon
 from rallypoint.rulesets.tcs.front.lab_sim import (
     RestSpec,
     scenario_path,

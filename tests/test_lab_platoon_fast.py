@@ -28,12 +28,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from rallypoint.lab import platoon_fast, platoon_fast_state
 from rallypoint.lab.backend import Backend
-from rallypoint.lab.platoon_sim import METRICS, SERIES, PlatoonSpec, simulate_platoon
-from rallypoint.lab.platoon_sim import scenario_path as platoon_scenario
 from rallypoint.lab.results import SimResult
 from rallypoint.rulesets.platoon import battle
+from rallypoint.rulesets.platoon.front import lab_fast as platoon_fast
+from rallypoint.rulesets.platoon.front import lab_fast_state as platoon_fast_state
+from rallypoint.rulesets.platoon.front.lab_setup import METRICS, SERIES, PlatoonSpec
+from rallypoint.rulesets.platoon.front.lab_setup import scenario_path as platoon_scenario
+from rallypoint.rulesets.platoon.front.lab_sim import simulate_platoon
 from rallypoint.rulesets.platoon.ruleset import RULESET as PLATOON
 from rallypoint.rulesets.platoon.section9 import Hooks
 

@@ -8,16 +8,10 @@ enforces it). Each name is a plain re-export; add one here when a ruleset's fron
 
 from __future__ import annotations
 
-from rallypoint.lab import odds
+from rallypoint.lab import odds, plots
 from rallypoint.lab.backend import Backend, Chunk, concat, make_chunks, run_chunks
 from rallypoint.lab.results import FloatArray, SimResult, as_float
-from rallypoint.lab.rollers import (
-    NumpyRoller,
-    die_faces,
-    generator,
-    natural_values,
-    root_sequence,
-)
+from rallypoint.lab.rollers import NumpyRoller, die_faces, generator, natural_values, root_sequence
 from rallypoint.lab.variants import created_with
 
 __all__ = [
@@ -34,6 +28,7 @@ __all__ = [
     "make_chunks",
     "natural_values",
     "odds",
+    "plots",
     "root_sequence",
     "run_chunks",
 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rallypoint.lab.platoon_fast_state import (
+from rallypoint.rulesets.platoon.front.lab_fast_state import (
     BIG,
     COMMANDER,
     GUNNER,

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.markup import escape
 
-from rallypoint.cli.session import (
+from rallypoint.cli.kit import (
     CampaignOpt,
     DiceOpt,
     JsonOpt,
@@ -25,11 +25,11 @@ if TYPE_CHECKING:
     from rallypoint.session import Campaign
 
 def execute(ref: str | None, build: Any, dice: str | None) -> Campaign:
-    """Record a command (``cli.session.execute``), then say what is due next."""
-    from rallypoint.cli import session as cli_session
-    from rallypoint.cli.due import print_due
+    """Record a command (the CLI kit's ``execute``), then say what is due next."""
+    from rallypoint.cli.kit import execute as record
+    from rallypoint.cli.kit import print_due
 
-    after = cli_session.execute(ref, build, dice)
+    after = record(ref, build, dice)
     print_due(after, first_only=True)
     return after
 
@@ -132,7 +132,7 @@ def report(
     campaign: CampaignOpt = None,
 ) -> None:
     """Take a battle's report back; the day ends and the next morning begins."""
-    from rallypoint.cli.platoon_report import ask_report, review
+    from rallypoint.rulesets.platoon.front.report_prompts import ask_report, review
 
     with guarded():
         if file is not None:
@@ -373,7 +373,7 @@ def autoplay(days: DaysOpt = 7, seed: PlaySeedOpt = "sim", intensity: IntensityO
 def simulate(days: DaysOpt = 7, seed: PlaySeedOpt = "sim", intensity: IntensityOpt = 1,
              policy: PolicyOpt = "by_trade", campaign: CampaignOpt = None) -> None:
     """Deprecated name of `platoon autoplay` (`rallypoint simulate platoon` is the lab)."""
-    from rallypoint.cli.session import err_console
+    from rallypoint.cli.kit import err_console
 
     err_console.print("note: `platoon simulate` is now `platoon autoplay` (it plays this "
                       "campaign); `rallypoint simulate platoon` is the Monte Carlo lab",
@@ -436,6 +436,6 @@ def render(c: Campaign) -> None:
             highlight=False)
     for d in c.ruleset.pending(c.state):
         console.print(f"[yellow]pending[/]: {escape(d.prompt)}", highlight=False)
-    from rallypoint.cli.due import print_due
+    from rallypoint.cli.kit import print_due
 
     print_due(c)

@@ -8,35 +8,36 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from rallypoint.cli.lab_output import (
+from rallypoint.cli.kit import (
+    DEFAULT_CHUNKS,
+    FAST_CHUNKS,
+    CompareOpt,
     CsvOpt,
+    JsonOpt,
+    ParamOpt,
     PlotOpt,
     RunsOpt,
     SchedulerOpt,
     SeedOpt,
-    WorkersOpt,
-    emit,
-    note,
-    odds_table,
-)
-from rallypoint.cli.session import JsonOpt, console, guarded, print_json
-from rallypoint.cli.simulate_kit import (
-    DEFAULT_CHUNKS,
-    FAST_CHUNKS,
-    CompareOpt,
-    ParamOpt,
     SweepOpt,
     VariantOpt,
+    WorkersOpt,
+    console,
+    emit,
+    guarded,
+    note,
+    odds_table,
     options,
     plot_differences,
     policy_of,
+    print_json,
     run_variants,
     variant_sets,
 )
 
 if TYPE_CHECKING:
-    from rallypoint.cli.lab_output import Common
-    from rallypoint.lab.results import SimResult
+    from rallypoint.cli.kit import Common
+    from rallypoint.lab.kit import SimResult
 
 odds = typer.Typer()
 """The ruleset's commands of ``rallypoint odds`` (joined through its plugin's ``odds_cli``)."""
@@ -45,7 +46,7 @@ odds = typer.Typer()
 @odds.command("platoon")
 def platoon_odds(as_json: JsonOpt = False) -> None:
     """The platoon's rolls: arrival delays, transfers, wound healing, section 8 draws."""
-    from rallypoint.lab import odds
+    from rallypoint.lab.kit import odds
 
     result: dict[str, Any] = odds.platoon()
     if as_json:
@@ -97,7 +98,8 @@ def platoon(
     as_json: JsonOpt = False,
 ) -> None:
     """Whole platoon campaigns with the STAND-IN battle: fit tanks, fatigue, losses by day."""
-    from rallypoint.lab import platoon_sim
+    from rallypoint.rulesets.platoon.front.lab_setup import PlatoonSpec, prepare, scenario_path
+    from rallypoint.rulesets.platoon.front.lab_sim import simulate_platoon
 
     # The fast kernel finishes thousands of campaigns before a process pool has started.
     if workers is None and engine == "fast":
@@ -107,13 +109,12 @@ def platoon(
     common = options(runs, seed, chunks, workers, scheduler, csv, plot, as_json)
     with guarded():
         labels, variants = variant_sets(param, compare, sweep, variant)
-        path = str(platoon_sim.scenario_path(scenario))
-        specs = [platoon_sim.PlatoonSpec(path, intensity, years, days, *policy_of(v, policy),
-                                         engine=engine) for v in variants]
+        path = str(scenario_path(scenario))
+        specs = [PlatoonSpec(path, intensity, years, days, *policy_of(v, policy), engine=engine)
+                 for v in variants]
         for spec in specs:
-            platoon_sim.prepare(spec)
-        results, elapsed = run_variants(common, "platoon", labels, specs,
-                                         platoon_sim.simulate_platoon)
+            prepare(spec)
+        results, elapsed = run_variants(common, "platoon", labels, specs, simulate_platoon)
         comparison = emit(common, results, labels, elapsed,
                           "simulate platoon (STAND-IN battles)",
                           sweeping=bool(sweep) or len(variants) > 2)
@@ -129,7 +130,7 @@ PLATOON_PLOTTED = ["men_lost", "withdrawals", "final_morale", "mean_fit_tanks",
 
 def _plot_platoon(common: Common, results: list[SimResult], labels: list[str], intensity: int,
                   comparison: Any, sweeping: bool) -> None:
-    from rallypoint.lab import plots
+    from rallypoint.lab.kit import plots
 
     assert common.plot is not None
     variants = {lb: {k: r.series[k] for k in ("fit_tanks", "mean_fatigue", "morale",

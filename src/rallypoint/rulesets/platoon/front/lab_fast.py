@@ -2,7 +2,7 @@
 
 A second implementation of the platoon's campaign layer (14.1–14.9) and of the STAND-IN battle,
 for the lab only: ``simulate platoon --engine fast`` (the default). The rules engine
-(``--engine rules``, :mod:`rallypoint.lab.platoon_sim`) plays the ruleset's own transitions one
+(``--engine rules``, :mod:`.lab_sim`) plays the ruleset's own transitions one
 roll at a time and records every roll; this kernel plays the same rules on a structure of arrays
 — one row per campaign, all campaigns of a chunk on the same day — and records nothing but the
 lab's metrics. It reads every number from the same data file (with the scenario's parameters)
@@ -26,37 +26,20 @@ from collections.abc import Mapping
 import numpy as np
 import numpy.typing as npt
 
-from rallypoint.core.errors import MalformedInputError
-from rallypoint.lab.backend import Chunk
-from rallypoint.lab.platoon_fast_people import WAITING_POLICIES, decide_all, land_men, year_end
-from rallypoint.lab.platoon_fast_state import BoolArray, Platoons, Tables
-from rallypoint.lab.platoon_sim import SERIES, Prepared, finish, prepared
-from rallypoint.lab.results import FloatArray
-from rallypoint.lab.rollers import generator
+from rallypoint.lab.kit import Chunk, FloatArray, generator
+from rallypoint.rulesets.platoon.front.lab_fast_people import decide_all, land_men, year_end
+from rallypoint.rulesets.platoon.front.lab_fast_state import BoolArray, Platoons, Tables
+from rallypoint.rulesets.platoon.front.lab_setup import (
+    SERIES,
+    Prepared,
+    check_policy,
+    check_readings,
+    finish,
+    prepared,
+)
 from rallypoint.rulesets.platoon.model import PlatoonState, TankStatus
 
 Floats = npt.NDArray[np.float64]
-
-
-def check_policy(policy: str) -> bool:
-    """Whether the policy's commander seats wait (the kernel knows the engine's two policies)."""
-    if policy not in WAITING_POLICIES:
-        raise MalformedInputError(f"the fast platoon kernel does not play policy {policy!r}",
-                                  fix="Use --engine rules for it, or one of: "
-                                      f"{', '.join(WAITING_POLICIES)}.")
-    return WAITING_POLICIES[policy]
-
-
-def check_readings(state: PlatoonState) -> None:
-    """The kernel plays the shipped reading of each switch it does not mirror (docs/rules/
-    platoon.md, "Readings"); another is refused rather than silently played the default way."""
-    from rallypoint.rulesets.platoon.data import SWITCHED_READINGS
-
-    off = [f"{s}.{k}" for s, k in SWITCHED_READINGS if not state.rules.reading(s, k, before=True)]
-    if off:
-        raise MalformedInputError(
-            f"the fast platoon kernel plays only the default reading of {', '.join(off)}",
-            fix="Use --engine rules for another reading.")
 
 
 def _fight(p: Platoons, t: Tables, gen: np.random.Generator, day: int, fit: BoolArray,
@@ -177,8 +160,8 @@ def _morning(p: Platoons, t: Tables, gen: np.random.Generator, day: int) -> None
 
 def campaigns(begin: Prepared, intensity: int, runs: int, gen: np.random.Generator,
               tables: Tables | None = None) -> dict[str, FloatArray]:
-    """``runs`` campaigns from ``begin`` (a :class:`~rallypoint.lab.platoon_sim.Prepared`):
-    series as runs × days and totals per run, as :func:`platoon_sim.campaign_once` records them."""
+    """``runs`` campaigns from ``begin`` (a :class:`~.lab_setup.Prepared`):
+    series as runs × days and totals per run, as :func:`.lab_sim.campaign_once` records them."""
     state = begin.state
     t = tables or Tables.from_state(state)
     waits = check_policy(begin.policy.name)

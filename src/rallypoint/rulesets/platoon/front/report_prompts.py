@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 from rich.markup import escape
 
-from rallypoint.cli.session import console
+from rallypoint.cli.kit import console
 
 if TYPE_CHECKING:
     from rallypoint.rulesets.platoon.model import PlatoonState
