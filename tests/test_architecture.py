@@ -94,7 +94,6 @@ HOMELESS: frozenset[str] = frozenset({
     "cli/squares_board.py",
     "lab/odds.py",
     "lab/squares_sim.py",
-    "web/rulesets/platoon.py",
     "web/rulesets/squares.py",
     "web/rulesets/squares_builder.py",
     "web/lab.py",
@@ -489,7 +488,6 @@ cli/squares_board.py
 lab/odds.py
 lab/squares_sim.py
 web/lab.py
-web/rulesets/platoon.py
 web/rulesets/squares.py
 web/rulesets/squares_builder.py
 web/templates/lab.html

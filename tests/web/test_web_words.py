@@ -19,8 +19,9 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 
 from rallypoint.core.errors import Hint, IllegalNowError
+from rallypoint.rulesets.platoon.front import web as platoon
 from rallypoint.rulesets.tcs.front import web as tcs
-from rallypoint.web.rulesets import platoon, squares
+from rallypoint.web.rulesets import squares
 from rallypoint.web.words import HINTS, web_message
 from web.conftest import token_of
 

@@ -39,7 +39,12 @@ CONTROL = frozenset({"csrf_token", "expected_version", "dice", "policy", "decisi
 """Fields that steer the request rather than fill the command."""
 
 
-def _int(name: str, value: str) -> int:
+def whole_number(name: str, value: str) -> int:
+    """A form field's whole number (surrounding spaces allowed).
+
+    Raises:
+        MalformedInputError: The field holds no whole number (its ``where`` is the field).
+    """
     try:
         return int(value.strip())
     except ValueError:
@@ -93,8 +98,8 @@ def _put(command: dict[str, Any], prefix: str, name: str, value: str, raw: str) 
         row, inner = _row(command, raw, field, key)  # an empty row is dropped by _rows
         if value and prefix == "o":
             row[inner] = value
-        elif value and _int(raw, value):
-            row[inner] = _int(raw, value)
+        elif value and whole_number(raw, value):
+            row[inner] = whole_number(raw, value)
     elif prefix == "b":
         command[field] = True
     elif prefix == "l":
@@ -105,11 +110,11 @@ def _put(command: dict[str, Any], prefix: str, name: str, value: str, raw: str) 
     elif prefix == "s":
         command[field] = value
     elif prefix == "i":
-        command[field] = _int(raw, value)
+        command[field] = whole_number(raw, value)
     elif prefix == "ms" and key:
         command.setdefault(field, {})[key] = value
     elif prefix == "mi" and key:
-        number = _int(raw, value)
+        number = whole_number(raw, value)
         if number:
             command.setdefault(field, {})[key] = number
     elif prefix == "j":

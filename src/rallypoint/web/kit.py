@@ -9,6 +9,7 @@ Each name is a plain re-export; add one here when a ruleset's front part needs i
 from __future__ import annotations
 
 from rallypoint.web.due import Action
+from rallypoint.web.forms import command_from_form, whole_number
 from rallypoint.web.rulesets import View
 from rallypoint.web.seat_preview import SeatPreview
 
@@ -16,4 +17,6 @@ __all__ = [
     "Action",
     "SeatPreview",
     "View",
+    "command_from_form",
+    "whole_number",
 ]

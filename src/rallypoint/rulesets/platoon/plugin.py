@@ -19,6 +19,7 @@ PLUGIN = RulesetPlugin(
     words="rallypoint.rulesets.platoon.front.words:WORDS",
     demo="rallypoint.rulesets.platoon.front.demo:DEMO",
     readings="rallypoint.rulesets.platoon.readings:readings",
-    web="rallypoint.web.rulesets.platoon:VIEW",
+    web="rallypoint.rulesets.platoon.front.web:VIEW",
+    templates="rallypoint.rulesets.platoon.front",
 )
 """The platoon ruleset's registration."""

@@ -21,10 +21,12 @@ from rallypoint.cli.kit import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rallypoint.core.ruleset import Command
     from rallypoint.session import Campaign
 
-def execute(ref: str | None, build: Any, dice: str | None) -> Campaign:
+def execute(ref: str | None, build: Callable[[Campaign], Command], dice: str | None) -> Campaign:
     """Record a command (the CLI kit's ``execute``), then say what is due next."""
     from rallypoint.cli.kit import execute as record
     from rallypoint.cli.kit import print_due
@@ -80,8 +82,10 @@ def create(
 def _battle_roster(c: Campaign) -> dict[str, Any]:
     """The roster the battle receives, with the campaign's ruleset's section 9 hooks."""
     from rallypoint.rulesets.platoon.battle import roster
+    from rallypoint.rulesets.platoon.front.campaign import platoon_of
 
-    return roster(c.state, c.ruleset.hooks)  # type: ignore[attr-defined]
+    ruleset, state = platoon_of(c)
+    return roster(state, ruleset.hooks)
 
 
 def _bar(value: int, width: int = 5) -> str:

@@ -4,18 +4,19 @@ a form, the battle roster download and the battle report as a form or a file."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, fields
 from typing import Any
 
 from rallypoint.core.errors import DataFileError, MalformedInputError
+from rallypoint.core.ruleset import Decision, PolicyInfo
 from rallypoint.core.visibility import EVERYTHING, Viewer
+from rallypoint.rulesets.platoon.front.campaign import platoon_of
+from rallypoint.rulesets.platoon.model import SEATS, Man, PlatoonState, Tank
 from rallypoint.session import Campaign
-from rallypoint.web import forms
-from rallypoint.web.due import Action
-from rallypoint.web.rulesets import View
+from rallypoint.web.kit import Action, View, command_from_form, whole_number
 
 TEMPLATE = "platoon/campaign.html"
-SEATS = ("commander", "gunner", "loader", "driver", "assistant_driver")
 TANK_RESULTS = ("unhit", "hit", "knocked_out", "written_off")
 MAN_RESULTS = ("unhurt", "light", "serious", "killed")
 
@@ -24,7 +25,8 @@ def battle_roster(campaign: Campaign) -> dict[str, Any]:
     """The roster a battle receives (schema rallypoint.platoon.roster/1), as the CLI writes it."""
     from rallypoint.rulesets.platoon.battle import roster
 
-    return roster(campaign.state, campaign.ruleset.hooks)  # type: ignore[attr-defined]
+    ruleset, state = platoon_of(campaign)
+    return roster(state, ruleset.hooks)
 
 
 COMMANDS = {
@@ -62,9 +64,9 @@ DOWNLOADS = {"roster": battle_roster}
 
 def lab_tables(campaign: Campaign) -> list[tuple[str, list[tuple[str, Any]]]]:
     """The platoon's rolls at the shipped defaults, exact (the lab page)."""
-    from rallypoint.lab.odds import platoon
+    from rallypoint.lab.kit import odds as lab_odds
 
-    odds = platoon()
+    odds = lab_odds.platoon()
     tables = [(f"{title} (days: chance)", list(odds[key].items())) for key, title in (
         ("man_arrival_days", "A replacement man arrives after"),
         ("tank_arrival_days", "A replacement tank arrives after"),
@@ -73,23 +75,77 @@ def lab_tables(campaign: Campaign) -> list[tuple[str, list[tuple[str, Any]]]]:
     return tables
 
 
+@dataclass(frozen=True)
+class CrewRow:
+    """One crew as the roster table shows it.
+
+    Attributes:
+        id: The crew's id.
+        tank: Its tank, if it has one (with the crew, or at ordnance).
+        tank_id: That tank's id.
+        cohesion: The crew's cohesion (14.4).
+        men: Each seat in the seats' order, with the man in it (``None``: empty).
+        fit: Whether the crew is fit to fight today (its tank present and crewed).
+    """
+
+    id: str
+    tank: Tank | None
+    tank_id: str | None
+    cohesion: int
+    men: tuple[tuple[str, Man | None], ...]
+    fit: bool
+
+
+@dataclass(frozen=True)
+class PlatoonPage:
+    """Everything the platoon page template shows, read from the typed state (no text the rules
+    wrote is parsed).
+
+    Attributes:
+        s: The platoon's JSON view (calendar, morale, men by id for the decision forms).
+        crews: The roster, crew by crew.
+        park: Tanks without a crew, by id.
+        unassigned: Men without a seat, in the roster's order.
+        pending: The lieutenant's pending decisions, each a form.
+        policies: The named policies that may answer them.
+        tank_results: A tank's results the report form offers.
+        man_results: A man's results the report form offers.
+    """
+
+    s: Mapping[str, Any]
+    crews: tuple[CrewRow, ...]
+    park: Mapping[str, Tank]
+    unassigned: tuple[Man, ...]
+    pending: tuple[Decision, ...]
+    policies: tuple[PolicyInfo, ...]
+    tank_results: tuple[str, ...] = TANK_RESULTS
+    man_results: tuple[str, ...] = MAN_RESULTS
+
+
+def page(campaign: Campaign) -> PlatoonPage:
+    """The platoon page's view of a campaign."""
+    ruleset, state = platoon_of(campaign)
+    fit = set(state.fit_crews())
+    crews = tuple(CrewRow(
+        id=crew.id, tank=state.tanks.get(crew.tank) if crew.tank else None, tank_id=crew.tank,
+        cohesion=crew.cohesion, fit=crew.id in fit,
+        men=tuple((seat.value, _man(state, crew.seats[seat])) for seat in SEATS))
+        for crew in state.crews.values())
+    return PlatoonPage(
+        s=ruleset.state_json(state), crews=crews,
+        park={t.id: t for t in state.tanks.values() if t.crew is None},
+        unassigned=tuple(state.unassigned()), pending=tuple(ruleset.pending(state)),
+        policies=tuple(ruleset.policies()))
+
+
+def _man(state: PlatoonState, man_id: str | None) -> Man | None:
+    return state.men.get(man_id) if man_id else None
+
+
 def context(campaign: Campaign, viewer: Viewer = EVERYTHING) -> dict[str, Any]:
-    """Everything the platoon page template shows."""
-    state = campaign.ruleset.state_json(campaign.state)
-    fit = set(state["fit_tanks"])
-    crews = []
-    for crew_id, crew in state["crews"].items():
-        tank = state["tanks"].get(crew["tank"]) if crew["tank"] else None
-        men = [(seat, state["men"].get(man) if man else None) for seat, man in
-               crew["seats"].items()]
-        crews.append({"id": crew_id, "tank": tank, "tank_id": crew["tank"],
-                      "cohesion": crew["cohesion"], "men": men, "fit": crew_id in fit})
-    park = {tid: t for tid, t in state["tanks"].items() if t["crew"] is None}
-    return {"s": state, "crews": crews, "park": park,
-            "unassigned": [state["men"][m] for m in state["unassigned"]],
-            "pending": campaign.ruleset.pending(campaign.state),
-            "policies": campaign.ruleset.policies(),
-            "tank_results": TANK_RESULTS, "man_results": MAN_RESULTS}
+    """Everything the platoon page template shows (:class:`PlatoonPage`, field by field)."""
+    shown = page(campaign)
+    return {f.name: getattr(shown, f.name) for f in fields(shown)}
 
 
 def translate(items: Iterable[tuple[str, str]]) -> dict[str, Any]:
@@ -105,7 +161,7 @@ def translate(items: Iterable[tuple[str, str]]) -> dict[str, Any]:
     if given.get("kind") == "report":
         return {"kind": "report", "report": _report(pairs)}
     plain = [(k, v) for k, v in pairs if k != "seat_choice"]
-    command = forms.command_from_form(plain)
+    command = command_from_form(plain)
     if "seat_choice" in given:
         crew, _, seat = given["seat_choice"].partition("|")
         command.update(crew=crew, seat=seat)
@@ -131,14 +187,14 @@ def _report(pairs: list[tuple[str, str]]) -> dict[str, Any]:
             elif part[2] == "result":
                 entry["result"] = value
             elif value.strip():
-                entry[part[2]] = forms._int(name, value)
+                entry[part[2]] = whole_number(name, value)
         elif part[0] == "man" and len(part) == 2 and value != "unhurt":
             men.append({"man": part[1], "result": value})
     for entry in tanks.values():
         if entry.get("result") != "knocked_out":
             entry.pop("ordnance_days", None)  # only a knocked-out tank goes to ordnance
     day = given.get("day", "")
-    return {"day": forms._int("day", day) if day else None, "tanks": list(tanks.values()),
+    return {"day": whole_number("day", day) if day else None, "tanks": list(tanks.values()),
             "men": men, "objective": "objective" in given,
             "enemy_withdrawn": "enemy_withdrawn" in given}
 

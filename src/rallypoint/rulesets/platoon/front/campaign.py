@@ -1,0 +1,28 @@
+"""A campaign's platoon rules and state, typed, for every front part of the platoon.
+
+The session hands a front end a campaign whose ruleset and state it does not know; the platoon's
+own verbs and page need the platoon's (its section 9 hooks, its roster), and take them from here
+rather than trusting an attribute blindly.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rallypoint.rulesets.platoon.model import PlatoonState
+from rallypoint.rulesets.platoon.ruleset import PlatoonRuleset
+
+if TYPE_CHECKING:
+    from rallypoint.session import Campaign
+
+
+def platoon_of(campaign: Campaign) -> tuple[PlatoonRuleset, PlatoonState]:
+    """The campaign's platoon rules and state.
+
+    Raises:
+        TypeError: The campaign is not a platoon's (a front end chose the wrong part: a bug).
+    """
+    ruleset, state = campaign.ruleset, campaign.state
+    if not isinstance(ruleset, PlatoonRuleset) or not isinstance(state, PlatoonState):
+        raise TypeError(f"campaign {campaign.name!r} is not a platoon campaign")
+    return ruleset, state
