@@ -74,3 +74,20 @@ def test_an_undo_of_nothing_in_effect_is_refused_in_one_line() -> None:
                                              "event still in effect") as info:
         fold_all(twice.events, "import a good export")
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_folds_campaign_decides_as_the_whole_campaign(seed: int) -> None:
+    # What the re-derivation asks of it (verify, the reveal): the state, the version, the
+    # created event and the undone seqs, with only two events held, whatever the log's length.
+    history = _played(seed, 80)
+    log = history[-1].events
+    fold = LogFold(log[0])
+    for whole in history[1:]:
+        fold.add(log[whole.version - 1])
+        held = fold.campaign()
+        assert (held.state, held.version, held.created, held.undone) == \
+            (whole.state, whole.version, whole.created, whole.undone)
+        assert len(held.events) == len(held.typed) == 2
+        turn = AdvanceTurn(expected_version=whole.version)
+        assert held.decide(turn, ScriptedRoller([])) == whole.decide(turn, ScriptedRoller([]))

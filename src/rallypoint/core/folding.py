@@ -50,6 +50,9 @@ class LogFold:
         created = Campaign.from_events([first])
         self.ruleset: Ruleset[Any] = created.ruleset
         self.state: Any = created.state
+        self._created = created
+        self._last: tuple[EventRecord, EventModel] = (first, created.typed[0])
+        self._undone: frozenset[int] = frozenset()
         self._records: list[EventRecord] = [first]
         self._effective: list[int] = []  # seqs of ruleset events in effect, ascending
         self._checkpoints: list[tuple[int, Any]] = [(0, self.state)]
@@ -60,17 +63,34 @@ class LogFold:
         """The seqs of the ruleset events still in effect, in order."""
         return self._effective
 
-    def add(self, record: EventRecord) -> EventModel:
+    def campaign(self) -> Campaign:
+        """The campaign after the records folded so far, held as a campaign resumed from a
+        state snapshot holds it (``created``, the latest event and the state): enough to decide
+        the next command, which is all a re-derivation asks of it (not to undo or list the log).
+        """
+        first, (last, typed) = self._records[0], self._last
+        if last is first:
+            return self._created
+        return Campaign(first.campaign_id, self.ruleset, (first, last), self.state,
+                        self._undone, (self._created.typed[0], typed))
+
+    def add(self, record: EventRecord, typed: EventModel | None = None) -> EventModel:
         """Fold the next record; return its typed event.
+
+        Args:
+            record: The next record.
+            typed: Its typed event when the caller has it (saves reading the payload again).
 
         Raises:
             IntegrityError: An ``undone`` naming no event still in effect.
             Exception: Whatever the ruleset's fold raises on a malformed event.
         """
-        typed = read_event(self.ruleset, record)
+        typed = read_event(self.ruleset, record) if typed is None else typed
         self._records.append(record)
+        self._last = (record, typed)
         if isinstance(typed, Undone):
             self._cancel(typed.target)
+            self._undone = self._undone | {typed.target}
         else:
             self._effective.append(record.seq)
             self._apply(record.seq, typed, len(self._effective))

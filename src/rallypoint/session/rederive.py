@@ -36,6 +36,7 @@ from rallypoint.core.events import (
     EventRecord,
     canonical_json,
 )
+from rallypoint.core.folding import LogFold
 from rallypoint.core.inputs import shorten
 from rallypoint.core.visibility import (
     BLIND,
@@ -54,7 +55,7 @@ from rallypoint.session.made_by import (
     commands_required,
     made_by,
 )
-from rallypoint.session.rederive_undo import undo_difference
+from rallypoint.session.rederive_undo import target_difference, undo_difference
 
 if TYPE_CHECKING:
     from rallypoint.store import EventStore
@@ -225,22 +226,25 @@ def refusal(record: EventRecord, difference: Difference) -> IntegrityError:
 
 class _SeatView:
     """The log as one seat's database may have held it when it decided: this database's whole
-    events redacted for that seat. Built at its first use, then kept in step with the log."""
+    events redacted for that seat. Built at its first use, then folded in step with the log
+    (:class:`~rallypoint.core.folding.LogFold`: memory does not grow with the log's length)."""
 
     def __init__(self, log: Sequence[EventRecord], seat: str) -> None:
         self._log, self._seat = log, seat
         self._view: list[EventRecord] | None = None
-        self._campaign: Campaign | None = None
+        self._fold: LogFold | None = None
+        self._count = 0
 
     def at(self, index: int) -> Campaign:
         """The campaign folded from this view's first ``index`` events (``index`` only grows)."""
         if self._view is None:
             self._view = redact_events(self._log, Viewer.of_side(self._seat))
-        if self._campaign is None:
-            self._campaign = Campaign.from_events(self._view[:index])
-        while self._campaign.version < index:
-            self._campaign = self._campaign.with_event(self._view[self._campaign.version])
-        return self._campaign
+        if self._fold is None:
+            self._fold, self._count = LogFold(self._view[0]), 1
+        while self._count < index:
+            self._fold.add(self._view[self._count])
+            self._count += 1
+        return self._fold.campaign()
 
 
 def _decided_in(views: list[Campaign | _SeatView], index: int,
@@ -329,6 +333,21 @@ def _check_undo(log: Sequence[EventRecord], record: EventRecord,
             where=f"seq {record.seq}", fix=_DISTRUST)
 
 
+def _check_undo_target(effective: Sequence[int], record: EventRecord) -> None:
+    """An ``undone`` event names the latest event still in effect (``effective``: the seqs in
+    effect before it, from the fold), as :func:`_check_undo` checks without its summary.
+
+    Raises:
+        IntegrityError: It cancels another event, or there is nothing to undo.
+    """
+    difference = target_difference(effective[-1] if effective else None, record)
+    if difference is not None:
+        raise IntegrityError(
+            f"#{record.seq} (undone) is not the undo of the log before it: {difference.path}: "
+            f"stated {difference.stated}, re-derived {difference.derived}",
+            where=f"seq {record.seq}", fix=_DISTRUST)
+
+
 @runtime_checkable
 class PublicCheck(Protocol):
     """The optional part of :class:`rallypoint.core.ruleset.PartialKnowledge` a ruleset with
@@ -396,21 +415,21 @@ def check_log(records: Sequence[EventRecord]) -> Rederived:
     required = commands_required(records[0].payload)
     hidden = hides_anything(records)
     seats: dict[str, _SeatView] = {}
-    campaign = Campaign.from_events(records[:1])
+    folded = LogFold(records[0])  # linear, and no typed copy of the whole log is kept
     rederived = 0
     for index, record in enumerate(records[1:], start=1):
         typed: EventModel | None = None
         made = check_carried(record, required)
         if record.type == UNDONE:
-            _check_undo(records, record)
+            _check_undo_target(folded.effective, record)
         if made is not None:
             seat = made.get("seat")
-            views: list[Campaign | _SeatView] = [campaign]
+            views: list[Campaign | _SeatView] = [folded.campaign()]
             if hidden and isinstance(seat, str):
                 views.append(seats.setdefault(seat, _SeatView(records, seat)))
             typed = _check_event(views, index, record, made, ())
             rederived += 1
-        campaign = campaign.with_event(record, typed)
+        folded.add(record, typed)
     legacy = sum(1 for r in records if r.type not in (CREATED, UNDONE) and not is_redacted(r)
                  and made_by(r) is None)
     return Rederived(rederived, sum(map(is_redacted, records)), legacy)

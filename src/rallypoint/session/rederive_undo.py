@@ -32,6 +32,16 @@ def latest_effective(records: Sequence[EventRecord]) -> int | None:
     return None
 
 
+def target_difference(latest: int | None, record: EventRecord) -> Difference | None:
+    """Where an ``undone`` event's target differs from ``latest``, the latest effective event
+    before it (``None``: it names that event)."""
+    stated = record.payload.get("target")
+    if latest is None or stated != latest or isinstance(stated, bool):
+        return Difference("target", shorten(canonical_json(stated), 60),
+                          "nothing to undo" if latest is None else str(latest))
+    return None
+
+
 def undo_difference(before: Sequence[EventRecord], record: EventRecord,
                     views: Sequence[Callable[[], Campaign]] = ()) -> Difference | None:
     """Where an ``undone`` event differs from the undo of the log ``before`` it (``None``: it
@@ -46,10 +56,9 @@ def undo_difference(before: Sequence[EventRecord], record: EventRecord,
             between versions, and the target is what the fold reads).
     """
     target = latest_effective(before)
-    stated = record.payload.get("target")
-    if target is None or stated != target or isinstance(stated, bool):
-        return Difference("target", shorten(canonical_json(stated), 60),
-                          "nothing to undo" if target is None else str(target))
+    wrong = target_difference(target, record)
+    if wrong is not None or target is None:
+        return wrong
     if is_redacted(record) or not views:
         return None  # its summary is withheld from this seat: checked at the reveal
     summary = record.payload.get("summary")
