@@ -33,12 +33,31 @@ OUTLOOK_TURNS = 12
 
 
 @dataclass(frozen=True)
+class Counter:
+    """A counter as the page lists it (public: its steps, pile and hex are on the table).
+
+    Attributes:
+        id: The counter id.
+        pile: Where it is (``map``, ``dead``, ``very_dead``, ``fo``).
+        steps: Steps it has.
+        full: Steps it has at full strength.
+        hex: Its hex on the map (``None``: off the map or not placed).
+    """
+
+    id: str
+    pile: str
+    steps: int
+    full: int
+    hex: str | None
+
+
+@dataclass(frozen=True)
 class Company:
     """A company as the page lists it."""
 
     id: str
     name: str
-    counters: list[dict[str, Any]]
+    counters: tuple[Counter, ...]
     piles: dict[str, int]
     sheet: str | None
 
@@ -49,7 +68,8 @@ def _companies(state: dict[str, Any]) -> dict[str, list[Company]]:
                 for c in s["companies"]}
     grouped: dict[str, list[Company]] = {}
     for cid, comp in state["companies"].items():
-        counters = [{"id": i, **v} for i, v in comp["counters"].items()]
+        counters = tuple(Counter(i, v["pile"], v["steps"], v["full"], v["hex"])
+                         for i, v in comp["counters"].items())
         grouped.setdefault(comp["formation"], []).append(
             Company(cid, comp["name"], counters, comp["piles"], on_sheet.get(cid)))
     return grouped
@@ -134,8 +154,8 @@ def _forms(campaign: Campaign, viewer: Viewer, full: dict[str, Any], state: dict
     def own(kind: str, field: str, values: list[str], many: bool = False) -> list[str]:
         return offered(campaign, viewer, kind, field, values, many=many, state=full)
 
-    on_map = [k["id"] for comps in _companies(state).values() for comp in comps
-              for k in comp.counters if k["pile"] == "map"]
+    on_map = [k.id for comps in _companies(state).values() for comp in comps
+              for k in comp.counters if k.pile == "map"]
     recovering = [c for sh in state["sheets"].values() if sh["status"] == "pending"
                   for c in sh["companies"]]
     members = sorted({c["formation"] for c in state["companies"].values()}) \
