@@ -90,12 +90,7 @@ rallypoint: the session API, the core, the dice and the front ends' published ki
 
 HOMELESS: frozenset[str] = frozenset({
     "cli/demo_squares.py",
-    "cli/squares.py",
-    "cli/squares_board.py",
     "lab/odds.py",
-    "lab/squares_sim.py",
-    "web/rulesets/squares.py",
-    "web/rulesets/squares_builder.py",
     "web/lab.py",
 })
 """Files outside a ruleset's folder that still import it: each ruleset's front parts are moving
@@ -482,14 +477,8 @@ GENERIC_FOLDERS = ("cli", "core", "dice", "lab", "session", "store", "web")
 """Where no ruleset may be named in code (comments and docstrings may name them)."""
 NAMED_FILES_LEFT = """
 cli/demo_squares.py
-cli/lab_squares.py
-cli/squares.py
-cli/squares_board.py
 lab/odds.py
-lab/squares_sim.py
 web/lab.py
-web/rulesets/squares.py
-web/rulesets/squares_builder.py
 web/templates/lab.html
 """
 """Files that still name a ruleset, each waiting to move into its ruleset's ``front/`` (issue

@@ -21,10 +21,10 @@ from rallypoint.lab.rollers import (
     natural_values,
     root_sequence,
 )
-from rallypoint.lab.squares_sim import ChainSpec, simulate_chains
 from rallypoint.rulesets.platoon.front.lab_setup import PlatoonSpec
 from rallypoint.rulesets.platoon.front.lab_setup import scenario_path as platoon_scenario
 from rallypoint.rulesets.platoon.front.lab_sim import simulate_platoon
+from rallypoint.rulesets.squares.front.lab_sim import ChainSpec, simulate_chains
 from rallypoint.rulesets.tcs.front.lab_sim import (
     RestSpec,
     scenario_path,

@@ -11,10 +11,15 @@ import pytest
 from rallypoint.core.errors import IllegalNowError, MalformedInputError
 from rallypoint.lab.backend import Backend
 from rallypoint.lab.rollers import generator, root_sequence
-from rallypoint.lab.squares_sim import ChainSpec, exact_chain, rally_chains, simulate_chains
 from rallypoint.rulesets.platoon.front.lab_setup import SERIES, PlatoonSpec, prepare
 from rallypoint.rulesets.platoon.front.lab_setup import scenario_path as platoon_scenario
 from rallypoint.rulesets.platoon.front.lab_sim import simulate_platoon
+from rallypoint.rulesets.squares.front.lab_sim import (
+    ChainSpec,
+    exact_chain,
+    rally_chains,
+    simulate_chains,
+)
 
 HERE = Backend(workers=1)
 

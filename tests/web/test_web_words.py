@@ -20,8 +20,8 @@ from fastapi.testclient import TestClient
 
 from rallypoint.core.errors import Hint, IllegalNowError
 from rallypoint.rulesets.platoon.front import web as platoon
+from rallypoint.rulesets.squares.front import web as squares
 from rallypoint.rulesets.tcs.front import web as tcs
-from rallypoint.web.rulesets import squares
 from rallypoint.web.words import HINTS, web_message
 from web.conftest import token_of
 

@@ -16,12 +16,12 @@ from rallypoint.core.parts import Demo
 
 def play_ridge_scene() -> None:
     """Play the squares scene in the database the demo has open (``SETTINGS.db``)."""
-    from rallypoint.cli import squares as squares_cli
     from rallypoint.core.errors import IllegalNowError
     from rallypoint.core.ruleset import get_ruleset
     from rallypoint.dice import ScriptedRoller
     from rallypoint.rulesets.squares.commands import Activate, MarkFire, Move, Rally
     from rallypoint.rulesets.squares.data import RallyKind
+    from rallypoint.rulesets.squares.front import cli as squares_cli
     from rallypoint.rulesets.squares.rally import plan_rally
 
     ruleset = get_ruleset("squares")

@@ -25,6 +25,7 @@ from rallypoint.cli.lab_output import (
     pct,
     run_jobs,
 )
+from rallypoint.cli.scenario_titles import shipped_scenario
 from rallypoint.cli.session import (
     AskDiceOpt,
     CampaignOpt,
@@ -100,5 +101,6 @@ __all__ = [
     "run_jobs",
     "run_variants",
     "session",
+    "shipped_scenario",
     "variant_sets",
 ]

@@ -305,8 +305,9 @@ class RulesetPlugin:
         templates: The package whose ``templates/`` folder holds its web page templates,
             addressed by the web as ``"<name>/<file>"`` (e.g. ``"rallypoint.rulesets.tcs.front"``
             makes ``tcs/campaign.html`` its ``front/templates/campaign.html``).
-        builder: The module of its part of the web's scenario builder: ``HINTS`` (field name →
-            suggested values) and, for a board, ``TEMPLATE``, ``context`` and ``place``.
+        builder: What it adds to the web's scenario builder, a
+            :class:`rallypoint.web.builder_part.BuilderPart` (field suggestions, a part of the
+            page of its own).
         words: Its :data:`~rallypoint.core.parts.CommandWords`: what to type for each kind of
             due command.
         demo: Its :class:`~rallypoint.core.parts.DemoPart`: its scene in ``rallypoint demo``.

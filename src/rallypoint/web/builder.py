@@ -7,14 +7,12 @@ created), so every button works without JavaScript: "add", "add another like thi
 form to ``/build/{ruleset}/check`` as the player types and swaps in the problems. The problems
 are :func:`~rallypoint.session.scenarios.check_scenario`'s, the same words as ``rallypoint
 new``; the form itself is :mod:`.scenario_form`, generic over the ruleset's scenario model; a
-ruleset may add a part (the module its plugin's ``builder`` names: the squares grid).
+ruleset may add a part (its plugin's ``builder``: :mod:`rallypoint.web.builder_part`).
 """
 
 from __future__ import annotations
 
-import importlib
 import tomllib
-from types import ModuleType
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -34,6 +32,7 @@ from rallypoint.core.tomlwrite import dumps
 from rallypoint.session.scenarios import check_scenario
 from rallypoint.web import deps, pages
 from rallypoint.web.auth import require_account
+from rallypoint.web.builder_part import BuilderPart
 from rallypoint.web.errors import status_for
 from rallypoint.web.scenario_form import (
     Field,
@@ -76,10 +75,17 @@ def _buildable() -> list[str]:
     return [name for name, rules in sorted(registered().items()) if scenario_files(rules)]
 
 
-def part_of(ruleset: str) -> ModuleType | None:
-    """The ruleset's builder part (the module its plugin's ``builder`` names), if any."""
-    name = plugin(ruleset).builder
-    return importlib.import_module(name) if name is not None else None
+def part_of(ruleset: str) -> BuilderPart:
+    """The ruleset's additions to the builder (its plugin's ``builder`` part), else none."""
+    found = plugin(ruleset)
+    if found.builder is None:
+        return NO_PART
+    part: BuilderPart = found.load("builder")
+    return part
+
+
+NO_PART = BuilderPart()
+"""The builder of a ruleset whose plugin names no ``builder`` part: the form alone."""
 
 
 def _file_name(form: FormData) -> str:
@@ -117,9 +123,8 @@ def builder_page(request: Request, ruleset: str, data: dict[str, Any], *, file: 
         # Marked only on a refusal: after that, the live check's list is the truth (a mark
         # drawn by an edit would stay on a field the player has since put right).
         bad={problem_path(p.field) for p in problems if p.field} if error else set(),
-        part=part.context(data) if part is not None and hasattr(part, "context") else None,
-        part_template=getattr(part, "TEMPLATE", None),
-        brush=brush, hints=getattr(part, "HINTS", {}), at=at, shown=shown, Kind=Kind)
+        part=part.context(data) if part.context is not None else None,
+        part_template=part.template, brush=brush, hints=part.hints, at=at, shown=shown, Kind=Kind)
 
 
 @router.get("/build", response_class=HTMLResponse)
@@ -200,8 +205,8 @@ async def build(request: Request, ruleset: str) -> Response:
     file = _file_name(form)
     action = pages._text(form, "action") or "check"
     name, seed = pages._text(form, "name") or "", pages._text(form, "seed") or ""
-    if action.startswith("place:") and (part := part_of(ruleset)) is not None:
-        data = part.place(data, action.partition(":")[2], pages._text(form, "brush") or "")
+    if action.startswith("place:") and (place := part_of(ruleset).place) is not None:
+        data = place(data, action.partition(":")[2], pages._text(form, "brush") or "")
     elif action == "download":
         return _download(request, ruleset, data, file, name, seed)
     elif action == "create":

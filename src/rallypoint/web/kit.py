@@ -8,6 +8,7 @@ Each name is a plain re-export; add one here when a ruleset's front part needs i
 
 from __future__ import annotations
 
+from rallypoint.web.builder_part import BuilderPart
 from rallypoint.web.due import Action
 from rallypoint.web.forms import command_from_form, whole_number
 from rallypoint.web.rulesets import View
@@ -15,6 +16,7 @@ from rallypoint.web.seat_preview import SeatPreview
 
 __all__ = [
     "Action",
+    "BuilderPart",
     "SeatPreview",
     "View",
     "command_from_form",

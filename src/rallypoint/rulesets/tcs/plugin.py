@@ -21,7 +21,7 @@ PLUGIN = RulesetPlugin(
     readings="rallypoint.rulesets.tcs.readings:readings",
     web="rallypoint.rulesets.tcs.front.web:VIEW",
     templates="rallypoint.rulesets.tcs.front",
-    builder="rallypoint.rulesets.tcs.front.web_builder",
+    builder="rallypoint.rulesets.tcs.front.web_builder:BUILDER",
     fixes="rallypoint.rulesets.tcs.front.cli_words:FIXES",
 )
 """The tcs ruleset's registration."""

@@ -6,5 +6,9 @@ decides what is valid.
 
 from __future__ import annotations
 
+from rallypoint.web.kit import BuilderPart
+
 HINTS = {"kind": ("infantry", "at_gun", "artillery", "fo", "tank")}
 """Field name → suggested values."""
+BUILDER = BuilderPart(hints=HINTS)
+"""The TCS additions to the builder (its plugin's ``builder`` part)."""

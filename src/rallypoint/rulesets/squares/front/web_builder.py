@@ -13,6 +13,7 @@ from string import ascii_uppercase
 from typing import Any
 
 from rallypoint.rulesets.squares.data import default_data_raw
+from rallypoint.web.kit import BuilderPart
 
 TEMPLATE = "squares/build_grid.html"
 BRUSHES = ("unit", "leader", "clear")
@@ -128,3 +129,7 @@ def _paint(data: dict[str, Any], square: str, kind: str | None) -> None:
     if kind is not None:
         rows.append({"kind": kind, "squares": [square]})
     data["terrain"] = rows
+
+
+BUILDER = BuilderPart(template=TEMPLATE, context=context, place=place)
+"""The squares additions to the builder (its plugin's ``builder`` part): the grid."""

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
-from rallypoint.cli.session import (
+from rallypoint.cli.kit import (
     CampaignOpt,
     JsonOpt,
     campaign_ref,
@@ -14,6 +14,7 @@ from rallypoint.cli.session import (
     current,
     execute,
     guarded,
+    print_due,
     print_json,
     session,
 )
@@ -48,8 +49,6 @@ def _run(campaign: str | None, build: Any, dice: str | None = None) -> None:
             field = ".".join(str(p) for p in first["loc"])
             raise MalformedInputError(f"{field}: {first['msg']}",
                                       fix="See `rallypoint squares --help`.") from None
-    from rallypoint.cli.due import print_due
-
     print_due(execute(campaign, checked, dice), first_only=True)
 
 
@@ -312,7 +311,7 @@ def render_board(state: SquaresState) -> None:
     to its marks, then terrain, removed units and this turn's activations."""
     from rich.markup import escape
 
-    from rallypoint.cli.squares_board import SIDE_STYLES, board_layout, board_table
+    from rallypoint.rulesets.squares.front.board import SIDE_STYLES, board_layout, board_table
 
     board = state.board
     layout = board_layout(state)
@@ -386,6 +385,4 @@ def render(c: Campaign) -> None:
     attached = [f"{ld.id}→{ld.attached}" for ld in state.leaders.values() if ld.attached]
     if attached:
         console.print(escape("attached: " + ", ".join(attached)), highlight=False)
-    from rallypoint.cli.due import print_due
-
     print_due(c)

@@ -9,28 +9,30 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from rallypoint.cli.lab_output import (
+from rallypoint.cli.kit import (
+    DEFAULT_CHUNKS,
     ChunksOpt,
     CsvOpt,
+    JsonOpt,
     PlotOpt,
     RunsOpt,
     SchedulerOpt,
     SeedOpt,
     WorkersOpt,
+    console,
     emit,
+    guarded,
     lab_table,
     odds_table,
-    run_jobs,
-)
-from rallypoint.cli.session import JsonOpt, console, guarded, print_json
-from rallypoint.cli.simulate_kit import (
-    DEFAULT_CHUNKS,
     options,
     plot_variants,
+    print_json,
+    run_jobs,
+    shipped_scenario,
 )
 
 if TYPE_CHECKING:
-    from rallypoint.lab.results import SimResult
+    from rallypoint.lab.kit import SimResult
 
 odds = typer.Typer()
 """The ruleset's commands of ``rallypoint odds`` (joined through its plugin's ``odds_cli``)."""
@@ -48,7 +50,7 @@ def squares_rally_odds(
 ) -> None:
     """A rally test's chance to pass, do nothing or break: by modifier, or by situation."""
     from rallypoint.core.errors import MalformedInputError
-    from rallypoint.lab import odds
+    from rallypoint.lab.kit import odds
 
     with guarded():
         if (modifier is None) == (scenario is None):
@@ -58,8 +60,6 @@ def squares_rally_odds(
             result: Any = odds.squares_rally(modifier)
         else:
             assert scenario is not None
-            from rallypoint.cli.scenario_titles import shipped_scenario
-
             result = odds.squares_situations(shipped_scenario(scenario))
     if as_json:
         print_json(result)
@@ -107,7 +107,7 @@ def squares(
 ) -> None:
     """Rally chains: a leader tests a unit until it passes or breaks, beside the exact law."""
     from rallypoint.core.errors import MalformedInputError
-    from rallypoint.lab import squares_sim
+    from rallypoint.rulesets.squares.front import lab_sim as squares_sim
 
     common = options(runs, seed, chunks, workers, scheduler, csv, plot, as_json)
     with guarded():

@@ -14,8 +14,7 @@ from rallypoint.rulesets.squares.rally import RallyPlan, opportunities, plan_ral
 from rallypoint.rulesets.squares.state import SquaresState
 from rallypoint.session import Campaign
 from rallypoint.session.ownership import offered
-from rallypoint.web.due import Action
-from rallypoint.web.rulesets import View
+from rallypoint.web.kit import Action, View
 
 TEMPLATE = "squares/campaign.html"
 QUERY = ("unit",)

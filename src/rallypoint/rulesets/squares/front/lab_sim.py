@@ -22,9 +22,18 @@ import numpy as np
 from rallypoint.core.errors import MalformedInputError
 from rallypoint.core.ruleset import Ruleset, get_ruleset
 from rallypoint.dice import D6, fraction_text
-from rallypoint.lab.backend import Backend, Chunk, concat, make_chunks, run_chunks
-from rallypoint.lab.results import FloatArray, SimResult
-from rallypoint.lab.rollers import NumpyRoller, generator, natural_values
+from rallypoint.lab.kit import (
+    Backend,
+    Chunk,
+    FloatArray,
+    NumpyRoller,
+    SimResult,
+    concat,
+    generator,
+    make_chunks,
+    natural_values,
+    run_chunks,
+)
 from rallypoint.rulesets.squares.data import RallyKind, RulesData, default_data
 from rallypoint.rulesets.squares.events import Rallied
 from rallypoint.rulesets.squares.rally import RallyResult, modifier_node, plan_rally, reading
