@@ -16,6 +16,7 @@ from rallypoint.core.errors import IllegalNowError, MalformedInputError
 from rallypoint.core.models import FrozenModel
 from rallypoint.dice import D6, ChanceNode, fraction_text
 from rallypoint.rulesets.platoon import dice as pd
+from rallypoint.rulesets.platoon.fixes import FixKind, fix
 from rallypoint.rulesets.platoon.model import SEATS, PlatoonState, Status
 from rallypoint.rulesets.platoon.section9 import Hooks
 
@@ -114,12 +115,12 @@ def check_report(state: PlatoonState, report: BattleReport) -> None:
                               f"{state.day}", fix="Report today's action.")
     if not state.action_today:
         raise IllegalNowError(f"day {state.day} holds no action",
-                              fix="Use `rallypoint platoon rest` for a day out of action.",
+                              fix=fix(FixKind.REST_NO_ACTION),
                               instead="rest")
     if state.withdrawn():
         raise IllegalNowError(
             f"the platoon has {len(state.fit_crews())} fit tank(s) and is withdrawn to refit: "
-            "it did not fight", fix="Use `rallypoint platoon rest` (the day passes as rest).",
+            "it did not fight", fix=fix(FixKind.REST_WITHDRAWN),
             instead="rest")
     fit = set(state.fit_crews())
     seen: set[str] = set()

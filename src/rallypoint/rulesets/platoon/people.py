@@ -12,6 +12,7 @@ from rallypoint.dice import fraction_text
 from rallypoint.errors import Hint
 from rallypoint.rulesets.platoon import dice as pd
 from rallypoint.rulesets.platoon.data import ATTRIBUTES
+from rallypoint.rulesets.platoon.fixes import FixKind, fix
 from rallypoint.rulesets.platoon.model import (
     Man,
     PlatoonState,
@@ -159,7 +160,7 @@ def _pick(state: PlatoonState, text: str, what: str, entries: list[tuple[str, st
     near = difflib.get_close_matches(text, words, n=3, cutoff=0.6)
     hint = f"Did you mean {' or '.join(near)}? " if near else ""
     raise UnknownIdError(f"no {what} {text!r} in this platoon",
-                         fix=f"{hint}Use a name or id from `rallypoint platoon roster`.",
+                         fix=fix(FixKind.PICK_NAME_OR_ID).led(hint),
                          instead=Hint.PICK_ID)
 
 
@@ -245,7 +246,7 @@ def find_crew(state: PlatoonState, text: str) -> str:
 def _man(state: PlatoonState, man_id: str) -> Man:
     if man_id not in state.men:
         raise UnknownIdError(f"no man {man_id!r} in this platoon",
-                             fix="Use a man id from `rallypoint platoon roster`.",
+                             fix=fix(FixKind.PICK_MAN),
                              instead=Hint.PICK_ID)
     return state.men[man_id]
 
@@ -304,8 +305,7 @@ def fill_commander(state: PlatoonState, crew_id: str, man_id: str, hooks: Hooks)
                               fix="Fill only an empty commander seat.")
     if man.status is not Status.SERVING:
         raise IllegalNowError(f"{man.name} is not serving in a crew",
-                              fix="Place an unassigned man with `platoon place`, or choose a "
-                                  "serving man.", instead="place")
+                              fix=fix(FixKind.PLACE_FIRST), instead="place")
     if man.seat is Seat.COMMANDER:
         raise IllegalNowError(f"{man.name} commands crew {man.crew}: another crew's commander "
                               "cannot be brought over", fix="Choose a man who is not a commander.")

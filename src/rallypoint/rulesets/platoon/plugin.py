@@ -21,5 +21,6 @@ PLUGIN = RulesetPlugin(
     readings="rallypoint.rulesets.platoon.readings:readings",
     web="rallypoint.rulesets.platoon.front.web:VIEW",
     templates="rallypoint.rulesets.platoon.front",
+    fixes="rallypoint.rulesets.platoon.front.cli_words:FIXES",
 )
 """The platoon ruleset's registration."""

@@ -40,6 +40,7 @@ from rallypoint.rulesets.platoon.events import (
     outcome,
     write_down,
 )
+from rallypoint.rulesets.platoon.fixes import FixKind, fix
 from rallypoint.rulesets.platoon.model import (
     Crew,
     Man,
@@ -102,13 +103,13 @@ def transition(state: PlatoonState, command: Command, dice: pd.Recorder,
         raise IllegalNowError(
             f"no battle today (day {state.day}: "
             + ("withdrawn to refit)" if state.withdrawn() else "no action)"),
-            fix="Use `rallypoint platoon rest`.", instead="rest")
+            fix=fix(FixKind.REST), instead="rest")
     if isinstance(command, RestDay):
         if state.action_today and not state.withdrawn():
             raise IllegalNowError(
                 f"day {state.day} holds an action and the platoon has "
                 f"{len(state.fit_crews())} fit tanks: it fights",
-                fix="Ingest the battle's report (`platoon report`) or fight a stand-in battle.",
+                fix=fix(FixKind.REPORT_OR_STANDIN),
                 instead="report")
         return days.rest(state, dice, hooks)
     if isinstance(command, PlaceMan):
@@ -126,7 +127,7 @@ def transition(state: PlatoonState, command: Command, dice: pd.Recorder,
     if isinstance(command, YearEnd):
         return year_end(state, dice, hooks)
     raise MalformedInputError(f"{foreign_command(command)} is not a platoon command",
-                              fix="Use one of the `rallypoint platoon` commands.",
+                              fix=fix(FixKind.PLATOON_COMMAND),
                               instead=Hint.FIX_FIELD)
 
 

@@ -8,6 +8,7 @@ from fractions import Fraction
 
 from rallypoint.core.errors import IllegalNowError
 from rallypoint.rulesets.platoon import dice as pd
+from rallypoint.rulesets.platoon.fixes import FixKind, fix
 from rallypoint.rulesets.platoon.model import (
     SEATS,
     Man,
@@ -46,7 +47,7 @@ def check_year_end(state: PlatoonState) -> None:
     if state.year > 1 and state.day == state.year_start:
         raise IllegalNowError(
             f"year {state.year} began today (day {state.day}): the year ends once, after its "
-            "calendar", fix="Play the new year's days first (`rallypoint platoon day`).",
+            "calendar", fix=fix(FixKind.PLAY_NEW_YEAR),
             instead="rest")
 
 
