@@ -176,3 +176,26 @@ def test_flags_a_module_importing_the_facade() -> None:
         "line 7: from rallypoint.session import api"]
     assert facade_imports(planted, "session/api.py") == []
     assert facade_imports(planted, "web/service.py") == []
+
+
+SESSION_NAMES = [
+    "Builder", "Campaign", "CampaignInfo", "Command", "CommandLike", "Decision", "Dice", "Executed",
+    "LogEntry", "PolicyInfo", "RallypointError", "RollerFor", "Session", "VerifyReport",
+    "campaign_view", "created_event", "created_from_scenario", "default_db_path", "log_entries",
+    "policy_named", "seeded_roller", "start", "summary", "write_atomically"]
+"""What ``rallypoint.session`` exported before it became a facade (issue 21)."""
+SESSION_METHODS = ["answer", "campaigns", "check", "create", "create_from", "delete", "execute",
+                   "export", "import_file", "last_used", "load", "log", "pending", "play",
+                   "policies", "rename", "resolve", "transaction", "undo", "verify", "view"]
+"""The public methods :class:`~rallypoint.session.Session` had before it became a facade."""
+
+
+def test_the_facade_keeps_every_public_name() -> None:
+    import rallypoint.session as session
+
+    assert sorted(session.__all__) == sorted(SESSION_NAMES)
+    assert all(getattr(session, name) is not None for name in SESSION_NAMES)
+    methods = sorted(name for name in dir(session.Session) if not name.startswith("_"))
+    assert methods == SESSION_METHODS
+    made = session.Session("campaigns.sqlite3")
+    assert (made.location, made.path) == (Path("campaigns.sqlite3"), Path("campaigns.sqlite3"))
