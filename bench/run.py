@@ -312,7 +312,8 @@ def render(figures: list[Figure], info: dict[str, str]) -> str:
         "roll at a time, so the ratio is the price of naming every modifier and recording every "
         "roll.",
         "- Platoon years: `--engine fast` (the default) is the array kernel "
-        "(`rallypoint.lab.platoon_fast`), held to the rules engine by the statistical "
+        "(`rallypoint.rulesets.platoon.front.lab_fast`), held to the rules engine by the "
+        "statistical "
         "conformance test `tests/test_lab_platoon_fast.py`; `--engine rules` plays the "
         "ruleset's transitions one roll at a time. Throughput is timed on a warm pool; the pool's "
         "start-up (spawned workers import rallypoint and numpy) is its own line.",
