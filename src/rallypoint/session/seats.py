@@ -41,7 +41,6 @@ from rallypoint.core.visibility import PUBLIC, REFEREE, Viewer
 from rallypoint.session.powers import Power, Standing, granted, refusal
 from rallypoint.session.seat_notes import SeatNotes
 from rallypoint.store import EventStore
-from rallypoint.store.location import change_mark as change_mark
 from rallypoint.store.location import normalised, open_store
 from rallypoint.store.seats import AccountRow
 

@@ -37,12 +37,3 @@ def open_store(location: Location, *, readonly: bool = False) -> EventStore:
 def exists(location: Location) -> bool:
     """Whether there may be campaigns there (a URL always may; a path only if the file exists)."""
     return is_postgres_url(location) or Path(location).exists()
-
-
-def change_mark(url: str) -> str:
-    """A PostgreSQL server's current WAL position: it moves with every commit (of any process,
-    to any table: a logout too), so a cache keyed on it is never stale. Other databases of the
-    same server move it too, which only costs a re-read."""
-    with open_store(url, readonly=True) as store, store._read() as cur:
-        row = cur.execute("SELECT pg_current_wal_lsn()::text").fetchone()
-    return str(row[0])
