@@ -146,7 +146,7 @@ def render(rows: list[dict[str, Any]], turn: tuple[float, float], baseline: floa
              "(1 at 100,000); peak memory is the child's peak resident set (`VmHWM`), of which "
              f"{baseline:.0f} MiB is the interpreter with the modules imported.", "",
              "| events | file | append (one turn, CPU) | import | plain load-hash-insert "
-             "| import ÷ anchor | import peak memory | verify FILE |",
+             "| import ÷ anchor | import peak memory | verify FILE (CPU, peak memory) |",
              "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(
@@ -154,7 +154,7 @@ def render(rows: list[dict[str, Any]], turn: tuple[float, float], baseline: floa
             f"({r['append'] / first['append']:.2f}× of 1,000) | {r['import']['cpu']:.2f} s | "
             f"{r['anchor']['cpu']:.2f} s | {r['import']['cpu'] / r['anchor']['cpu']:.2f}× | "
             f"{r['import']['maxrss']:.0f} MiB (anchor {r['anchor']['maxrss']:.0f} MiB) | "
-            f"{r['verify']['cpu']:.2f} s |")
+            f"{r['verify']['cpu']:.2f} s, {r['verify']['maxrss']:.0f} MiB |")
     small, big = turn
     lines += ["", f"`rallypoint tcs turn` (installed entry point, median of 7, CPU): "
               f"{small * 1000:.0f} ms at 10 events, {big * 1000:.0f} ms at "

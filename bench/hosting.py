@@ -232,9 +232,10 @@ def _soak(seconds: float) -> Soak:
         return Soak(load, sum(created.values()), stored, refused[0], len(campaigns))
 
 
-def _section(loads: list[Load], soak: Soak) -> str:
+def _section(loads: list[Load], soak: Soak, started: tuple[float, ...]) -> str:
     when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d")
     load_avg = " / ".join(f"{x:.1f}" for x in os.getloadavg())
+    load_start = " / ".join(f"{x:.1f}" for x in started)
     rows = "\n".join(f"| {x.name} | {x.rps():,.0f} | {x.pct(0.5):.1f} | {x.pct(0.99):.1f} | "
                      f"{x.errors} |" for x in loads)
     by = {x.name: x for x in loads}
@@ -244,17 +245,23 @@ def _section(loads: list[Load], soak: Soak) -> str:
     return f"""{BEGIN}
 ## Hosting (`uv run python bench/hosting.py`)
 
-Measured {when} on the shared 2-core machine (load average {load_avg} at the end; other
-engineers' work ran beside it). Servers are `rallypoint serve` on loopback; the clients are
-threads of the benchmark on the same cores. Page: 8 clients on one campaign's page (HTML).
-POST: 4 clients each sending `turn` to its own squares campaign.
+Measured {when} on the shared 2-core machine (load average 1 / 5 / 15 min {load_start} at the
+start, {load_avg} at the end; other engineers' work ran beside it). Servers are `rallypoint
+serve` on loopback; the clients are threads of the benchmark on the same cores. Page: 8
+clients on one campaign's page (HTML). POST: 4 clients each sending `turn` to its own squares
+campaign.
 
 | what | req/s | p50 ms | p99 ms | errors |
 |---|---|---|---|---|
 {rows}
 
 The campaign page on PostgreSQL serves {ratio:.0%} of SQLite's requests per second in the same
-run (the goal is at least 50 %; before the connection pool it was 1.5 %). On two cores shared
+run (the goal is at least 50 %; before the connection pool it was 1.5 %). A page served from a
+worker's cache costs SQLite two `stat` calls and PostgreSQL one statement,
+`pg_current_wal_lsn()`, on a connection each worker keeps for it (no pool borrow, no
+transaction), read once per request: before, two reads per request, each a pool borrow with its
+check and a transaction, cost about eight round trips. The WAL position is the whole
+PostgreSQL server's: writes to other databases on it only cost a re-render. On two cores shared
 with the load generator, more workers than cores only add switching: the 4-worker rows measure
 that the workers serve correctly together, not a speed-up this machine can show.
 
@@ -275,6 +282,7 @@ def main() -> None:
     parser.add_argument("--soak", type=float, default=60)
     parser.add_argument("--no-doc", action="store_true")
     args = parser.parse_args()
+    started = os.getloadavg()
     loads: list[Load] = []
     with tempfile.TemporaryDirectory() as tmp:
         for workers in (1, 4):
@@ -288,7 +296,7 @@ def main() -> None:
     print(f"soak: {soak.created} recorded, {soak.stored} stored, {soak.refused} stale, "
           f"{soak.load.errors} errors, p99 {soak.load.pct(0.99):.0f} ms")
     if not args.no_doc:
-        doc_section.write_section(DOC, BEGIN, END, _section(loads, soak))
+        doc_section.write_section(DOC, BEGIN, END, _section(loads, soak, started))
 
 
 if __name__ == "__main__":
