@@ -22,5 +22,6 @@ PLUGIN = RulesetPlugin(
     web="rallypoint.rulesets.squares.front.web:VIEW",
     builder="rallypoint.rulesets.squares.front.web_builder:BUILDER",
     templates="rallypoint.rulesets.squares.front",
+    fixes="rallypoint.rulesets.squares.front.cli_words:FIXES",
 )
 """The squares ruleset's registration."""

@@ -13,9 +13,10 @@ from enum import StrEnum
 from fractions import Fraction
 from typing import Any
 
-from rallypoint.core.errors import Hint, IllegalNowError, MalformedInputError
+from rallypoint.core.errors import Fix, Hint, IllegalNowError, MalformedInputError
 from rallypoint.dice import D6, ChanceNode, Modifier, fraction_text
 from rallypoint.rulesets.squares.data import MODIFIER_KEYS, RallyKind, Thresholds
+from rallypoint.rulesets.squares.fixes import FixKind, fix
 from rallypoint.rulesets.squares.grid import Square
 from rallypoint.rulesets.squares.state import SquaresState
 
@@ -81,7 +82,7 @@ def _who(state: SquaresState, ident: str | None) -> str:
 
 
 def eligibility(state: SquaresState, leader_id: str, unit_id: str,
-                kind: RallyKind) -> list[tuple[str, str]]:
+                kind: RallyKind) -> list[tuple[str, str | Fix]]:
     """Every reason the rally is not allowed now, each with its fix (empty: allowed).
 
     Raises:
@@ -91,7 +92,7 @@ def eligibility(state: SquaresState, leader_id: str, unit_id: str,
     leader_id, unit_id = state.find(leader_id, "leader"), state.find(unit_id, "unit")
     unit = state.live_unit(unit_id)
     board, limits, params = state.board, state.rules.thresholds, state.rules.params
-    problems: list[tuple[str, str]] = []
+    problems: list[tuple[str, str | Fix]] = []
     brigadier = board.brigadier_of(unit_id)
     commander = board.commander_of(board.side_of(unit_id))
     if leader_id not in (brigadier, commander):
@@ -107,14 +108,14 @@ def eligibility(state: SquaresState, leader_id: str, unit_id: str,
             f"{limits.rally_after_sp_lost}+ SP lost or disorder)",
             "Rally only a disordered unit or one that has lost enough SP."))
     elif kind is RallyKind.DISORDER and not unit.disordered:
-        problems.append(("it is not disordered", "Rally for SP (--kind sp) instead, if it has "
-                         f"lost {limits.rally_after_sp_lost} or more."))
+        problems.append(("it is not disordered",
+                         fix(FixKind.RALLY_SP_INSTEAD, lost=str(limits.rally_after_sp_lost))))
     elif kind is RallyKind.SP and params.rally_eligibility == "per_kind" and not enough:
         problems.append((
             f"it has lost {lost} SP (an SP rally needs {limits.rally_after_sp_lost} or more)",
-            "Rally for disorder (--kind disorder) if it is disordered, or wait."))
+            fix(FixKind.RALLY_DISORDER_OR_WAIT)))
     elif kind is RallyKind.SP and lost == 0:
-        problems.append(("it has lost no SP", "Rally for disorder (--kind disorder) instead."))
+        problems.append(("it has lost no SP", fix(FixKind.RALLY_DISORDER_INSTEAD)))
     enemies = state.enemies_adjacent(unit_id)
     if params.enemy_leaders_block_rally:
         enemies += state.enemy_leaders_adjacent(unit_id)
@@ -123,7 +124,7 @@ def eligibility(state: SquaresState, leader_id: str, unit_id: str,
                          "No rally while an enemy is adjacent (seed); move away or wait."))
     if params.once_per_turn and leader_id in state.activated:
         problems.append((f"{_who(state, leader_id)} has already activated this turn",
-                         "Advance the turn (`rallypoint squares turn`) first."))
+                         fix(FixKind.ADVANCE_TURN)))
     return problems
 
 
@@ -144,12 +145,12 @@ def rally_kind(state: SquaresState, leader_id: str, unit_id: str) -> RallyKind:
     if not allowed:
         meant = RallyKind.DISORDER if state.units[unit_id].disordered else RallyKind.SP
         plan_rally(state, leader_id, unit_id, meant)   # raises, listing every reason
-    options = "; ".join(
-        f"--kind {k.value} ({chances_text(plan_rally(state, leader_id, unit_id, k).odds(state))})"
-        for k in allowed)
+    # Both kinds are allowed here (none returned above, one returned the kind).
+    chances = {k.value: chances_text(plan_rally(state, leader_id, unit_id, k).odds(state))
+               for k in allowed}
     raise MalformedInputError(
         f"{_who(state, leader_id)} may rally {_who(state, unit_id)} for disorder or for SP",
-        fix=f"Choose one: {options}.", instead=Hint.FIX_FIELD)
+        fix=fix(FixKind.CHOOSE_RALLY_KIND, **chances), instead=Hint.FIX_FIELD)
 
 
 def plan_rally(state: SquaresState, leader_id: str, unit_id: str, kind: RallyKind,

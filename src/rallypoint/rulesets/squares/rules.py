@@ -43,6 +43,7 @@ from rallypoint.rulesets.squares.events import (
     TurnAdvanced,
     UnitAfter,
 )
+from rallypoint.rulesets.squares.fixes import FixKind, fix
 from rallypoint.rulesets.squares.state import (
     LeaderState,
     SquaresState,
@@ -75,7 +76,7 @@ def decide(state: SquaresState, command: Command, roller: Roller) -> SquaresEven
     handler = handlers.get(type(command))
     if handler is None:
         raise MalformedInputError(f"{foreign_command(command)} is not a squares command",
-                                  fix="Use one of the `rallypoint squares` commands.",
+                                  fix=fix(FixKind.SQUARES_COMMAND),
                                   instead=Hint.FIX_FIELD)
     event: SquaresEvent = handler(state, command)
     return event
@@ -97,14 +98,14 @@ def canonical(state: SquaresState, command: Command) -> Command:
 
 def _unknown(state: SquaresState, who: str) -> UnknownIdError:
     return UnknownIdError(f"no unit or leader {who!r} in this battle",
-                          fix="Use an id from `rallypoint squares board`.", instead=Hint.PICK_ID)
+                          fix=fix(FixKind.PICK_ID), instead=Hint.PICK_ID)
 
 
 def _once(state: SquaresState, who: str) -> None:
     if state.rules.params.once_per_turn and who in state.activated:
         raise IllegalNowError(
             f"{state.board.label(who)} has already activated on turn {state.turn}",
-            fix="Advance the turn (`rallypoint squares turn`) first.", instead="turn")
+            fix=fix(FixKind.ADVANCE_TURN), instead="turn")
 
 
 def _detach(state: SquaresState, unit_id: str) -> dict[str, LeaderAfter]:
@@ -123,7 +124,7 @@ def _decide_move(state: SquaresState, cmd: Move) -> Moved:
             raise IllegalNowError(
                 f"{state.board.name(cmd.who)} is attached to {state.board.name(leader.attached)} "
                 "until either of them activates",
-                fix=f"Activate the leader first (`rallypoint squares activate {cmd.who}`).",
+                fix=fix(FixKind.ACTIVATE_FIRST, who=cmd.who),
                 instead="activate")
     else:
         raise _unknown(state, cmd.who)
@@ -249,7 +250,7 @@ def _decide_sight(state: SquaresState, cmd: SetSight) -> SightSet:
     key = sight_key(a, b)
     if cmd.ruling == "auto" and key not in state.sight:
         raise IllegalNowError(f"there is no ruling on sight between {a} and {b} to remove",
-                              fix="Give --clear or --blocked to make one.", instead=Hint.FIX_FIELD)
+                              fix=fix(FixKind.RULE_SIGHT), instead=Hint.FIX_FIELD)
     before = state.sight.get(key)
     computed = replace(state, sight={k: v for k, v in state.sight.items() if k != key})
     visible, why = computed.sees(a, b)

@@ -15,6 +15,7 @@ from rallypoint.core.errors import IllegalNowError, UnknownIdError
 from rallypoint.core.suggest import match_id
 from rallypoint.errors import Hint
 from rallypoint.rulesets.squares.data import RulesData
+from rallypoint.rulesets.squares.fixes import FixKind, fix
 from rallypoint.rulesets.squares.grid import Square, adjacent, near, sight_blocker
 from rallypoint.rulesets.squares.scenario import (
     BrigadeSpec,
@@ -189,10 +190,10 @@ class SquaresState:
         if other and text not in pool and any(
                 i.casefold() == text.strip().casefold() for i in pools[other]):
             raise UnknownIdError(f"no {what} {text!r} in this battle (that is a {other})",
-                                 fix=f"Use a {what} id from `rallypoint squares board`.",
+                                 fix=fix(FixKind.PICK_KIND_OF_ID, what=what),
                                  instead=Hint.PICK_ID)
         return match_id(text.strip(), pool, what, scope="in this battle",
-                        fix=f"Use a {what} id from `rallypoint squares board`.",
+                        fix=fix(FixKind.PICK_KIND_OF_ID, what=what),
                         instead=Hint.PICK_ID)
 
     def unit(self, ident: str) -> UnitState:
