@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from rallypoint.lab import odds, plots
 from rallypoint.lab.backend import Backend, Chunk, concat, make_chunks, run_chunks
-from rallypoint.lab.results import FloatArray, SimResult, as_float
+from rallypoint.lab.results import Comparison, FloatArray, SimResult, as_float
 from rallypoint.lab.rollers import NumpyRoller, die_faces, generator, natural_values, root_sequence
 from rallypoint.lab.variants import created_with
 
 __all__ = [
     "Backend",
     "Chunk",
+    "Comparison",
     "FloatArray",
     "NumpyRoller",
     "SimResult",

@@ -37,7 +37,7 @@ from rallypoint.cli.kit import (
 
 if TYPE_CHECKING:
     from rallypoint.cli.kit import Common
-    from rallypoint.lab.kit import SimResult
+    from rallypoint.lab.kit import Comparison, SimResult
 
 odds = typer.Typer()
 """The ruleset's commands of ``rallypoint odds`` (joined through its plugin's ``odds_cli``)."""
@@ -129,7 +129,7 @@ PLATOON_PLOTTED = ["men_lost", "withdrawals", "final_morale", "mean_fit_tanks",
 
 
 def _plot_platoon(common: Common, results: list[SimResult], labels: list[str], intensity: int,
-                  comparison: Any, sweeping: bool) -> None:
+                  comparison: Comparison | None, sweeping: bool) -> None:
     from rallypoint.lab.kit import plots
 
     assert common.plot is not None
