@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from rallypoint.cli.lab_output import pct as _pct
 from rallypoint.cli.main import app
-from rallypoint.lab import odds
+from rallypoint.rulesets.tcs.front import odds
 
 runner = CliRunner()
 

@@ -15,10 +15,10 @@ import pytest
 
 from rallypoint.core.campaign import Campaign
 from rallypoint.dice import roll
-from rallypoint.lab import odds
 from rallypoint.lab.backend import Backend
 from rallypoint.lab.rollers import NumpyRoller, generator, root_sequence
 from rallypoint.rulesets.tcs.data import Column, default_data
+from rallypoint.rulesets.tcs.front import odds
 from rallypoint.rulesets.tcs.front.lab_kernel import (
     RecoveryArrays,
     hours_to_fo_return,

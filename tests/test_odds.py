@@ -14,7 +14,9 @@ import pytest
 from typer.testing import CliRunner
 
 from rallypoint.cli.main import app
-from rallypoint.lab import odds
+from rallypoint.rulesets.platoon.front import odds as platoon_odds
+from rallypoint.rulesets.squares.front import odds as squares_odds
+from rallypoint.rulesets.tcs.front import odds as tcs_odds
 
 runner = CliRunner()
 
@@ -53,7 +55,7 @@ def _f(p: Fraction) -> str:
 
 @pytest.mark.parametrize("modifier", range(-2, 16))
 def test_tcs_recovery_matches_enumeration(modifier: int) -> None:
-    assert odds.tcs_recovery(modifier) == {"modifier": modifier,
+    assert tcs_odds.tcs_recovery(modifier) == {"modifier": modifier,
                                            "columns": _brute_recovery(modifier)}
 
 
@@ -73,13 +75,13 @@ def test_tcs_implementation_matches_enumeration(row: int, wt: int) -> None:
     column = _column(wt)
     cell = ROWS[row][column - 1] if column else 0
     p = _d66_at_least(cell) if cell else Fraction(0)
-    assert odds.tcs_implementation(row, wt) == {
+    assert tcs_odds.tcs_implementation(row, wt) == {
         "row": row, "weighted_turns": wt, "column": column,
         "needed": str(cell) if cell else None, "p": _f(p)}
 
 
 def test_tcs_implementation_turns_until() -> None:
-    result = odds.tcs_implementation(3, 18, per_turn=3, horizon=30)
+    result = tcs_odds.tcs_implementation(3, 18, per_turn=3, horizon=30)
     waiting, expected = Fraction(1), {}
     for t in range(1, 31):
         col = _column(18 + 3 * t)
@@ -94,15 +96,15 @@ def test_tcs_implementation_turns_until() -> None:
 
 
 def test_row_nine_cannot_implement() -> None:
-    assert odds.tcs_implementation(9, 30)["p"] == "0"
-    assert odds.tcs_implementation(9, 30, per_turn=3, horizon=4)["turns"] == {}
+    assert tcs_odds.tcs_implementation(9, 30)["p"] == "0"
+    assert tcs_odds.tcs_implementation(9, 30, per_turn=3, horizon=4)["turns"] == {}
 
 
 @pytest.mark.parametrize(("number", "per_hour"), [(12, "1/36"), (11, "1/12"), (9, "5/18")])
 def test_tcs_fo(number: int, per_hour: str) -> None:
     hits = sum(1 for a, b in itertools.product(range(1, 7), repeat=2) if a + b >= number)
     assert _f(Fraction(hits, 36)) == per_hour
-    result = odds.tcs_fo(number, horizon=3)
+    result = tcs_odds.tcs_fo(number, horizon=3)
     p = Fraction(per_hour)
     assert result == {"number": number, "per_hour": per_hour,
                       "hours": {"1": _f(p), "2": _f((1 - p) * p), "3": _f((1 - p) ** 2 * p)},
@@ -110,11 +112,11 @@ def test_tcs_fo(number: int, per_hour: str) -> None:
 
 
 def test_tcs_morale_one_die_halved_rounded_up() -> None:
-    assert odds.tcs_morale() == {"points": {"1": "1/3", "2": "1/3", "3": "1/3"}}
+    assert tcs_odds.tcs_morale() == {"points": {"1": "1/3", "2": "1/3", "3": "1/3"}}
 
 
 def test_platoon_rolls() -> None:
-    result = odds.platoon()
+    result = platoon_odds.platoon()
     assert result["man_arrival_days"] == {"3": "1/3", "4": "1/3", "5": "1/3"}
     assert result["tank_arrival_days"] == {str(d): "1/6" for d in range(5, 11)}
     assert result["light_wound_days"] == {"3": "1/3", "4": "1/3", "5": "1/3"}
@@ -160,7 +162,7 @@ def _brute_rally(modifier: int) -> dict[str, object]:
 
 @pytest.mark.parametrize("modifier", range(-8, 9))
 def test_squares_rally_matches_enumeration(modifier: int) -> None:
-    assert odds.squares_rally(modifier) == _brute_rally(modifier)
+    assert squares_odds.squares_rally(modifier) == _brute_rally(modifier)
 
 
 def test_squares_rally_cli_json_shape() -> None:

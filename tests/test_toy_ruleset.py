@@ -168,3 +168,27 @@ def test_the_demo_plays_each_demo_part_in_order_and_skips_a_ruleset_without() ->
     first, toy, second = (out.index(s) for s in (
         "Example #1", "the toy's scene: two parties at the ford", "Squares: disorder"))
     assert first < toy < second, "order 15 plays between TCS (10) and squares (20)"
+
+
+def test_simulate_scene_runs_the_toys_lab_part(tmp_path: Path) -> None:
+    from statistics import mean
+
+    from rallypoint_toy.lab import three_forays
+
+    supplies = three_forays(toy_kit.SCENARIO, 300, 7)["supplies"]
+    shown = json.loads(rp(tmp_path / "x.sqlite3", "simulate", "scene", "ford", "--runs", "300",
+                          "--seed", "7", "--json"))
+    assert shown == {"ruleset": "toy", "scenario": "ford", "runs": 300, "seed": 7,
+                     "metrics": {"supplies": {"mean": mean(supplies), "least": min(supplies),
+                                              "greatest": max(supplies)}}}
+    out = rp(tmp_path / "x.sqlite3", "simulate", "scene", str(toy_kit.SCENARIO), "--runs", "300",
+             "--seed", "7")
+    assert out.splitlines()[0] == "ford (toy): 300 runs, seed 7"
+    assert out.splitlines()[3].split() == [
+        "supplies", f"{mean(supplies):.3f}".rstrip("0").rstrip("."), "0", "5"]
+
+
+def test_simulate_scene_refuses_a_ruleset_without_a_lab_part(tmp_path: Path) -> None:
+    out = rp(tmp_path / "x.sqlite3", "simulate", "scene", "farm_below_the_ridge", code=2)
+    assert out == ("error (unknown-id): the squares ruleset has no lab part to simulate. "
+                   "`rallypoint simulate --help` lists what the lab runs.\n")

@@ -111,3 +111,32 @@ def test_the_json_api_plays_and_logs_a_toy_command(client: TestClient) -> None:
     assert [e["type"] for e in log] == ["created", "foraged"]
     assert log[1]["summary"].splitlines()[0] == "north forages: 1 supplies"
     assert client.get(f"/c/{cid}/log").status_code == 200
+
+
+def test_the_lab_page_draws_the_toys_own_simulation(client: TestClient) -> None:
+    from rallypoint.core.ruleset import plugin
+
+    assert plugin("toy").lab == "rallypoint_toy.lab:LAB"  # loaded from the toy's own folder
+    cid = _started(client)
+    page = client.get(f"/c/{cid}/lab").text
+    assert ("<p>Three forays from this camp, 200 times through the toy&#39;s rules, seed "
+            "20261201:</p>") in page
+    assert 'alt="a histogram of the supplies left after three forays, over 200 runs"' in page
+    svg = client.get(f"/c/{cid}/lab/rest.svg")
+    assert svg.headers["content-type"] == "image/svg+xml"
+    # The figure's text, as matplotlib writes it beside each glyph run (the title wraps).
+    for text in ("ford: 200 runs of three forays", "(seed 20261201)", "supplies",
+                 "parties in turn (n=200)"):
+        assert f"<!-- {text} -->" in svg.text
+
+
+def test_the_toys_simulation_runs_its_rules() -> None:
+    from rallypoint_toy.lab import three_forays
+
+    run = three_forays(toy_kit.SCENARIO, 300, 7)
+    values = run["supplies"]
+    # By hand: from 2 supplies, three forays each move it by -1, 0 or +1 (never below 0).
+    assert len(values) == 300 and set(values) <= {0.0, 1.0, 2.0, 3.0, 4.0, 5.0}
+    assert {5.0, 0.0} & set(values), "300 runs reach an extreme (each has chance 1/27, 1/216)"
+    assert three_forays(toy_kit.SCENARIO, 300, 7) == run  # the same seed, the same runs
+    assert three_forays(toy_kit.SCENARIO, 300, 8) != run

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import typer
 
+from rallypoint.cli.simulate_scene import scene
+
 app = typer.Typer(help="Monte Carlo: each ruleset's whole rests, campaigns or scenes, many "
                        "times (numpy, local cores or a Dask cluster).",
                   no_args_is_help=True)
@@ -34,3 +36,4 @@ def _join_rulesets() -> None:
 
 
 _join_rulesets()
+app.command("scene")(scene)

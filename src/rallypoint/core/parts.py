@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 from typing import Generic, Protocol, TypeVar
 
 from rallypoint.core.ruleset import RulesetPlugin, chance_nodes
@@ -38,6 +39,13 @@ class OddsPart(Protocol, Generic[S_contra]):
     def tables(self, state: S_contra) -> Sequence[OddsTable]:
         """The tables worth showing for ``state``, each computed from the rules' own nodes."""
         ...
+
+
+@dataclass(frozen=True)
+class Odds(Generic[S_contra]):
+    """An :class:`OddsPart` from its function: ``ODDS = Odds(tables=tables)``."""
+
+    tables: Callable[[S_contra], Sequence[OddsTable]]
 
 
 def odds_tables(found: RulesetPlugin, state: object) -> tuple[OddsTable, ...]:
@@ -75,3 +83,52 @@ class Demo:
 CommandWords = Mapping[str, str]
 """A ruleset's ``words`` part: command kind → what a player types for a due item of that kind
 (``{subject}``: the item's subject), e.g. ``{"turn": "rallypoint squares turn"}``."""
+
+
+class LabPart(Protocol):
+    """A ruleset's ``lab`` part: the small simulation its campaign's lab page draws, through
+    the real rules, from the shipped scenario the campaign was created from. Optional: without
+    it the page points to ``rallypoint simulate``."""
+
+    @property
+    def sentence(self) -> str:
+        """What the picture shows, with ``{runs}`` and ``{entropy}`` to fill in."""
+        ...
+
+    @property
+    def alt(self) -> str:
+        """The picture's text for a reader who cannot see it (``{runs}`` to fill in)."""
+        ...
+
+    @property
+    def title(self) -> str:
+        """The figure's title (``{name}``, ``{runs}``, ``{entropy}`` to fill in)."""
+        ...
+
+    @property
+    def label(self) -> str:
+        """The variant the histograms are of (a policy's name, say)."""
+        ...
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        """The metrics drawn, one histogram each, in panel order."""
+        ...
+
+    def simulate(self, scenario: Path, runs: int, entropy: int) -> Mapping[str, Sequence[float]]:
+        """``runs`` simulated runs of ``scenario`` from the seed ``entropy`` (one worker):
+        metric → one value per run (NaN: not observed)."""
+        ...
+
+
+@dataclass(frozen=True)
+class PageSimulation:
+    """A :class:`LabPart` from its parts (``LAB = PageSimulation(...)``); ``simulate`` is a
+    field so the part may import the lab's numpy only when the page asks for a picture."""
+
+    sentence: str
+    alt: str
+    title: str
+    label: str
+    metrics: tuple[str, ...]
+    simulate: Callable[[Path, int, int], Mapping[str, Sequence[float]]]

@@ -8,8 +8,9 @@ enforces it). Each name is a plain re-export; add one here when a ruleset's fron
 
 from __future__ import annotations
 
-from rallypoint.lab import odds, plots
+from rallypoint.lab import plots
 from rallypoint.lab.backend import Backend, Chunk, concat, make_chunks, run_chunks
+from rallypoint.lab.odds import outcome_text
 from rallypoint.lab.results import Comparison, FloatArray, SimResult, as_float
 from rallypoint.lab.rollers import NumpyRoller, die_faces, generator, natural_values, root_sequence
 from rallypoint.lab.variants import created_with
@@ -28,8 +29,8 @@ __all__ = [
     "generator",
     "make_chunks",
     "natural_values",
-    "odds",
     "plots",
+    "outcome_text",
     "root_sequence",
     "run_chunks",
 ]

@@ -1,24 +1,27 @@
 """The lab page of a campaign: its exact odds, and a small simulation drawn by the lab's own plots.
 
-Everything here is the lab's: the tcs front part's ``lab_sim.simulate_rest`` runs the real rules,
+Everything here is the lab's or the ruleset's: the ruleset's ``lab`` part
+(:class:`rallypoint.core.parts.LabPart`) runs the real rules,
 :func:`rallypoint.lab.plots.histograms` draws the SVG; the page only chooses a small, bounded run
-(in this process, one worker) and keeps the picture in memory until the database changes.
+(in this process, one worker) and keeps the picture in memory until the database changes. A
+ruleset without a ``lab`` part gets no picture.
 """
 
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from rallypoint.core.errors import Hint, IllegalNowError
+from rallypoint.core.parts import LabPart
+from rallypoint.core.ruleset import plugin
 from rallypoint.session import Campaign
 
 RUNS = 200
-"""Simulated rests per plot: enough for a readable histogram, a second or two on one core."""
+"""Simulated runs per plot: enough for a readable histogram, a second or two on one core."""
 ENTROPY = 20261201
 """The run's logged seed (the same picture every time for the same campaign)."""
-METRICS = ("turns_to_implementation", "steps_back", "counters_back", "very_dead")
 
 
 def shipped_scenario(campaign: Campaign) -> Path | None:
@@ -30,40 +33,61 @@ def shipped_scenario(campaign: Campaign) -> Path | None:
     return None
 
 
-def rest_run(campaign: Campaign) -> Any:
-    """A whole rest of the campaign's battalion, simulated :data:`RUNS` times through the real
-    TCS rules (the lab's ``SimResult``).
+def lab_part(campaign: Campaign) -> LabPart | None:
+    """The campaign's ruleset's ``lab`` part, or ``None`` when its plugin names none."""
+    found = plugin(campaign.ruleset.name)
+    if found.lab is None:
+        return None
+    part: LabPart = found.load("lab")
+    return part
+
+
+def page_simulation(campaign: Campaign) -> LabPart | None:
+    """The lab part whose picture the page shows: one the ruleset has, for a campaign created
+    from a shipped scenario (the lab simulates from a scenario file)."""
+    part = lab_part(campaign)
+    return part if part is not None and shipped_scenario(campaign) is not None else None
+
+
+def simulation_run(campaign: Campaign) -> Mapping[str, Sequence[float]]:
+    """The campaign's shipped scenario simulated :data:`RUNS` times by its ruleset's lab part:
+    metric → one value per run.
 
     Raises:
-        IllegalNowError: The campaign's scenario is not a shipped one (the lab simulates from a
-            scenario file), or the ruleset has no rest simulation.
+        IllegalNowError: The campaign's scenario is not a shipped one, or its ruleset has no lab
+            part.
         MissingExtraError: The server was installed without the lab extra.
     """
     from rallypoint.extras import Extra, require
 
     require(Extra.LAB)  # a server installed with [web] only shows this line, not a traceback
-    from rallypoint.lab.backend import Backend
-    from rallypoint.rulesets.tcs.front import lab_sim as tcs_sim
+    part, scenario = _simulated(campaign)
+    return part.simulate(scenario, RUNS, ENTROPY)
 
-    scenario = shipped_scenario(campaign)
-    if scenario is None or campaign.ruleset.name != tcs_sim.tcs().name:
-        raise IllegalNowError("the lab simulates a rest of a shipped TCS scenario only",
-                              fix="Use `rallypoint simulate tcs --scenario FILE` for your own.",
+
+def _simulated(campaign: Campaign) -> tuple[LabPart, Path]:
+    part, scenario = lab_part(campaign), shipped_scenario(campaign)
+    if part is None or scenario is None:
+        raise IllegalNowError("the lab page simulates a shipped scenario of a ruleset with a "
+                              "lab part only",
+                              fix="Use `rallypoint simulate --help` to simulate your own.",
                               instead=Hint.LAB)
-    spec = tcs_sim.RestSpec(str(scenario))
-    return tcs_sim.simulate_rest(spec, RUNS, ENTROPY, 4, Backend(workers=1), None)
+    return part, scenario
 
 
-def rest_plot(campaign: Campaign, run: Any, narrow: bool = False) -> str:
-    """SVG: the histograms of :func:`rest_run`'s ``run``, two panels a row for a desk's page,
-    one for a phone's (the text then reads at 11 px or more either way: ``plots.WEB_WIDE``)."""
+def simulation_plot(campaign: Campaign, run: Mapping[str, Sequence[float]],
+                    narrow: bool = False) -> str:
+    """SVG: the histograms of :func:`simulation_run`'s ``run``, two panels a row for a desk's
+    page, one for a phone's (the text then reads at 11 px or more either way:
+    ``plots.WEB_WIDE``)."""
     from rallypoint.lab import plots
+    from rallypoint.lab.results import as_float
 
-    scenario = shipped_scenario(campaign)
-    name = scenario.stem if scenario is not None else campaign.ruleset.name
+    part, scenario = _simulated(campaign)
+    metrics = {metric: as_float(values) for metric, values in run.items()}
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "rest.svg"
-        plots.histograms(path, {"rebuild": run.metrics}, list(METRICS),
-                         f"{name}: {RUNS} simulated rests (seed {ENTROPY})",
+        path = Path(folder) / "simulation.svg"
+        plots.histograms(path, {part.label: metrics}, list(part.metrics),
+                         part.title.format(name=scenario.stem, runs=RUNS, entropy=ENTROPY),
                          layout=plots.WEB_NARROW if narrow else plots.WEB_WIDE)
         return path.read_text(encoding="utf-8")

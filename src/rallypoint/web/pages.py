@@ -410,35 +410,39 @@ async def delete(request: Request, cid: str) -> Response:
 @router.get("/c/{cid}/lab", response_class=HTMLResponse)
 def lab_page(request: Request, cid: str) -> HTMLResponse:
     """The campaign's exact odds, and a small simulation drawn by the lab's plots."""
+    from rallypoint.core.parts import odds_tables
+    from rallypoint.core.ruleset import plugin
     from rallypoint.web import lab
 
     service = deps.service(request)
     viewer = campaign_viewer(request, cid)
     c = service.load(cid)
     view = view_of(c.ruleset.name)
-    context = view.context(c, viewer=viewer) if view.sheets_lab else {}
-    rally_rows = view.lab_rows(c)
-    odds_tables = view.lab_tables(c)
-    plot = lab.shipped_scenario(c) is not None and view.sheets_lab
+    panel = view.lab_context(c, viewer=viewer) if view.lab_template else {}
+    tables = [(t.title, t.rows) for t in odds_tables(plugin(c.ruleset.name), c.state)]
+    simulation = lab.page_simulation(c)
     return deps.renderer(request).html(
         request, "lab.html", c=c, name=service.info(cid).name, error=None, error_form=None,
-        sheets_part=view.sheets_lab, rally_rows=rally_rows, odds_tables=odds_tables,
-        plot=plot, runs=lab.RUNS, entropy=lab.ENTROPY,
+        lab_panel=view.lab_template, odds_tables=tables, simulation=simulation is not None,
+        simulation_sentence=simulation.sentence.format(runs=lab.RUNS, entropy=lab.ENTROPY)
+        if simulation else "", simulation_alt=simulation.alt.format(runs=lab.RUNS)
+        if simulation else "",
         plot_note="The lab's simulations of this ruleset run from the command line: "
-        "`rallypoint simulate --help`.", **context)
+        "`rallypoint simulate --help`.", **panel)
 
 
 @router.get("/c/{cid}/lab/rest.svg")
 def lab_plot(request: Request, cid: str, narrow: bool = False) -> Response:
-    """The rest simulation's histograms (SVG; ``?narrow=true``: one panel a row, for a phone),
-    simulated and drawn once per database state."""
+    """The lab part's simulation as histograms (SVG; ``?narrow=true``: one panel a row, for a
+    phone), simulated and drawn once per database state. (The path keeps the name of the first
+    simulation it drew, TCS's rest, so links stay good.)"""
     from rallypoint.web import lab
 
     service = deps.service(request)
     campaign_viewer(request, cid)
-    run = service.cached(("lab-rest", cid), lambda: lab.rest_run(service.load(cid)))
-    svg = service.cached(("lab-rest-svg", cid, narrow),
-                         lambda: lab.rest_plot(service.load(cid), run, narrow))
+    run = service.cached(("lab-run", cid), lambda: lab.simulation_run(service.load(cid)))
+    svg = service.cached(("lab-svg", cid, narrow),
+                         lambda: lab.simulation_plot(service.load(cid), run, narrow))
     return Response(svg, media_type="image/svg+xml")
 
 

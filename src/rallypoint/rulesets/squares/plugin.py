@@ -14,7 +14,6 @@ PLUGIN = RulesetPlugin(
     render="rallypoint.rulesets.squares.front.cli:render",
     odds_cli="rallypoint.rulesets.squares.front.lab_cli:odds",
     simulate_cli="rallypoint.rulesets.squares.front.lab_cli:simulate",
-    lab="rallypoint.rulesets.squares.front.lab_sim",
     secrets="rallypoint.rulesets.squares.secrets:SECRETS",
     words="rallypoint.rulesets.squares.front.words:WORDS",
     demo="rallypoint.cli.demo_squares:DEMO",

@@ -24,8 +24,6 @@ from rallypoint.web.seat_preview import SeatPreview
 Context = Callable[..., dict[str, Any]]
 """``context(campaign, *, viewer, **selection) -> dict``: what the page template shows
 (``selection``: the view's ``query`` parameters the request carried)."""
-LabTables = list[tuple[str, list[tuple[str, Any]]]]
-"""Titled tables of (outcome, exact chance) rows for the lab page."""
 
 
 class RulesetView(Protocol):
@@ -83,8 +81,14 @@ class RulesetView(Protocol):
         ...
 
     @property
-    def sheets_lab(self) -> bool:
-        """Whether the lab page shows the page's ``sheets`` part and its rest simulation."""
+    def lab_template(self) -> str | None:
+        """The ruleset's own panel on the lab page, a template ``lab.html`` includes (none:
+        the page shows only the odds tables and the simulation)."""
+        ...
+
+    @property
+    def lab_context(self) -> Context:
+        """What the lab panel's template shows (called like ``context``)."""
         ...
 
     def field_for(self, where: str) -> str | None:
@@ -99,13 +103,6 @@ class RulesetView(Protocol):
         """What the preview template shows beside the generic result."""
         ...
 
-    def lab_rows(self, campaign: Campaign) -> list[dict[str, Any]] | None:
-        """Rows of every roll open now with named modifiers and exact odds (none: no table)."""
-        ...
-
-    def lab_tables(self, campaign: Campaign) -> LabTables:
-        """Exact odds tables for the lab page."""
-        ...
 
 
 def _no_field(where: str) -> str | None:
@@ -116,8 +113,8 @@ def _no_preview(campaign: Campaign, result: SeatPreview) -> dict[str, Any]:
     return {}
 
 
-def _no_rows(campaign: Campaign) -> list[dict[str, Any]] | None:
-    return None
+def _no_lab_context(campaign: Campaign, **_: object) -> dict[str, object]:
+    return {}
 
 
 @dataclass(frozen=True)
@@ -138,12 +135,11 @@ class View:
     decision_link: str = "#decision-{n}"
     downloads: Mapping[str, Callable[[Campaign], Any]] = field(default_factory=dict)
     preview_template: str = "preview.html"
-    sheets_lab: bool = False
+    lab_template: str | None = None
+    lab_context: Context = _no_lab_context
     field_for: Callable[[str], str | None] = _no_field
     translate: Callable[[Iterable[tuple[str, str]]], dict[str, Any]] = command_from_form
     preview_context: Callable[[Campaign, SeatPreview], dict[str, Any]] = _no_preview
-    lab_rows: Callable[[Campaign], list[dict[str, Any]] | None] = _no_rows
-    lab_tables: Callable[[Campaign], LabTables] = generic.lab_tables
 
 
 GENERIC: RulesetView = View()

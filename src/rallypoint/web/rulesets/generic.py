@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
-from rallypoint.core.ruleset import Command, chance_nodes, command_kind, command_types
+from rallypoint.core.ruleset import Command, command_kind, command_types
 from rallypoint.core.visibility import (
     EVERYTHING,
     Viewer,
@@ -106,9 +105,3 @@ def context(campaign: Campaign, viewer: Viewer = EVERYTHING) -> dict[str, Any]:
     return {"state_text": json.dumps(state, indent=2, ensure_ascii=False),
             "pending": [pending[n] for n in shown],
             "command_forms": command_forms(list(command_types(campaign.ruleset)))}
-
-
-def lab_tables(campaign: Campaign) -> list[tuple[str, list[tuple[str, Fraction]]]]:
-    """One exact odds table per roll the ruleset declares open now (:class:`ChanceNodes`)."""
-    return [(f"{declared.title} ({declared.node.dice.label})", list(declared.odds().items()))
-            for declared in chance_nodes(campaign.ruleset, campaign.state)]

@@ -1,6 +1,8 @@
-"""The toy ruleset's registration: its rules, and no front part (every one falls back)."""
+"""The toy ruleset's registration: its rules and its lab page's simulation, and no other front
+part (every one falls back: ``show``, ``play``, the web page and form, the odds tables)."""
 
 from rallypoint.core.ruleset import RulesetPlugin
 
-PLUGIN = RulesetPlugin(name="toy", rules="rallypoint_toy.rules:RULESET")
+PLUGIN = RulesetPlugin(name="toy", rules="rallypoint_toy.rules:RULESET",
+                       lab="rallypoint_toy.lab:LAB")
 """What the ``toy`` entry point names."""

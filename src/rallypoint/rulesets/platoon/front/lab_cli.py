@@ -46,7 +46,7 @@ odds = typer.Typer()
 @odds.command("platoon")
 def platoon_odds(as_json: JsonOpt = False) -> None:
     """The platoon's rolls: arrival delays, transfers, wound healing, section 8 draws."""
-    from rallypoint.lab.kit import odds
+    from rallypoint.rulesets.platoon.front import odds
 
     result: dict[str, Any] = odds.platoon()
     if as_json:

@@ -62,19 +62,6 @@ DOWNLOADS = {"roster": battle_roster}
 """Files the page offers: name → what goes in ``NAME.json``."""
 
 
-def lab_tables(campaign: Campaign) -> list[tuple[str, list[tuple[str, Any]]]]:
-    """The platoon's rolls at the shipped defaults, exact (the lab page)."""
-    from rallypoint.lab.kit import odds as lab_odds
-
-    odds = lab_odds.platoon()
-    tables = [(f"{title} (days: chance)", list(odds[key].items())) for key, title in (
-        ("man_arrival_days", "A replacement man arrives after"),
-        ("tank_arrival_days", "A replacement tank arrives after"),
-        ("light_wound_days", "A light wound heals after"))]
-    tables.append(("Transfers", [("a man asks to transfer", odds["transfer"])]))
-    return tables
-
-
 @dataclass(frozen=True)
 class CrewRow:
     """One crew as the roster table shows it.
@@ -225,5 +212,5 @@ def report_from_text(text: str, filename: str) -> dict[str, Any]:
 
 
 VIEW = View(template=TEMPLATE, context=context, commands=COMMANDS, due_actions=DUE_ACTIONS,
-            field_for=field_for, downloads=DOWNLOADS, lab_tables=lab_tables, translate=translate)
+            field_for=field_for, downloads=DOWNLOADS, translate=translate)
 """The platoon page (its plugin's ``web`` part)."""

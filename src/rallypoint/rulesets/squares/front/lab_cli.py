@@ -50,7 +50,7 @@ def squares_rally_odds(
 ) -> None:
     """A rally test's chance to pass, do nothing or break: by modifier, or by situation."""
     from rallypoint.core.errors import MalformedInputError
-    from rallypoint.lab.kit import odds
+    from rallypoint.rulesets.squares.front import odds
 
     with guarded():
         if (modifier is None) == (scenario is None):

@@ -147,6 +147,15 @@ def _forms(campaign: Campaign, viewer: Viewer, view: dict[str, Any], in_play: li
             "rally_leaders": frozenset(own("rally", "leader", list(view["leaders"])))}
 
 
+LAB_TEMPLATE = "squares/lab_panel.html"
+"""The squares panel of the lab page: every rally allowed now, with its exact odds."""
+
+
+def lab_context(campaign: Campaign, **_: object) -> dict[str, object]:
+    """What the squares lab panel shows: :func:`lab_rows`."""
+    return {"rally_rows": lab_rows(campaign)}
+
+
 VIEW = View(template=TEMPLATE, context=context, query=QUERY, parts=PARTS, commands=COMMANDS,
-            due_actions=DUE_ACTIONS, lab_rows=lab_rows)
+            due_actions=DUE_ACTIONS, lab_template=LAB_TEMPLATE, lab_context=lab_context)
 """The squares page (its plugin's ``web`` part)."""

@@ -59,7 +59,7 @@ def tcs_recovery_odds(
 ) -> None:
     """Steps recovered on each column of the recovery table for one die + MODIFIER."""
 
-    from rallypoint.lab.kit import odds
+    from rallypoint.rulesets.tcs.front import odds
 
     result = odds.tcs_recovery(modifier)
     if as_json:
@@ -84,7 +84,7 @@ def tcs_implementation_odds(
     as_json: JsonOpt = False,
 ) -> None:
     """Chance a Recovery Op Sheet implements: a d66 against the Prep. Defense line's cell."""
-    from rallypoint.lab.kit import odds
+    from rallypoint.rulesets.tcs.front import odds
 
     with guarded():
         result = odds.tcs_implementation(row, weighted_turns, per_turn, horizon)
@@ -122,7 +122,7 @@ def tcs_fo_odds(
     as_json: JsonOpt = False,
 ) -> None:
     """A dead Soviet FO's chance to return each whole hour, and hours until he does."""
-    from rallypoint.lab.kit import odds
+    from rallypoint.rulesets.tcs.front import odds
 
     result = odds.tcs_fo(number, horizon)
     if as_json:
@@ -136,7 +136,7 @@ def tcs_fo_odds(
 @odds.command("tcs-morale")
 def tcs_morale_odds(as_json: JsonOpt = False) -> None:
     """Battalion morale points recovered (one die halved, rounded up)."""
-    from rallypoint.lab.kit import odds
+    from rallypoint.rulesets.tcs.front import odds
 
     result = odds.tcs_morale()
     if as_json:

@@ -185,7 +185,7 @@ def exact_fo(number: int) -> dict[str, Any]:
     """Exact per-hour chance and mean hours (geometric) beside the sample."""
     from fractions import Fraction
 
-    from rallypoint.lab.kit import odds
+    from rallypoint.rulesets.tcs.front import odds
 
     p = Fraction(odds.tcs_fo(number, horizon=1)["per_hour"])
     return {"per_hour": str(p), "mean_hours": float(1 / p) if p else None}

@@ -307,7 +307,7 @@ def exact_turns(begin: Campaign, spec: RestSpec) -> dict[str, Any]:
 def simulate_recovery(spec: RecoverySpec, runs: int, entropy: int, chunks: int, backend: Backend,
                       progress: Progress = None) -> SimResult:
     """Vectorised company recovery rolls (and turns to implementation), beside the exact odds."""
-    from rallypoint.lab.kit import odds
+    from rallypoint.rulesets.tcs.front import odds
 
     arrays = RecoveryArrays.from_rules(default_data())
     for column in spec.columns:

@@ -181,7 +181,11 @@ def preview_context(campaign: Campaign, result: SeatPreview) -> dict[str, Any]:
                      for i, v in old.items()]}
 
 
+LAB_TEMPLATE = "tcs/lab_panel.html"
+"""The TCS panel of the lab page: the sheets, each with its exact odds."""
+
 VIEW = View(template=TEMPLATE, context=context, parts=PARTS, commands=COMMANDS, fields=FIELDS,
             due_actions=DUE_ACTIONS, decision_link=DECISION_LINK,
-            preview_template=PREVIEW_TEMPLATE, preview_context=preview_context, sheets_lab=True)
+            preview_template=PREVIEW_TEMPLATE, preview_context=preview_context,
+            lab_template=LAB_TEMPLATE, lab_context=context)
 """The TCS page (its plugin's ``web`` part)."""
