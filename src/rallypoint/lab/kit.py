@@ -29,8 +29,8 @@ __all__ = [
     "generator",
     "make_chunks",
     "natural_values",
-    "plots",
     "outcome_text",
+    "plots",
     "root_sequence",
     "run_chunks",
 ]
