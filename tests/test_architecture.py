@@ -88,11 +88,7 @@ FRONT_PART_MAY_IMPORT = ("rallypoint.session", "rallypoint.core", "rallypoint.di
 """Beside its own ruleset, all a ruleset's front part (``rulesets/<name>/front/``) may import of
 rallypoint: the session API, the core, the dice and the front ends' published kits."""
 
-HOMELESS: frozenset[str] = frozenset({
-    "cli/demo_squares.py",
-    "lab/odds.py",
-    "web/lab.py",
-})
+HOMELESS: frozenset[str] = frozenset()
 """Files outside a ruleset's folder that still import it: each ruleset's front parts are moving
 home (issue 21), and this list only shrinks; a file that moved or stopped importing a ruleset
 must leave it (test_homeless_list_is_true)."""
@@ -476,10 +472,6 @@ def test_modules_stay_small() -> None:
 GENERIC_FOLDERS = ("cli", "core", "dice", "lab", "session", "store", "web")
 """Where no ruleset may be named in code (comments and docstrings may name them)."""
 NAMED_FILES_LEFT = """
-cli/demo_squares.py
-lab/odds.py
-web/lab.py
-web/templates/lab.html
 """
 """Files that still name a ruleset, each waiting to move into its ruleset's ``front/`` (issue
 21). Sorted, one a line, so parallel moves merge cleanly: this list only shrinks to empty."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from rich.markup import escape
 from rich.rule import Rule
 
-from rallypoint.cli.session import console, execute, session
+from rallypoint.cli.kit import console, execute, session
 from rallypoint.core.parts import Demo
 
 
