@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
@@ -20,9 +21,10 @@ from rallypoint.cli.kit import (
 )
 
 if TYPE_CHECKING:
+    from rallypoint.rulesets.squares.data import RallyKind
     from rallypoint.rulesets.squares.rally import RallyPlan
     from rallypoint.rulesets.squares.state import SquaresState
-    from rallypoint.session import Campaign
+    from rallypoint.session import Campaign, Command
 
 app = typer.Typer(help="Squares: disorder recovery and leader rally on a square grid (Hail Caesar "
                        "/ Black Powder family).", no_args_is_help=True)
@@ -35,12 +37,13 @@ VisibleOpt = Annotated[bool | None, typer.Option(
          "grid).")]
 
 
-def _run(campaign: str | None, build: Any, dice: str | None = None) -> None:
+def _run(campaign: str | None, build: Callable[[Campaign], Command],
+         dice: str | None = None) -> None:
     from pydantic import ValidationError
 
     from rallypoint.core.errors import MalformedInputError
 
-    def checked(c: Campaign) -> Any:
+    def checked(c: Campaign) -> Command:
         # A value the command model refuses (e.g. losing 0 SP) is bad input, not a crash.
         try:
             return build(c)
@@ -238,7 +241,7 @@ def sight(
                   f"between: {', '.join(between) or 'none'}", highlight=False)
 
 
-def _kind(text: str) -> Any:
+def _kind(text: str) -> RallyKind:
     from rallypoint.core.errors import MalformedInputError
     from rallypoint.rulesets.squares.data import RallyKind
 

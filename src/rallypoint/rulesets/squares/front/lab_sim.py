@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -36,7 +36,16 @@ from rallypoint.lab.kit import (
 )
 from rallypoint.rulesets.squares.data import RallyKind, RulesData, default_data
 from rallypoint.rulesets.squares.events import Rallied
-from rallypoint.rulesets.squares.rally import RallyResult, modifier_node, plan_rally, reading
+from rallypoint.rulesets.squares.rally import (
+    RallyPlan,
+    RallyResult,
+    modifier_node,
+    plan_rally,
+    reading,
+)
+
+if TYPE_CHECKING:
+    from rallypoint.session import Campaign
 
 PASS, BREAK = 1.0, 0.0
 """How a chain's ``passed`` metric records its end."""
@@ -141,7 +150,7 @@ def _kind(text: str) -> RallyKind:
                                   fix="Use --kind disorder or --kind sp.") from None
 
 
-def situation(spec: ChainSpec) -> tuple[Any, Any]:
+def situation(spec: ChainSpec) -> tuple[Campaign, RallyPlan]:
     """The campaign at the scenario's start and the rally plan for (leader, unit, kind).
 
     Raises:
@@ -156,7 +165,7 @@ def situation(spec: ChainSpec) -> tuple[Any, Any]:
     return c, plan_rally(c.state, spec.leader, spec.unit, _kind(spec.kind))
 
 
-def scalar_chain(start_: Any, spec: ChainSpec, roller: NumpyRoller, limit: int = 1000
+def scalar_chain(start_: Campaign, spec: ChainSpec, roller: NumpyRoller, limit: int = 1000
                  ) -> tuple[float, float]:
     """One chain through the real rules: rally; on no effect, next turn and rally again."""
     from rallypoint.rulesets.squares.commands import NextTurn, Rally

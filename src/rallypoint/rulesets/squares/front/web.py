@@ -66,7 +66,16 @@ def _choice(state: SquaresState, plan: RallyPlan) -> RallyChoice:
                        {r.value: p for r, p in plan.odds(state).items()})
 
 
-def unit_panel(state: SquaresState, unit_id: str) -> dict[str, Any]:
+@dataclass(frozen=True)
+class UnitPanel:
+    """The page's unit part: who may rally the chosen unit now, and why the others may not."""
+
+    id: str
+    choices: list[RallyChoice]
+    refused: list[Refused]
+
+
+def unit_panel(state: SquaresState, unit_id: str) -> UnitPanel:
     """Who may rally ``unit_id`` now (odds, modifiers) and why the others may not."""
     board = state.board
     choices = [_choice(state, p) for p in opportunities(state) if p.unit == unit_id]
@@ -81,7 +90,7 @@ def unit_panel(state: SquaresState, unit_id: str) -> dict[str, Any]:
                 plan_rally(state, leader, unit_id, kind)
             except RallypointError as exc:
                 refused.append(Refused(leader, kind.value, exc.what))
-    return {"id": unit_id, "choices": choices, "refused": refused}
+    return UnitPanel(unit_id, choices, refused)
 
 
 def lab_rows(campaign: Campaign) -> list[dict[str, Any]]:
