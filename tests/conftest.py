@@ -10,6 +10,7 @@ from typing import TypeVar
 import pytest
 
 import toy_kit
+from cheap_hash import cheap_password_hashing  # noqa: F401  (autouse: argon2 at its cheapest)
 from rallypoint.core.campaign import Campaign, created_event, start
 from rallypoint.core.events import EventModel
 from rallypoint.core.ruleset import Command, get_ruleset

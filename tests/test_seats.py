@@ -64,6 +64,19 @@ def test_passwords_are_kept_only_as_argon2id_hashes(book: tuple[SeatBook, str]) 
         seats.create_account("a b", PASSWORD)
 
 
+def test_a_server_hashes_at_rfc_9106_low_memory_cost() -> None:
+    """The suite hashes at argon2's cheapest (tests/cheap_hash.py); the server must not."""
+    from argon2.profiles import RFC_9106_LOW_MEMORY
+
+    from cheap_hash import REAL_HASHER
+    from rallypoint.session import seats as seats_module
+
+    assert REAL_HASHER.time_cost == RFC_9106_LOW_MEMORY.time_cost
+    assert REAL_HASHER.memory_cost == RFC_9106_LOW_MEMORY.memory_cost
+    assert REAL_HASHER.parallelism == RFC_9106_LOW_MEMORY.parallelism
+    assert seats_module._HASHER is not REAL_HASHER  # the stand-in is in force for the suite
+
+
 def test_invites_open_one_seat_each_once(book: tuple[SeatBook, str]) -> None:
     seats, ref = book
     ann, bob = seats.create_account("ann", PASSWORD), seats.create_account("bob", PASSWORD)
