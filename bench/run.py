@@ -55,8 +55,10 @@ def best_of(fn: Callable[[], Any], repeat: int) -> float:
 
 
 def odds_matrix() -> int:
-    """Every table of rallypoint.lab.odds at every modifier, row, weighted-turn count and number."""
-    from rallypoint.lab import odds
+    """Every ruleset's odds table at every modifier, row, weighted-turn count and number."""
+    from rallypoint.rulesets.platoon.front import odds as platoon_odds
+    from rallypoint.rulesets.squares.front import odds as squares_odds
+    from rallypoint.rulesets.tcs.front import odds
 
     n = 0
     for m in range(-5, 21):
@@ -73,10 +75,10 @@ def odds_matrix() -> int:
         odds.tcs_fo(number)
         n += 1
     odds.tcs_morale()
-    odds.platoon()
+    platoon_odds.platoon()
     n += 2
     for m in range(-10, 11):
-        odds.squares_rally(m)
+        squares_odds.squares_rally(m)
         n += 1
     return n
 
@@ -85,7 +87,7 @@ FIRST_PASS = """
 import sys, time
 sys.path.insert(0, {bench!r})
 import importlib, pkgutil
-import rallypoint.lab.odds, rallypoint.rulesets
+import rallypoint.rulesets
 # Every ruleset module imported first (the plugin registry imports them lazily, and with
 # PYTHONDONTWRITEBYTECODE each fresh process compiles them): the first pass is the odds' own cost.
 for m in pkgutil.walk_packages(rallypoint.rulesets.__path__, "rallypoint.rulesets."):
@@ -98,7 +100,6 @@ print(time.perf_counter() - began)
 
 
 def bench_odds() -> Figure:
-    import rallypoint.lab.odds
     import rallypoint.rulesets  # noqa: F401 - registering the rulesets is not the odds' cost
 
     # The first pass (caches empty) happens once per process: time it in fresh processes.

@@ -10,6 +10,7 @@ from rallypoint.dice.nodes import (
     Read,
     Roll,
     fraction_text,
+    outcome_text,
     percent_text,
 )
 from rallypoint.dice.rollers import Roller, ScriptedRoller, SeededRoller, roll
@@ -27,6 +28,7 @@ __all__ = [
     "ScriptedRoller",
     "SeededRoller",
     "fraction_text",
+    "outcome_text",
     "percent_text",
     "roll",
 ]

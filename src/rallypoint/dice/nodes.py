@@ -8,7 +8,7 @@ player and for the roll made in play, so the two cannot drift apart.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
@@ -182,6 +182,12 @@ class Roll(BaseModel):
 def fraction_text(p: Fraction) -> str:
     """``Fraction(1, 3)`` → ``"1/3"``; whole numbers print without a denominator."""
     return str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}"
+
+
+def outcome_text(dist: Mapping[T, Fraction]) -> dict[str, str]:
+    """``{outcome: "p/q"}`` in the outcomes' order, the outcomes with zero chance left out: the
+    one shape every ruleset's odds tables share (``rallypoint odds``, the lab page)."""
+    return {str(k): fraction_text(p) for k, p in sorted(dist.items()) if p}
 
 
 def percent_text(p: Fraction) -> str:

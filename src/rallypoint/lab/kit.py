@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from rallypoint.lab import plots
 from rallypoint.lab.backend import Backend, Chunk, concat, make_chunks, run_chunks
-from rallypoint.lab.odds import outcome_text
 from rallypoint.lab.results import Comparison, FloatArray, SimResult, as_float
 from rallypoint.lab.rollers import NumpyRoller, die_faces, generator, natural_values, root_sequence
 from rallypoint.lab.variants import created_with
@@ -29,7 +28,6 @@ __all__ = [
     "generator",
     "make_chunks",
     "natural_values",
-    "outcome_text",
     "plots",
     "root_sequence",
     "run_chunks",

@@ -34,7 +34,7 @@ class SimResult:
         metrics: Per-run values, one array of length ``runs`` per metric (NaN = not observed,
             e.g. no implementation within the turns simulated).
         series: Per-run, per-step values (runs × steps), e.g. fit tanks by day.
-        exact: Exact values to set beside the sample (from :mod:`rallypoint.lab.odds`).
+        exact: Exact values to set beside the sample (a ruleset's exact odds tables).
         notes: Caveats printed with the result.
         numpy: numpy version (its streams are not promised stable across versions).
     """

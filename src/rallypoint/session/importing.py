@@ -9,12 +9,17 @@ anything is written, so a file that cannot be played is never stored.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rallypoint.core.events import EventRecord
 from rallypoint.core.playcheck import fold_all
 from rallypoint.store import CampaignInfo, EventStore
-from rallypoint.store.exchange import ExportedCampaign, ExportedCampaignHeader, check_export
 from rallypoint.store.importcheck import IMPORT_FIX, check_header_and_clocks
+
+if TYPE_CHECKING:
+    # The export format and its signatures load only when a file is imported: a read command
+    # (show, log) never pays for them (tests/test_instant.py).
+    from rallypoint.store.exchange import ExportedCampaign, ExportedCampaignHeader
 
 
 def check_import(header: ExportedCampaignHeader, records: Sequence[EventRecord],
@@ -59,6 +64,8 @@ def import_campaign(store: EventStore, exported: ExportedCampaign,
         StoreError: The name is taken by a different campaign.
     """
     header = exported.campaign
+    from rallypoint.store.exchange import check_export
+
     check_export(exported)
     fold_all(exported.events, IMPORT_FIX)
     return store.import_records(header.id, name or header.name, header.ruleset,

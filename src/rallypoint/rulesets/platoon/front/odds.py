@@ -11,8 +11,7 @@ from fractions import Fraction
 from typing import Any
 
 from rallypoint.core.parts import Odds, OddsTable
-from rallypoint.dice import fraction_text
-from rallypoint.lab.kit import outcome_text
+from rallypoint.dice import fraction_text, outcome_text
 from rallypoint.rulesets.platoon import dice as pd
 from rallypoint.rulesets.platoon.data import ATTRIBUTES, default_data
 

@@ -12,8 +12,7 @@ from fractions import Fraction
 from functools import cache
 from typing import Any
 
-from rallypoint.dice import D6, ChanceNode, Modifier, fraction_text
-from rallypoint.lab.kit import outcome_text
+from rallypoint.dice import D6, ChanceNode, Modifier, fraction_text, outcome_text
 from rallypoint.rulesets.tcs.data import default_data
 from rallypoint.rulesets.tcs.recovery import (
     fo_node,
