@@ -33,13 +33,13 @@ from rallypoint.core.events import (
     is_redacted_payload,
 )
 from rallypoint.core.frozenlog import FrozenLog, grown
-from rallypoint.core.ruleset import Command, Ruleset, get_ruleset
+from rallypoint.core.ruleset import Command, E, Ruleset, S, get_ruleset
 from rallypoint.dice import Roll, Roller
 from rallypoint.errors import Hint
 
 
 def created_event(
-    ruleset: Ruleset[Any], scenario_path: Path, name: str, seed: str | None = None
+    ruleset: Ruleset[S, E], scenario_path: Path, name: str, seed: str | None = None
 ) -> NewEvent:
     """The ``created`` event for a new campaign from a scenario file.
 
@@ -50,7 +50,7 @@ def created_event(
 
 
 def created_from_scenario(
-    ruleset: Ruleset[Any], scenario: dict[str, Any], name: str, seed: str | None = None
+    ruleset: Ruleset[S, E], scenario: dict[str, Any], name: str, seed: str | None = None
 ) -> NewEvent:
     """The ``created`` event from an already validated, JSON-ready scenario."""
     rules_data = ruleset.rules_data(scenario)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+from typing_extensions import TypeVar as DefaultedTypeVar
 
 from rallypoint.core.differences import Difference
 from rallypoint.core.errors import MalformedInputError, UnknownIdError
@@ -25,6 +26,12 @@ from rallypoint.dice import ChanceNode, Roll, Roller
 from rallypoint.errors import Hint
 
 S = TypeVar("S")
+S_contra = TypeVar("S_contra", contravariant=True)
+"""A state only read (the optional parts that take a state and return no state)."""
+E = DefaultedTypeVar("E", bound=EventModel, default=EventModel)
+"""A ruleset's own event type (its union of typed events). ``Ruleset[S]`` alone means any of
+its events is an :class:`EventModel`, which is all the generic code (which only passes on what
+``decide``/``read_event`` gave) needs; a function handed a concrete ruleset names both."""
 
 
 class Command(BaseModel):
@@ -94,7 +101,7 @@ class PolicyInfo:
     decide: Policy
 
 
-class Ruleset(Protocol, Generic[S]):
+class Ruleset(Protocol, Generic[S, E]):
     """The interface every ruleset provides to the core.
 
     A ruleset is its models, commands, typed events, a pure ``apply``, pending decisions, default
@@ -123,15 +130,15 @@ class Ruleset(Protocol, Generic[S]):
         """Build a command of this ruleset from JSON (``{"kind": ..., ...}``)."""
         ...
 
-    def decide(self, state: S, command: Command, roller: Roller) -> EventModel:
+    def decide(self, state: S, command: Command, roller: Roller) -> E:
         """Validate ``command`` against ``state`` and return its typed event, rolls included."""
         ...
 
-    def read_event(self, event_type: str, payload: Mapping[str, Any]) -> EventModel:
+    def read_event(self, event_type: str, payload: Mapping[str, Any]) -> E:
         """The typed event for a stored payload of any schema version (old ones upcast)."""
         ...
 
-    def apply(self, state: S, event: Any) -> S:
+    def apply(self, state: S, event: E) -> S:
         """Fold one of this ruleset's typed events into a new state (pure; no rule runs)."""
         ...
 
@@ -147,11 +154,11 @@ class Ruleset(Protocol, Generic[S]):
         """A JSON-ready view of the state (for ``show --json`` and equality checks)."""
         ...
 
-    def describe(self, event: Any) -> str:
+    def describe(self, event: E) -> str:
         """One line (plus roll lines) saying what one of this ruleset's typed events did."""
         ...
 
-    def rolls(self, event: Any) -> Sequence[Roll]:
+    def rolls(self, event: E) -> Sequence[Roll]:
         """Every roll stored in one of this ruleset's typed events, in roll order."""
         ...
 
@@ -196,12 +203,12 @@ class PartialKnowledge(Protocol, Generic[S]):
         ...
 
 
-class StartNotes(Protocol):
+class StartNotes(Protocol, Generic[S_contra]):
     """What a ruleset may add so that ``rallypoint new`` says what a player would otherwise
     miss: a rule the scenario turned on by default, say. Optional; the core looks it up by
     name."""
 
-    def start_notes(self, state: Any) -> Sequence[str]:
+    def start_notes(self, state: S_contra) -> Sequence[str]:
         """One line per thing the player should know as the campaign starts (none: empty)."""
         ...
 
@@ -256,11 +263,11 @@ class DeclaredNode:
         return self.node.outcomes(self.reading)
 
 
-class ChanceNodes(Protocol):
+class ChanceNodes(Protocol, Generic[S_contra]):
     """What a ruleset may add so that generic front ends can show its odds: the rolls open in a
     state. Optional; the lab page of a ruleset without a view of its own lists them."""
 
-    def chance_nodes(self, state: Any) -> Sequence[DeclaredNode]:
+    def chance_nodes(self, state: S_contra) -> Sequence[DeclaredNode]:
         """Every roll a command could make now, each with its reading."""
         ...
 
