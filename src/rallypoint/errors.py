@@ -76,6 +76,10 @@ class RallypointError(Exception):
         fix: One sentence on how to fix it, or a :class:`Fix` (a ruleset's typed fix, which each
             front end may word its own way; ``fix`` is then its plain words and ``typed_fix``
             the value). Optional but almost always given.
+        at: Where it is in typed form, when it is a place in a command or file the rules read: the
+            path of names from the top (``("report", "tanks", "3", "ordnance_days")``), so a front
+            end finds the place without splitting ``where`` (issue 21). ``where``, when not
+            given, is this path joined by dots, as every front end showed it before.
         instead: The kind of command that does what the player meant (``"rest"`` for a report
             on a day with no action), when the fix is "do that instead", or a :class:`Hint`: a
             typed hint each front end words its own way (the CLI keeps ``fix``, the web names
@@ -86,9 +90,10 @@ class RallypointError(Exception):
     code: ClassVar[str] = "error"
 
     def __init__(self, what: str, *, where: str | None = None, fix: str | Fix | None = None,
-                 instead: str | None = None) -> None:
+                 instead: str | None = None, at: tuple[str, ...] = ()) -> None:
         self.what = what
-        self.where = where
+        self.at = at
+        self.where = where if where is not None or not at else ".".join(at)
         self.typed_fix = fix if isinstance(fix, Fix) else None
         self.fix = fix.worded() if isinstance(fix, Fix) else fix
         self.instead = instead

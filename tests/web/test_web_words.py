@@ -109,7 +109,7 @@ def test_every_hint_given_has_web_words_without_cli_words() -> None:
 
 
 def test_a_fields_own_words_come_before_the_generic_hint() -> None:
-    error = IllegalNowError("each center must be safe", where="attest",
+    error = IllegalNowError("each center must be safe", at=("attest",),
                             fix="Check the centers, then attest (--attest).",
                             instead=Hint.FIX_FIELD)
     assert web_message(error, tcs.COMMANDS, tcs.FIELDS) == (

@@ -82,7 +82,7 @@ def parse_with(adapter: TypeAdapter[Any], data: Mapping[str, Any], ruleset: str)
             loc = loc[1:]  # the union's tag: ``where`` names the command's own field
         raise MalformedInputError(
             f"bad {ruleset} command: {first['msg']}",
-            where=".".join(str(p) for p in loc) or None,
+            at=tuple(str(p) for p in loc),
             # True of every ruleset: one without verbs of its own is played through ``play``.
             fix="`rallypoint play` lists each command's fields.", instead=Hint.FIX_FIELD) from None
     return command

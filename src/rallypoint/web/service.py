@@ -495,5 +495,5 @@ def _renamed(exc: RallypointError, old: str, new: str) -> RallypointError:
     """The same error with a temporary folder left out of what it says."""
     clean = type(exc)(exc.what.replace(old, new),
                       where=exc.where.replace(old, new) if exc.where else None,
-                      fix=exc.fix.replace(old, new) if exc.fix else None)
+                      fix=exc.fix.replace(old, new) if exc.fix else None, at=exc.at)
     return clean if isinstance(clean, RallypointError) else DataFileError(str(exc))

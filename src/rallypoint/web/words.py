@@ -5,8 +5,8 @@ type). The web never reads that text: an error whose fix is "do that command ins
 the command's kind in the typed ``instead`` field, and each ruleset's page names the button or
 form that does it (its ``COMMANDS``); any other fix that names a command line command or option
 carries a :class:`~rallypoint.errors.Hint`, worded here (:data:`HINTS`). The field an error's
-``where`` names is marked on the form (see :mod:`.refill`), so the message leaves the machine
-path out.
+typed location (``at``, else its whole ``where``) names is marked on the form (see
+:mod:`.refill`), so the message leaves the machine path out; ``where`` is never split.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from collections.abc import Callable, Mapping
 
 from rallypoint.core.errors import Hint, RallypointError
 
-FieldFor = Callable[[str], str | None]
+FieldFor = Callable[[tuple[str, ...]], str | None]
+"""A ruleset page's map from a refusal's typed location (``error.at``) to its form field."""
 
 PREFIXES = ("s", "i", "b", "l", "ms", "mi", "j", "o", "oi")
 """The form field prefixes of :mod:`.forms`."""
@@ -44,14 +45,15 @@ def web_message(error: RallypointError, commands: Mapping[str, str] | None = Non
         error: The refusal.
         commands: Command kind → what does it on this page (``"rest"`` → ``"Use the Rest day
             button."``), for an error's ``instead``.
-        fields: Command field → how to put it right on this page, for an error whose ``where``
-            is that field (``"attest"``, or ``"centers"`` for ``centers.1/ErP112``).
+        fields: Command field → how to put it right on this page, for an error whose typed
+            location starts at that field (``("attest",)``, or ``"centers"`` for
+            ``("centers", "1/ErP112")``).
     """
     text = error.what
     words = (commands or {}).get(error.instead or "")
-    if words is None and error.where:
+    if words is None and error.at:
         # A field's own words first: they say which box, where a hint only says "the field".
-        words = (fields or {}).get(error.where.split(".")[0])
+        words = (fields or {}).get(error.at[0])
     if words is None and error.instead:
         words = HINTS.get(error.instead) or \
             f"Use the {error.instead.replace('_', ' ')} form instead."
@@ -63,15 +65,16 @@ def web_message(error: RallypointError, commands: Mapping[str, str] | None = Non
 
 def field_of(error: RallypointError | None, field_for: FieldFor | None = None
              ) -> tuple[str, ...]:
-    """The form field names a refusal's ``where`` may stand for, most likely first.
+    """The form field names a refusal's location may stand for, most likely first.
 
-    A ruleset page may map its own paths (``field_for``); otherwise a field is named by the
-    command field it fills: ``where`` ``steps`` is the form's ``i:steps``, ``centers.1/ErP112``
-    its ``ms:centers.1/ErP112``, ``attest`` its ``b:attest``.
+    A ruleset page may map its own paths (``field_for``, given the typed ``error.at``, never the
+    text); otherwise a field is named by the command field it fills: ``where`` ``steps`` is the
+    form's ``i:steps``, ``centers.1/ErP112`` its ``ms:centers.1/ErP112``, ``attest`` its
+    ``b:attest``.
     """
     if error is None or not error.where:
         return ()
-    mapped = field_for(error.where) if field_for is not None else None
+    mapped = field_for(error.at) if field_for is not None and error.at else None
     generic = [error.where] + [f"{prefix}:{error.where}" for prefix in PREFIXES]
     return tuple(([mapped] if mapped else []) + generic)
 
@@ -80,4 +83,4 @@ def partly_done(error: RallypointError, written: int, asked: int) -> RallypointE
     """A refusal that came after some of a repeated command were recorded: it says so."""
     return type(error)(f"{written} of {asked} recorded (listed under Recorded), then the next "
                        f"was refused: {error.what}", where=error.where, fix=error.fix,
-                       instead=error.instead)
+                       instead=error.instead, at=error.at)

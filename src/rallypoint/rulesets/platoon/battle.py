@@ -135,7 +135,7 @@ def check_report(state: PlatoonState, report: BattleReport) -> None:
         seen.add(t.crew)
         if (t.result is TankResult.KNOCKED_OUT) != (t.ordnance_days is not None):
             raise MalformedInputError(f"crew {t.crew}: ordnance_days goes with knocked_out only",
-                                      where=f"report.tanks.{t.crew}.ordnance_days",
+                                      at=("report", "tanks", t.crew, "ordnance_days"),
                                       fix="Give ordnance_days for a knocked-out tank, else none.")
     if seen != fit:
         raise MalformedInputError(f"the report leaves out crew(s) {', '.join(sorted(fit - seen))}",

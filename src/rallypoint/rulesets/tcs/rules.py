@@ -186,7 +186,7 @@ def _decide_move(state: TcsState, cmd: MoveCounter) -> Moved:
                     f"{cmd.counter} to {target} is {far} hexes from {company}'s center {center}: "
                     f"{who} would leave Recovery Op Sheet {sheet.id} and send {n} Dead "
                     "Pile counter(s) to the Very Dead Pile",
-                    where="leave_center",
+                    at=("leave_center",),
                     fix=fix(FixKind.LEAVE_CENTER), instead=Hint.FIX_FIELD)
             left = leave_outcome(state, company, f"{cmd.counter} moved off its center",
                                   cmd.very_dead)
@@ -258,12 +258,12 @@ def _decide_sheet(state: TcsState, cmd: WriteSheet) -> SheetWritten:
     for company in companies:
         center = _center_for(state, company, cmd.centers)
         if center is None:
-            raise IllegalNowError(f"{company} has no center", where=f"centers.{company}",
+            raise IllegalNowError(f"{company} has no center", at=("centers", company),
                                   fix=fix(FixKind.GIVE_CENTER, company=company),
                                   instead=Hint.FIX_FIELD)
         centers[company] = str(Hex.parse(center))
     if not cmd.attest:
-        raise IllegalNowError(f"each center must be {CENTER_CONDITIONS}", where="attest",
+        raise IllegalNowError(f"each center must be {CENTER_CONDITIONS}", at=("attest",),
                               fix=fix(FixKind.ATTEST_CENTERS), instead=Hint.FIX_FIELD)
     offset = state.rules.params.hex_offset
     for company in companies:

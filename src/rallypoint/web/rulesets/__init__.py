@@ -91,8 +91,9 @@ class RulesetView(Protocol):
         """What the lab panel's template shows (called like ``context``)."""
         ...
 
-    def field_for(self, where: str) -> str | None:
-        """The form field a refusal's ``where`` names, when it is not the command field."""
+    def field_for(self, at: tuple[str, ...]) -> str | None:
+        """The form field a refusal's typed location (``error.at``) names, when it is not the
+        command field."""
         ...
 
     def translate(self, items: Iterable[tuple[str, str]]) -> dict[str, Any]:
@@ -105,7 +106,7 @@ class RulesetView(Protocol):
 
 
 
-def _no_field(where: str) -> str | None:
+def _no_field(at: tuple[str, ...]) -> str | None:
     return None
 
 
@@ -137,7 +138,7 @@ class View:
     preview_template: str = "preview.html"
     lab_template: str | None = None
     lab_context: Context = _no_lab_context
-    field_for: Callable[[str], str | None] = _no_field
+    field_for: Callable[[tuple[str, ...]], str | None] = _no_field
     translate: Callable[[Iterable[tuple[str, str]]], dict[str, Any]] = command_from_form
     preview_context: Callable[[Campaign, SeatPreview], dict[str, Any]] = _no_preview
 

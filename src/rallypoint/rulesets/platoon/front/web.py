@@ -47,14 +47,15 @@ DUE_ACTIONS = {
 """How this page does each kind of command the rules say is due (``web.due``)."""
 
 
-def field_for(where: str) -> str | None:
-    """The report form's field a refusal names: ``report.tanks.CREW.X`` → ``tank.CREW.X``,
-    ``report.men.ID`` → ``man.ID``."""
-    part = where.split(".")
-    if part[:2] == ["report", "tanks"] and len(part) == 4:
-        return f"tank.{part[2]}.{part[3]}"
-    if part[:2] == ["report", "men"] and len(part) == 3:
-        return f"man.{part[2]}"
+def field_for(at: tuple[str, ...]) -> str | None:
+    """The report form's field a refusal's typed location names: ``("report", "tanks", CREW,
+    X)`` → ``tank.CREW.X``, ``("report", "men", ID)`` → ``man.ID`` (the rules' ``where`` text is
+    never split: a crew id may hold a dot)."""
+    match at:
+        case ("report", "tanks", crew, part):
+            return f"tank.{crew}.{part}"
+        case ("report", "men", man):
+            return f"man.{man}"
     return None
 
 
