@@ -33,6 +33,7 @@ from rallypoint.core.events import (
     is_redacted_payload,
 )
 from rallypoint.core.frozenlog import FrozenLog, grown
+from rallypoint.core.json_types import JsonObject
 from rallypoint.core.ruleset import Command, E, Ruleset, S, get_ruleset
 from rallypoint.dice import Roll, Roller
 from rallypoint.errors import Hint
@@ -50,7 +51,7 @@ def created_event(
 
 
 def created_from_scenario(
-    ruleset: Ruleset[S, E], scenario: dict[str, Any], name: str, seed: str | None = None
+    ruleset: Ruleset[S, E], scenario: JsonObject, name: str, seed: str | None = None
 ) -> NewEvent:
     """The ``created`` event from an already validated, JSON-ready scenario."""
     rules_data = ruleset.rules_data(scenario)

@@ -22,6 +22,7 @@ from typing_extensions import TypeVar as DefaultedTypeVar
 from rallypoint.core.differences import Difference
 from rallypoint.core.errors import MalformedInputError, UnknownIdError
 from rallypoint.core.events import EventModel
+from rallypoint.core.json_types import JsonValue
 from rallypoint.dice import ChanceNode, Roll, Roller
 from rallypoint.errors import Hint
 
@@ -67,7 +68,8 @@ class Decision(BaseModel):
     options: dict[str, Any] = {}
 
 
-def parse_with(adapter: TypeAdapter[Any], data: Mapping[str, Any], ruleset: str) -> Command:
+def parse_with(adapter: TypeAdapter[Any], data: Mapping[str, JsonValue],
+               ruleset: str) -> Command:
     """Validate JSON into one of a ruleset's commands (a discriminated union on ``kind``).
 
     Raises:
@@ -118,15 +120,16 @@ class Ruleset(Protocol, Generic[S, E]):
         """Read and validate a scenario file; return its JSON-ready form (stored in ``created``)."""
         ...
 
-    def rules_data(self, scenario: Mapping[str, Any]) -> dict[str, Any]:
+    def rules_data(self, scenario: Mapping[str, JsonValue]) -> dict[str, Any]:
         """The ruleset's data (tables and parameters) with the scenario's overrides applied."""
         ...
 
-    def initial_state(self, scenario: Mapping[str, Any], rules_data: Mapping[str, Any]) -> S:
+    def initial_state(self, scenario: Mapping[str, JsonValue],
+                      rules_data: Mapping[str, JsonValue]) -> S:
         """The state right after the campaign is created."""
         ...
 
-    def parse_command(self, data: Mapping[str, Any]) -> Command:
+    def parse_command(self, data: Mapping[str, JsonValue]) -> Command:
         """Build a command of this ruleset from JSON (``{"kind": ..., ...}``)."""
         ...
 
@@ -134,7 +137,7 @@ class Ruleset(Protocol, Generic[S, E]):
         """Validate ``command`` against ``state`` and return its typed event, rolls included."""
         ...
 
-    def read_event(self, event_type: str, payload: Mapping[str, Any]) -> E:
+    def read_event(self, event_type: str, payload: Mapping[str, JsonValue]) -> E:
         """The typed event for a stored payload of any schema version (old ones upcast)."""
         ...
 
@@ -181,13 +184,14 @@ class PartialKnowledge(Protocol, Generic[S]):
     docs/two-player.md). Every method is optional; the core looks them up by name.
     """
 
-    def apply_redacted(self, state: S, event_type: str, payload: Mapping[str, Any]) -> S:
+    def apply_redacted(self, state: S, event_type: str,
+                       payload: Mapping[str, JsonValue]) -> S:
         """Fold the public parts of an event redacted for this database's seat (``payload``
         holds ``{"$withheld": owner}`` markers). Must agree with :meth:`Ruleset.apply` on
         everything the seat may see (the public state and its own secrets)."""
         ...
 
-    def check_public(self, state: S, event_type: str, payload: Mapping[str, Any],
+    def check_public(self, state: S, event_type: str, payload: Mapping[str, JsonValue],
                      seat: str) -> Difference | None:
         """The first public part of an event redacted for this seat that the rules would not
         give: decided from this seat's ``state`` just before it and what the event shows, as
