@@ -43,8 +43,9 @@ def health(location: Path | str) -> Health:
 
 
 def change_mark(url: str) -> str:
-    """A mark of a PostgreSQL database's state that moves with every commit, by any process: a
-    server's cache keyed on it is never stale (one round trip, see ``pg_pool.change_mark``).
+    """A mark of a PostgreSQL database's state that moves with every commit, by any process, that
+    writes what a page shows, and with nothing else (not with other databases on the same server):
+    a server's cache keyed on it is never stale (one round trip, see ``pg_pool.change_mark``).
 
     Raises:
         StoreError: The database cannot be reached.

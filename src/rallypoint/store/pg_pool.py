@@ -26,7 +26,10 @@ _lock = threading.Lock()
 _marks: dict[str, psycopg.Connection[Any]] = {}
 _mark_lock = threading.Lock()
 
-_MARK = "SELECT pg_current_wal_lsn()::text"
+_MARK = "SELECT xmin::text || ':' || n::text FROM page_mark"
+"""This database's change mark (migration ``0013_page_mark``): the count its write triggers bump,
+with the bumping transaction's id, so a database emptied and migrated again under a running server
+does not count up to a mark the server has already cached."""
 
 
 def start(url: str, *, max_size: int = DEFAULT_SIZE) -> None:
@@ -60,8 +63,9 @@ def stop(url: str) -> None:
 
 
 def change_mark(url: str) -> str:
-    """The server's current WAL position: it moves with every commit (of any process, to any
-    table), so a cache keyed on it is never stale.
+    """This database's change mark: it moves with every commit (of any process) that writes what
+    a page shows, in the same transaction, so a cache keyed on it is never stale; other databases
+    on the same server, and autovacuum, leave it alone (the server's WAL position did not).
 
     It is asked once per request a server answers from its cache, so it costs one round trip:
     while the pool runs, on a connection of its own kept for it (autocommit, no transaction, no
@@ -75,16 +79,16 @@ def change_mark(url: str) -> str:
 
     if url not in _pools:
         with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
-            return _lsn(conn)
+            return _read_mark(conn)
     with _mark_lock:
         try:
-            return _lsn(_mark_connection(url))
+            return _read_mark(_mark_connection(url))
         except psycopg.OperationalError:
             # The server restarted or dropped the kept connection: open it again, once.
             stale = _marks.pop(url, None)
             if stale is not None:
                 stale.close()
-            return _lsn(_mark_connection(url))
+            return _read_mark(_mark_connection(url))
 
 
 def _mark_connection(url: str) -> psycopg.Connection[Any]:
@@ -96,7 +100,7 @@ def _mark_connection(url: str) -> psycopg.Connection[Any]:
     return conn
 
 
-def _lsn(conn: psycopg.Connection[Any]) -> str:
+def _read_mark(conn: psycopg.Connection[Any]) -> str:
     row = conn.execute(_MARK).fetchone()
     return str(row[0]) if row else ""
 

@@ -284,6 +284,50 @@ CREATE TABLE seat_mail (
 );
 """
 
+_PAGE_MARK = """
+-- This database's own change mark (rallypoint.store.pg_pool.change_mark): a server caches a
+-- rendered page until it moves. The server-wide WAL position it replaces moved with every other
+-- database's writes on a shared server (and autovacuum), so most page requests missed the cache.
+-- Triggers bump it inside the very transaction that writes what a page shows, so a reader never
+-- sees the new mark without the new rows. Left out: rate_hits (attempt counts no page shows),
+-- and chain_marks and state_snapshots (derived from the log; a read may write a snapshot).
+CREATE TABLE page_mark (
+    one BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (one),
+    n BIGINT NOT NULL
+);
+INSERT INTO page_mark (one, n) VALUES (TRUE, 0);
+
+-- Once per transaction (an import inserts thousands of events): the row already bumped by this
+-- transaction carries its id as xmin. Row triggers, not statement ones, so a statement that
+-- changes nothing (an upsert whose WHERE holds back, a DELETE of no row) leaves the mark alone.
+-- Deferred to the commit: every writer takes the mark's row lock last and holds it only while
+-- committing, so writers to different campaigns wait on it for moments and can never deadlock
+-- on it (a lock taken early, then a campaign row's, could meet another order).
+CREATE FUNCTION page_mark_bump() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE page_mark SET n = n + 1 WHERE xmin <> pg_current_xact_id()::xid;
+    RETURN NULL;
+END
+$$;
+
+DO $$
+DECLARE t TEXT;
+BEGIN
+    FOREACH t IN ARRAY ARRAY['campaigns', 'events', 'campaign_deletions', 'local_use',
+                             'dice_secrets', 'seat_keys', 'accounts', 'seats', 'web_sessions',
+                             'web_keys', 'seat_actions', 'undo_consents', 'dice_requests',
+                             'dice_answers', 'seat_campaigns', 'seen_marks', 'seat_mail'] LOOP
+        EXECUTE format('CREATE CONSTRAINT TRIGGER %I AFTER INSERT OR UPDATE OR DELETE ON %I '
+                       'DEFERRABLE INITIALLY DEFERRED '
+                       'FOR EACH ROW EXECUTE FUNCTION page_mark_bump()', t || '_page_mark', t);
+        EXECUTE format('CREATE TRIGGER %I AFTER TRUNCATE ON %I '
+                       'FOR EACH STATEMENT EXECUTE FUNCTION page_mark_bump()',
+                       t || '_page_mark_truncate', t);
+    END LOOP;
+END
+$$;
+"""
+
 MIGRATIONS: Final[list[tuple[str, str]]] = [
     ("0001_initial", _INITIAL),
     ("0002_secrets", _SECRETS),
@@ -296,6 +340,7 @@ MIGRATIONS: Final[list[tuple[str, str]]] = [
     ("0010_chain_marks", _CHAIN_MARKS),
     ("0011_seen_marks", _SEEN_MARKS),
     ("0012_seat_mail", _SEAT_MAIL),
+    ("0013_page_mark", _PAGE_MARK),
 ]
 """Every migration as ``(name, sql)``, in the order they are applied; never edit a shipped one."""
 

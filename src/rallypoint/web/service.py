@@ -94,9 +94,10 @@ class Service:
         In WAL mode every commit writes the ``-wal`` file (a checkpoint writes the main file), so
         their sizes and modification times, in nanoseconds, name the database's state; reading
         them costs two ``stat`` calls instead of opening and folding a campaign. On PostgreSQL
-        the server's WAL position (one small query on a kept connection) names it: it moves with
-        every commit. Read it once per request and pass it to :meth:`has_cached` and
-        :meth:`cached`: on PostgreSQL each read is a round trip.
+        the database's own change mark (one small query on a kept connection) names it: triggers
+        move it with every commit that writes what a page shows. Read it once per request and
+        pass it to :meth:`has_cached` and :meth:`cached`: on PostgreSQL each read is a round
+        trip.
         """
         if self.postgres:
             return (change_mark(str(self.db)),)
