@@ -155,3 +155,30 @@ def test_every_table_but_the_named_few_moves_the_mark(pg: str) -> None:
     assert tables >= NOT_MARKED
     assert marked == tables - NOT_MARKED
     assert truncate_marked == tables - NOT_MARKED
+
+
+def test_concurrent_writers_to_different_campaigns_all_land_past_the_one_mark(pg: str) -> None:
+    """Every write bumps the one mark row: writers must queue on it, never fail or deadlock."""
+    import threading
+
+    session = Session(pg)
+    cids = [session.create(SCENARIO, name=f"ridge {i}").id for i in range(4)]
+    before = change_mark(pg)
+    failures: list[BaseException] = []
+
+    def writer(cid: str) -> None:
+        try:
+            mine = Session(pg)
+            for version in range(1, 6):
+                mine.execute(cid, {"kind": "turn", "expected_version": version})
+        except BaseException as exc:  # surfaced below: a thread cannot fail the test itself
+            failures.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(cid,)) for cid in cids]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+    assert [session.resolve(cid).version for cid in cids] == [6, 6, 6, 6]
+    assert change_mark(pg) != before
