@@ -380,6 +380,26 @@ def test_a_report_at_the_prompts_is_confirmed_before_it_is_written(
     assert not list(tmp_path.glob("n*")), "'n' is no, not a file name"
 
 
+def test_a_bad_answer_is_refused_by_the_typed_report_before_it_is_shown_or_saved(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    db = tmp_path / "prompt.sqlite3"
+    monkeypatch.setenv("RALLYPOINT_DB", str(db))
+    assert runner.invoke(app, ["platoon", "create", "--name", "p"]).exit_code == 0
+    saved = tmp_path / "bad.json"
+    # Crew 1 knocked out with 0 days at ordnance (the rules take 1 to 60), its 5 men unhurt.
+    answers = ["k", "0", "", ""] + [""] * 5
+    for _ in range(4):
+        answers += ["", "", ""]
+    answers += ["", "", str(saved), "y"]
+    result = _prompted(answers)
+    assert result.exit_code == 2, result.output
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "bad platoon command" in result.stderr
+    assert "at report.tanks.0.ordnance_days" in result.stderr
+    assert "battle report for day 1" not in result.output, "the summary read untyped answers"
+    assert not saved.exists() and _events(db) == 1
+
+
 def test_men_and_tanks_by_name_and_decisions_by_name(db: Path, tmp_path: Path) -> None:
     ok("platoon", "create", "--roster", str(roster_file(tmp_path)), "--name", "r")
     listing = ok("platoon", "decisions")

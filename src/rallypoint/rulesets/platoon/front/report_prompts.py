@@ -19,6 +19,7 @@ from rich.markup import escape
 from rallypoint.cli.kit import console
 
 if TYPE_CHECKING:
+    from rallypoint.rulesets.platoon.battle import BattleReport
     from rallypoint.rulesets.platoon.model import PlatoonState
     from rallypoint.session import Campaign
 
@@ -96,25 +97,37 @@ def ask_report(c: Campaign) -> dict[str, Any]:
             "enemy_withdrawn": yes("enemy withdrawn?")}
 
 
-def summary_lines(state: PlatoonState, data: dict[str, Any]) -> list[str]:
-    """The report in words, tank by tank, for the player to check before it is written."""
-    lines = [f"battle report for day {data['day']}:"]
-    hurt = {m["man"]: m["result"] for m in data["men"]}
-    for t in data["tanks"]:
-        crew = state.crews[t["crew"]]
-        name = state.tanks[crew.tank].name if crew.tank else t["crew"]
-        words = [t["result"].replace("_", " ")]
-        if "ordnance_days" in t:
-            words.append(f"{t['ordnance_days']} days at ordnance")
-        if t.get("bailed_out"):
+def summary_lines(state: PlatoonState, report: BattleReport) -> list[str]:
+    """The report in words, tank by tank, for the player to check before it is written (read
+    from the typed report the rules validated, not from the answers' JSON)."""
+    lines = [f"battle report for day {report.day}:"]
+    hurt = {m.man: m.result.value for m in report.men}
+    for t in report.tanks:
+        crew = state.crews[t.crew]
+        name = state.tanks[crew.tank].name if crew.tank else t.crew
+        words = [t.result.value.replace("_", " ")]
+        if t.ordnance_days is not None:
+            words.append(f"{t.ordnance_days} days at ordnance")
+        if t.bailed_out:
             words.append("bailed out")
-        words.append(f"cohesion {t['cohesion']}")
-        lines.append(f"  crew {t['crew']} ({name}): {', '.join(words)}")
+        words.append(f"cohesion {t.cohesion}")
+        lines.append(f"  crew {t.crew} ({name}): {', '.join(words)}")
         for man_id in (m for m in crew.seats.values() if m and m in hurt):
             lines.append(f"    {state.men[man_id].name} ({man_id}): {hurt[man_id]}")
-    lines.append(f"  objective taken or held: {'yes' if data['objective'] else 'no'}; enemy "
-                 f"withdrawn: {'yes' if data['enemy_withdrawn'] else 'no'}")
+    lines.append(f"  objective taken or held: {'yes' if report.objective else 'no'}; enemy "
+                 f"withdrawn: {'yes' if report.enemy_withdrawn else 'no'}")
     return lines
+
+
+def typed_report(c: Campaign, data: dict[str, Any]) -> BattleReport:
+    """The answers as the rules' typed report, parsed as the command will be (a bad answer is
+    the same one-line refusal, before anything is shown or saved)."""
+    from rallypoint.rulesets.platoon.commands import IngestReport
+
+    command = c.ruleset.parse_command({"kind": "report", "report": data,
+                                       "expected_version": c.version})
+    assert isinstance(command, IngestReport)  # the "report" kind is this command
+    return command.report
 
 
 def review(c: Campaign, data: dict[str, Any]) -> None:
@@ -125,7 +138,7 @@ def review(c: Campaign, data: dict[str, Any]) -> None:
     """
     from rallypoint.session import write_atomically
 
-    for line in summary_lines(c.state, data):
+    for line in summary_lines(c.state, typed_report(c, data)):
         console.print(escape(line), highlight=False)
     where = str(typer.prompt("save these answers as a report file? (file name, Enter: no)",
                              default="", show_default=False)).strip()
