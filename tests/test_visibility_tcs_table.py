@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from rallypoint.core.json_types import JsonObject
 from rallypoint.core.visibility import (
     PUBLIC,
     REFEREE,
@@ -72,16 +73,17 @@ def test_a_reassign_or_attack_is_for_its_members_side_in_any_case(tmp_path: Path
 
 
 def test_an_attested_seam_count_on_a_sheet_is_withheld(tmp_path: Path) -> None:
-    sheet = {"sheet": "S", "members": ["ErP112"], "attest_distance": 2}
+    sheet: JsonObject = {"sheet": "S", "members": ["ErP112"], "attest_distance": 2}
     scenario = session_scenario(tmp_path)
     secrets, _ = TCS.event_secrets(scenario, {}, "sheet_written", sheet)
     assert ("attest_distance",) in {s.path for s in secrets.parts}
-    moved = {"counter": "1/ErP112-1", "hex": "A1.01", "left_center": None, "attest_distance": 1}
+    moved: JsonObject = {"counter": "1/ErP112-1", "hex": "A1.01", "left_center": None,
+                         "attest_distance": 1}
     secrets, _ = TCS.event_secrets(scenario, {}, "moved", moved)
     assert [(s.path, s.owner) for s in secrets.parts] == [(("attest_distance",), "finland")]
 
 
-def session_scenario(tmp_path: Path) -> dict[str, object]:
+def session_scenario(tmp_path: Path) -> JsonObject:
     session = Session(tmp_path / "s.sqlite3")
     ref = session.create(SCENARIO, name="s").id
     return dict(session.load(ref).created.scenario)

@@ -12,9 +12,10 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from rallypoint.core.errors import RallypointError
+from rallypoint.core.json_types import JsonValue
 from rallypoint.core.jsonpaths import Path
 from rallypoint.core.viewers import Viewer
 
@@ -78,16 +79,16 @@ class Declaration(Protocol):
     command's JSON form), never a ruleset's state objects, so filtering needs no rule to run.
     """
 
-    def sides(self, scenario: Mapping[str, Any]) -> tuple[str, ...]:
+    def sides(self, scenario: Mapping[str, JsonValue]) -> tuple[str, ...]:
         """The seats a campaign of this scenario has, one per side (ids)."""
         ...
 
-    def event_secrets(self, scenario: Mapping[str, Any], owners: Owners, event_type: str,
-                      payload: Mapping[str, Any]) -> tuple[EventSecrets, Owners]:
+    def event_secrets(self, scenario: Mapping[str, JsonValue], owners: Owners, event_type: str,
+                      payload: Mapping[str, JsonValue]) -> tuple[EventSecrets, Owners]:
         """What a ruleset event hides, and what to remember for later events."""
         ...
 
-    def public_summary(self, event_type: str, payload: Mapping[str, Any]) -> str:
+    def public_summary(self, event_type: str, payload: Mapping[str, JsonValue]) -> str:
         """What a redacted event says in the log (``payload`` is already redacted)."""
         ...
 
@@ -96,18 +97,18 @@ class Declaration(Protocol):
         redacted: a sender marking one so would dodge its hash check)."""
         ...
 
-    def view_secrets(self, scenario: Mapping[str, Any],
-                     state: Mapping[str, Any]) -> tuple[Secret, ...]:
+    def view_secrets(self, scenario: Mapping[str, JsonValue],
+                     state: Mapping[str, JsonValue]) -> tuple[Secret, ...]:
         """The secret parts of a state view (paths inside ``state_json``)."""
         ...
 
-    def decision_owner(self, scenario: Mapping[str, Any], state: Mapping[str, Any],
-                       decision: Mapping[str, Any]) -> str | None:
+    def decision_owner(self, scenario: Mapping[str, JsonValue], state: Mapping[str, JsonValue],
+                       decision: Mapping[str, JsonValue]) -> str | None:
         """The side a pending decision belongs to (``None``: anyone's)."""
         ...
 
-    def command_owner(self, scenario: Mapping[str, Any], state: Mapping[str, Any],
-                      command: Mapping[str, Any]) -> str | None:
+    def command_owner(self, scenario: Mapping[str, JsonValue], state: Mapping[str, JsonValue],
+                      command: Mapping[str, JsonValue]) -> str | None:
         """The side a command acts for (``None``: any seated side may make it)."""
         ...
 
@@ -135,16 +136,16 @@ class OpenDeclaration:
 
     side_ids: tuple[str, ...] = field(default=())
 
-    def sides(self, scenario: Mapping[str, Any]) -> tuple[str, ...]:
+    def sides(self, scenario: Mapping[str, JsonValue]) -> tuple[str, ...]:
         """No sides of its own."""
         return self.side_ids
 
-    def event_secrets(self, scenario: Mapping[str, Any], owners: Owners, event_type: str,
-                      payload: Mapping[str, Any]) -> tuple[EventSecrets, Owners]:
+    def event_secrets(self, scenario: Mapping[str, JsonValue], owners: Owners, event_type: str,
+                      payload: Mapping[str, JsonValue]) -> tuple[EventSecrets, Owners]:
         """Nothing is secret."""
         return NOTHING, owners
 
-    def public_summary(self, event_type: str, payload: Mapping[str, Any]) -> str:
+    def public_summary(self, event_type: str, payload: Mapping[str, JsonValue]) -> str:
         """Never needed (nothing is withheld)."""
         return event_type
 
@@ -152,18 +153,18 @@ class OpenDeclaration:
         """Nothing is secret."""
         return False
 
-    def view_secrets(self, scenario: Mapping[str, Any],
-                     state: Mapping[str, Any]) -> tuple[Secret, ...]:
+    def view_secrets(self, scenario: Mapping[str, JsonValue],
+                     state: Mapping[str, JsonValue]) -> tuple[Secret, ...]:
         """Nothing is secret."""
         return ()
 
-    def decision_owner(self, scenario: Mapping[str, Any], state: Mapping[str, Any],
-                       decision: Mapping[str, Any]) -> str | None:
+    def decision_owner(self, scenario: Mapping[str, JsonValue], state: Mapping[str, JsonValue],
+                       decision: Mapping[str, JsonValue]) -> str | None:
         """Anyone's."""
         return None
 
-    def command_owner(self, scenario: Mapping[str, Any], state: Mapping[str, Any],
-                      command: Mapping[str, Any]) -> str | None:
+    def command_owner(self, scenario: Mapping[str, JsonValue], state: Mapping[str, JsonValue],
+                      command: Mapping[str, JsonValue]) -> str | None:
         """Anyone's."""
         return None
 
