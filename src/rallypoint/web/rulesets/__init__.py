@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from rallypoint.core.json_types import JsonObject
 from rallypoint.core.ruleset import plugin
 from rallypoint.session import Campaign
 from rallypoint.web.due import Action
@@ -96,7 +97,7 @@ class RulesetView(Protocol):
         command field."""
         ...
 
-    def translate(self, items: Iterable[tuple[str, str]]) -> dict[str, Any]:
+    def translate(self, items: Iterable[tuple[str, str]]) -> JsonObject:
         """Submitted form fields → the command's JSON form."""
         ...
 
@@ -139,7 +140,7 @@ class View:
     lab_template: str | None = None
     lab_context: Context = _no_lab_context
     field_for: Callable[[tuple[str, ...]], str | None] = _no_field
-    translate: Callable[[Iterable[tuple[str, str]]], dict[str, Any]] = command_from_form
+    translate: Callable[[Iterable[tuple[str, str]]], JsonObject] = command_from_form
     preview_context: Callable[[Campaign, SeatPreview], dict[str, Any]] = _no_preview
 
 
