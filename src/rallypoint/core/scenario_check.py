@@ -24,11 +24,12 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Final, Protocol, cast
+from typing import Any, Final, Generic, Protocol, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
 from rallypoint.core.errors import DataFileError, RallypointError
+from rallypoint.core.json_types import JsonObject
 from rallypoint.core.problems import FIELD_FIX, Problem
 from rallypoint.core.ruleset import Ruleset, get_ruleset, ruleset_line_fix
 from rallypoint.core.tomlfile import line_naming, line_of, parse_toml, validation_problems
@@ -40,23 +41,27 @@ raises the first problem) so that :meth:`ScenarioFiles.scenario_problems` can re
 _FIELD_PART = re.compile(r"([A-Za-z_][\w-]*)|\[(\d+)\]")
 
 
-class ScenarioFiles(Protocol):
+M = TypeVar("M", bound=BaseModel)
+"""A ruleset's scenario model."""
+
+
+class ScenarioFiles(Protocol, Generic[M]):
     """What a ruleset adds so that its scenarios can be checked whole and given a schema.
 
     Optional; the core looks each member up by name.
     """
 
-    scenario_model: type[BaseModel]
+    scenario_model: type[M]
     """The pydantic model of a whole scenario file (its JSON Schema is the file's schema)."""
 
-    def scenario_problems(self, scenario: Any) -> Sequence[str | Problem]:
+    def scenario_problems(self, scenario: M) -> Sequence[str | Problem]:
         """Every problem of a scenario whose fields are each valid: what its model's
         cross-reference validator would raise, all of them. A plain text gets the fix of any
         refused field; a :class:`Problem` carries its own fix and field (file and line are
         filled in here)."""
         ...
 
-    def scenario_json(self, scenario: Any) -> dict[str, Any]:
+    def scenario_json(self, scenario: M) -> JsonObject:
         """The JSON-ready form a campaign stores (``load_scenario`` of a file gives the same).
 
         Raises:
@@ -65,11 +70,11 @@ class ScenarioFiles(Protocol):
         ...
 
 
-def scenario_files(ruleset: Ruleset[Any]) -> ScenarioFiles | None:
+def scenario_files(ruleset: Ruleset[Any]) -> ScenarioFiles[BaseModel] | None:
     """The ruleset's :class:`ScenarioFiles` members, or ``None`` when it lacks one."""
     members = ("scenario_model", "scenario_problems", "scenario_json")
     if all(hasattr(ruleset, name) for name in members):
-        return cast(ScenarioFiles, ruleset)
+        return cast(ScenarioFiles[BaseModel], ruleset)
     return None
 
 
@@ -110,8 +115,8 @@ def check_data(data: Mapping[str, Any], *, text: str = "", file: str = "",
     return _check_whole(rules, hooks, data, text, file)
 
 
-def _check_whole(rules: Ruleset[Any], hooks: ScenarioFiles, data: Mapping[str, Any], text: str,
-                 file: str) -> list[Problem]:
+def _check_whole(rules: Ruleset[Any], hooks: ScenarioFiles[BaseModel], data: Mapping[str, Any],
+                 text: str, file: str) -> list[Problem]:
     """Steps 3 to 5 of the module docstring for a ruleset with :class:`ScenarioFiles`."""
     parameters = _parameter_problems(rules, data.get("parameters"), text, file)
     try:
@@ -130,8 +135,8 @@ def _check_whole(rules: Ruleset[Any], hooks: ScenarioFiles, data: Mapping[str, A
     return []
 
 
-def _crossed_despite(exc: ValidationError, hooks: ScenarioFiles, data: Mapping[str, Any],
-                     text: str, file: str) -> list[Problem]:
+def _crossed_despite(exc: ValidationError, hooks: ScenarioFiles[BaseModel],
+                     data: Mapping[str, Any], text: str, file: str) -> list[Problem]:
     """The cross-reference problems of the rest of a file some of whose entries are refused.
 
     Each refused entry of a list (a unit with ``stamina = 0``) is left out and the rest checked,
