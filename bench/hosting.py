@@ -257,11 +257,12 @@ campaign.
 
 The campaign page on PostgreSQL serves {ratio:.0%} of SQLite's requests per second in the same
 run (the goal is at least 50 %; before the connection pool it was 1.5 %). A page served from a
-worker's cache costs SQLite two `stat` calls and PostgreSQL one statement,
-`pg_current_wal_lsn()`, on a connection each worker keeps for it (no pool borrow, no
-transaction), read once per request: before, two reads per request, each a pool borrow with its
-check and a transaction, cost about eight round trips. The WAL position is the whole
-PostgreSQL server's: writes to other databases on it only cost a re-render. On two cores shared
+worker's cache costs SQLite two `stat` calls and PostgreSQL one statement, reading the
+database's own change counter (`page_mark`, moved at commit by a trigger on every table a page
+shows: migration 0013) on a connection each worker keeps for it (no pool borrow, no
+transaction), once per request: before, two reads per request, each a pool borrow with its
+check and a transaction, cost about eight round trips, and the mark was the whole server's WAL
+position, which other databases' writes moved. On two cores shared
 with the load generator, more workers than cores only add switching: the 4-worker rows measure
 that the workers serve correctly together, not a speed-up this machine can show.
 
