@@ -327,10 +327,7 @@ def _check_undo(log: Sequence[EventRecord], record: EventRecord,
     """
     difference = undo_difference(log[:record.seq - 1], record, views)
     if difference is not None:
-        raise IntegrityError(
-            f"#{record.seq} (undone) is not the undo of the log before it: {difference.path}: "
-            f"stated {difference.stated}, re-derived {difference.derived}",
-            where=f"seq {record.seq}", fix=_DISTRUST)
+        raise _not_the_undo(record, difference)
 
 
 def _check_undo_target(effective: Sequence[int], record: EventRecord) -> None:
@@ -342,10 +339,15 @@ def _check_undo_target(effective: Sequence[int], record: EventRecord) -> None:
     """
     difference = target_difference(effective[-1] if effective else None, record)
     if difference is not None:
-        raise IntegrityError(
-            f"#{record.seq} (undone) is not the undo of the log before it: {difference.path}: "
-            f"stated {difference.stated}, re-derived {difference.derived}",
-            where=f"seq {record.seq}", fix=_DISTRUST)
+        raise _not_the_undo(record, difference)
+
+
+def _not_the_undo(record: EventRecord, difference: Difference) -> IntegrityError:
+    """The one refusal of an ``undone`` event that is not the undo of the log before it."""
+    return IntegrityError(
+        f"#{record.seq} (undone) is not the undo of the log before it: {difference.path}: "
+        f"stated {difference.stated}, re-derived {difference.derived}",
+        where=f"seq {record.seq}", fix=_DISTRUST)
 
 
 @runtime_checkable
