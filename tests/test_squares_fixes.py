@@ -93,7 +93,7 @@ def test_the_command_line_says_each_refusal_as_before(db: Path) -> None:
         "disordered, or wait.")
     assert _said("squares", "sight", "A1", "B1", "--set", "auto") == (
         "error (illegal-now): there is no ruling on sight between A1 and B1 to remove. Give "
-        "--clear or --blocked to make one.")
+        "--set clear or --set blocked to make one.")
     _said("squares", "rally", "kempt", "79th", "--dice", "5", status=0)
     assert _said("squares", "move", "kempt", "C3") == (
         "error (illegal-now): Kempt is attached to 79th Highlanders until either of them "

@@ -13,8 +13,9 @@ _REST = "`rallypoint platoon rest`"
 _ROSTER = "`rallypoint platoon roster`"
 
 FIXES: dict[str, str] = {
-    # Said as before the words left the rules, though no `platoon day` verb exists.
-    FixKind.PLAY_NEW_YEAR: "Play the new year's days first (`rallypoint platoon day`).",
+    # A day is played by resting, fighting (`battle`, `report`) or `autoplay`; no verb is "day".
+    FixKind.PLAY_NEW_YEAR: "Play the new year's days first (`rallypoint platoon rest`, "
+                           "`battle` or `report`).",
     FixKind.REST_NO_ACTION: f"Use {_REST} for a day out of action.",
     FixKind.REST_WITHDRAWN: f"Use {_REST} (the day passes as rest).",
     FixKind.REST: f"Use {_REST}.",

@@ -18,7 +18,7 @@ FIXES: dict[str, str] = {
     FixKind.SQUARES_COMMAND: "Use one of the `rallypoint squares` commands.",
     FixKind.ADVANCE_TURN: "Advance the turn (`rallypoint squares turn`) first.",
     FixKind.ACTIVATE_FIRST: "Activate the leader first (`rallypoint squares activate {who}`).",
-    FixKind.RULE_SIGHT: "Give --clear or --blocked to make one.",
+    FixKind.RULE_SIGHT: "Give --set clear or --set blocked to make one.",
     FixKind.RALLY_SP_INSTEAD: "Rally for SP (--kind sp) instead, if it has lost {lost} or more.",
     FixKind.RALLY_DISORDER_OR_WAIT: "Rally for disorder (--kind disorder) if it is disordered, "
                                     "or wait.",

@@ -30,8 +30,10 @@ FIXES: dict[str, str] = {
     FixKind.RESOLVE_FIRST: "Resolve its distribution first (`rallypoint tcs resolve`).",
     FixKind.ADVANCE_TURN: "Advance the turn (`rallypoint tcs turn`) and check again.",
     FixKind.ROLL_FO_FIRST: "Roll it first (`rallypoint tcs fo`), or add --skip-fo to let it pass.",
+    # The same words as the library's: the CLI has no verb of its own for it (the session
+    # accrues before the next command).
     FixKind.ACCRUE_OWED: "Accrue what is owed first (the session does it before your next "
-                         "command; `owed` gives the command).",
+                         "command).",
     FixKind.MARK_NOW: "Mark it during that turn, or leave --turn out.",
 }
 """Fix kind → what the command line says (``{company}``: the fix's value)."""
