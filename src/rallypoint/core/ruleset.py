@@ -90,17 +90,22 @@ def parse_with(adapter: TypeAdapter[Any], data: Mapping[str, JsonValue],
     return command
 
 
-Policy = Callable[[Any, Decision, int], Command]
+Policy = Callable[[S_contra, Decision, int], Command]
 """A named default policy: (state, decision, version) → the command that answers it."""
 
 
 @dataclass(frozen=True)
-class PolicyInfo:
-    """A policy and the sentence that says what it does."""
+class PolicyInfo(Generic[S_contra]):
+    """A policy and the sentence that says what it does.
+
+    Generic over the state its ``decide`` reads, and contravariant in it: a list of policies of
+    rulesets whose state is not known here is ``PolicyInfo[Never]`` (names and summaries to
+    show; ``decide`` is for those who hold the ruleset, through :meth:`Ruleset.policies`).
+    """
 
     name: str
     summary: str
-    decide: Policy
+    decide: Policy[S_contra]
 
 
 class Ruleset(Protocol, Generic[S, E]):
@@ -149,7 +154,7 @@ class Ruleset(Protocol, Generic[S, E]):
         """Decisions waiting on the player, in the order they should be answered."""
         ...
 
-    def policies(self) -> Sequence[PolicyInfo]:
+    def policies(self) -> Sequence[PolicyInfo[S]]:
         """Named default policies for automatic play; the first is the default."""
         ...
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Never
 
 from rallypoint.core.campaign import Campaign
 from rallypoint.core.events import ChainProblem
@@ -154,8 +154,9 @@ class Session(Handle):
         """Decisions waiting on the player, in answering order, each with its legal choices."""
         return reading.pending(self, ref)
 
-    def policies(self, ref: str) -> list[PolicyInfo]:
-        """The named policies that can answer the campaign's decisions; the first is the default."""
+    def policies(self, ref: str) -> list[PolicyInfo[Never]]:
+        """The named policies that can answer the campaign's decisions; the first is the default
+        (their names and summaries: the state their ``decide`` reads is the ruleset's own)."""
         return reading.policies(self, ref)
 
     def log(self, ref: str) -> list[LogEntry]:

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rallypoint.core.campaign import Campaign
 from rallypoint.core.errors import IllegalNowError
-from rallypoint.core.ruleset import Decision, PolicyInfo, Ruleset
+from rallypoint.core.ruleset import Decision, E, PolicyInfo, Ruleset, S
 
 
-def policy_named(ruleset: Ruleset[Any], name: str | None) -> PolicyInfo:
+def policy_named(ruleset: Ruleset[S, E], name: str | None) -> PolicyInfo[S]:
     """A ruleset's named policy (``None``: its default, the first).
 
     Raises:

@@ -6,7 +6,7 @@ it never creates, migrates or locks it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Never
 
 from rallypoint.core.campaign import Campaign
 from rallypoint.core.ruleset import Decision, PolicyInfo
@@ -34,8 +34,9 @@ def pending(handle: Handle, ref: str) -> list[Decision]:
     return campaign.ruleset.pending(campaign.state)
 
 
-def policies(handle: Handle, ref: str) -> list[PolicyInfo]:
-    """The named policies that can answer the campaign's decisions; the first is the default."""
+def policies(handle: Handle, ref: str) -> list[PolicyInfo[Never]]:
+    """The named policies that can answer the campaign's decisions; the first is the default
+    (their names and summaries: the state their ``decide`` reads is the ruleset's own)."""
     return list(load(handle, ref).ruleset.policies())
 
 

@@ -230,7 +230,7 @@ class PlatoonRuleset:
         """What the day asks for next: the battle, a rest day, or the year's end (14.9)."""
         return platoon_due(state)
 
-    def policies(self) -> Sequence[PolicyInfo]:
+    def policies(self) -> Sequence[PolicyInfo[PlatoonState]]:
         """``by_trade`` (default) and ``wait_for_depot``."""
         return policies.POLICIES
 

@@ -129,7 +129,7 @@ class SquaresRuleset:
 
         return due(state)
 
-    def policies(self) -> Sequence[PolicyInfo]:
+    def policies(self) -> Sequence[PolicyInfo[SquaresState]]:
         """``best_odds`` (default) and ``safest``, answering :func:`rally_decisions`."""
         return [
             PolicyInfo("best_odds", "rally with the leader and kind most likely to pass (ties: "

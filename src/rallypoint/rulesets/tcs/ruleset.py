@@ -161,7 +161,7 @@ class TcsRuleset:
                 options=opt.to_json()))
         return decisions
 
-    def policies(self) -> Sequence[PolicyInfo]:
+    def policies(self) -> Sequence[PolicyInfo[TcsState]]:
         """``rebuild`` (default; reproduces the worked examples) and ``heal_first``."""
         def wrap(name: str) -> Any:
             def decide(state: TcsState, decision: Decision, version: int) -> Command:

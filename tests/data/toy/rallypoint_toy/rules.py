@@ -111,7 +111,7 @@ class ToyRuleset:
     def pending(self, state: Camp) -> list[Decision]:
         return []
 
-    def policies(self) -> Sequence[PolicyInfo]:
+    def policies(self) -> Sequence[PolicyInfo[Camp]]:
         return [PolicyInfo("first", "send the first party", lambda s, d, v: Forage(
             expected_version=v, party=s.parties[0]))]
 

@@ -93,7 +93,7 @@ class Prepared:
     """What every run of a chunk starts from."""
 
     state: PlatoonState
-    policy: PolicyInfo
+    policy: PolicyInfo[PlatoonState]
     days: int
     year_days: int
 

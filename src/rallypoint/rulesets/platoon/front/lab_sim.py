@@ -58,7 +58,8 @@ def _step(state: PlatoonState, command: Command, roller: NumpyRoller) -> Platoon
     return transition(state, command, pd.Recorder(roller), PLATOON.hooks)
 
 
-def _decide_all(state: PlatoonState, policy: PolicyInfo, roller: NumpyRoller) -> PlatoonState:
+def _decide_all(state: PlatoonState, policy: PolicyInfo[PlatoonState],
+                roller: NumpyRoller) -> PlatoonState:
     while decisions := PLATOON.pending(state):
         state = _step(state, policy.decide(state, decisions[0], 0), roller)
     return state

@@ -105,7 +105,7 @@ class PlatoonPage:
     park: Mapping[str, Tank]
     unassigned: tuple[Man, ...]
     pending: tuple[Decision, ...]
-    policies: tuple[PolicyInfo, ...]
+    policies: tuple[PolicyInfo[PlatoonState], ...]
     tank_results: tuple[str, ...] = TANK_RESULTS
     man_results: tuple[str, ...] = MAN_RESULTS
 
