@@ -23,6 +23,7 @@ from rallypoint.core.errors import IllegalNowError
 from rallypoint.core.ruleset import Command, Decision
 from rallypoint.dice import ChanceNode, Roll, SeededRoller
 from rallypoint.rulesets.platoon import RULESET
+from rallypoint.rulesets.platoon.choices import CommanderChoices, PlaceChoices, TankChoices
 from rallypoint.rulesets.platoon.commands import (
     AssignTank,
     FillCommander,
@@ -43,14 +44,16 @@ def _explicit(state: PlatoonState, decision: Decision, version: int, pick: int) 
     """A legal answer to ``decision`` chosen by ``pick`` among those the engine lists."""
     options = decision.options
     if decision.kind == "place":
-        seat = options["seats"][pick % len(options["seats"])]
-        return PlaceMan(expected_version=version, man=decision.subject, crew=seat["crew"],
-                        seat=Seat(seat["seat"]))
+        seats = PlaceChoices.model_validate(options).seats
+        seat = seats[pick % len(seats)]
+        return PlaceMan(expected_version=version, man=decision.subject, crew=seat.crew,
+                        seat=Seat(seat.seat))
     if decision.kind == "tank":
-        crews = options["crews"]
+        crews = TankChoices.model_validate(options).crews
         return AssignTank(expected_version=version, tank=decision.subject,
                           crew=crews[pick % len(crews)])
-    choices = [*options["own"], *options["other"], None]
+    commander = CommanderChoices.model_validate(options)
+    choices = [*commander.own, *commander.other, None]
     man = choices[pick % len(choices)]
     if man is None:
         return WaitCommander(expected_version=version, crew=decision.subject)

@@ -50,6 +50,7 @@ from rallypoint.dice import ScriptedRoller
 from rallypoint.rulesets.platoon import RULESET
 from rallypoint.rulesets.platoon import dice as pd
 from rallypoint.rulesets.platoon.battle import BattleReport
+from rallypoint.rulesets.platoon.choices import CommanderChoices
 from rallypoint.rulesets.platoon.commands import (
     AssignTank,
     FillCommander,
@@ -820,7 +821,8 @@ def test_a_tank_whose_commander_is_killed_fights_uncommanded() -> None:
     decision = next(d for d in RULESET.pending(c.state) if d.kind == "commander")
     assert decision.subject == "2"
     assert decision.options["own"] == ["2G", "2L", "2D", "2A"]
-    assert "1C" not in decision.options["other"] and "1G" in decision.options["other"]
+    other = CommanderChoices.model_validate(decision.options).other
+    assert "1C" not in other and "1G" in other
     assert decision.options["wait"] is True
 
 

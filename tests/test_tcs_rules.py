@@ -27,6 +27,7 @@ from rallypoint.core.events import Undone
 from rallypoint.core.ruleset import Command
 from rallypoint.dice import Roll, ScriptedRoller
 from rallypoint.rulesets.tcs import recovery as rec
+from rallypoint.rulesets.tcs.choices import DistributeChoices
 from rallypoint.rulesets.tcs.commands import (
     AdvanceTurn,
     CheckImplementation,
@@ -756,8 +757,8 @@ def test_pairing_scope_formation(tmp_path: Path) -> None:
     # dead platoon is no longer "the only counter": bringing it back sends another Very Dead,
     # which may come from another company.
     c = ex1_ready(example_with(tmp_path, "example1", pairing_scope="formation"))
-    opts = c.ruleset.pending(c.state)[1].options
-    assert (opts["single_dead_counter"], len(opts["dead_pile"]), opts["max_resurrections"]) == (
+    opts = DistributeChoices.model_validate(c.ruleset.pending(c.state)[1].options)
+    assert (opts.single_dead_counter, len(opts.dead_pile), opts.max_resurrections) == (
         False, 8, 1)
     refuse(c, D(c, "2/ErP112", resurrect={"2/ErP112-dead": 4}), IllegalNowError, "exactly 1")
     c = dist(c, "2/ErP112", resurrect={"2/ErP112-dead": 4}, very_dead=("3/ErP112-d-4",))
@@ -851,7 +852,8 @@ def test_very_dead_never_returns(example1: Campaign) -> None:
            "can never be recovered")
     refuse(c, MoveCounter(expected_version=c.version, counter="2/ErP112-vd", hex="17.21"),
            IllegalNowError)
-    assert "2/ErP112-vd" not in c.ruleset.pending(c.state)[1].options["resurrect"]
+    assert "2/ErP112-vd" not in DistributeChoices.model_validate(
+        c.ruleset.pending(c.state)[1].options).resurrect
 
 
 # -- placement in or next to the center ------------------------------------------------------------

@@ -22,7 +22,7 @@ from typing_extensions import TypeVar as DefaultedTypeVar
 from rallypoint.core.differences import Difference
 from rallypoint.core.errors import MalformedInputError, UnknownIdError
 from rallypoint.core.events import EventModel
-from rallypoint.core.json_types import JsonValue
+from rallypoint.core.json_types import JsonObject, JsonValue
 from rallypoint.dice import ChanceNode, Roll, Roller
 from rallypoint.errors import Hint
 
@@ -65,18 +65,21 @@ class Decision(BaseModel):
     kind: str
     subject: str
     prompt: str
-    options: dict[str, Any] = {}
+    options: JsonObject = {}
 
 
-def parse_with(adapter: TypeAdapter[Any], data: Mapping[str, JsonValue],
-               ruleset: str) -> Command:
+C = TypeVar("C", bound=Command)
+"""A ruleset's command type (its discriminated union of :class:`Command` models)."""
+
+
+def parse_with(adapter: TypeAdapter[C], data: Mapping[str, JsonValue], ruleset: str) -> C:
     """Validate JSON into one of a ruleset's commands (a discriminated union on ``kind``).
 
     Raises:
         MalformedInputError: The JSON is not a command of this ruleset, naming the field.
     """
     try:
-        command: Command = adapter.validate_python(dict(data))
+        command = adapter.validate_python(dict(data))
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = list(first["loc"])

@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 from rallypoint.core.ruleset import Command, Decision, PolicyInfo
+from rallypoint.rulesets.platoon.choices import (
+    CommanderChoices,
+    PlaceChoices,
+    SeatChoice,
+    TankChoices,
+)
 from rallypoint.rulesets.platoon.commands import AssignTank, FillCommander, PlaceMan, WaitCommander
 from rallypoint.rulesets.platoon.model import SEATS, PlatoonState, Seat, Status
 
@@ -21,8 +27,8 @@ def pending(state: PlatoonState) -> list[Decision]:
                 key=f"place:{man.id}", kind="place", subject=man.id,
                 prompt=f"place {man.name} ({man.trade.value}, skill {man.skill}"
                        f"{', transfer' if man.transfer else ''})",
-                options={"trade": man.trade.value,
-                         "seats": [{"crew": c, "seat": s.value} for c, s in empty]}))
+                options=PlaceChoices(trade=man.trade.value, seats=tuple(
+                    SeatChoice(crew=c, seat=s.value) for c, s in empty)).to_json()))
     for crew in state.crews.values():
         key = f"commander:{crew.id}"
         if crew.seats[Seat.COMMANDER] is not None or key in state.deferred:
@@ -33,13 +39,14 @@ def pending(state: PlatoonState) -> list[Decision]:
         decisions.append(Decision(
             key=key, kind="commander", subject=crew.id,
             prompt=f"crew {crew.id} has no commander: its own man, another crew's, or wait",
-            options={"own": own, "other": other, "wait": True}))
+            options=CommanderChoices(own=tuple(own), other=tuple(other), wait=True).to_json()))
     tankless = [c.id for c in state.crews.values() if c.tank is None]
     if tankless:
         for tank in state.park():
             decisions.append(Decision(
                 key=f"tank:{tank.id}", kind="tank", subject=tank.id,
-                prompt=f"{tank.name} ({tank.id}) waits in the park", options={"crews": tankless}))
+                prompt=f"{tank.name} ({tank.id}) waits in the park",
+                options=TankChoices(crews=tuple(tankless)).to_json()))
     return decisions
 
 
@@ -57,7 +64,8 @@ def _tank(state: PlatoonState, decision: Decision, version: int) -> Command:
     # A tank back from ordnance goes back to its own crew (14.6 "returning from ordnance as
     # itself") if that crew is still without one; any other to the first crew without one.
     own = state.tanks[decision.subject].own_crew
-    crews = sorted(decision.options["crews"], key=lambda c: (c != own, len(c), c))
+    crews = sorted(TankChoices.model_validate(decision.options).crews,
+                   key=lambda c: (c != own, len(c), c))
     crew = crews[0]
     return AssignTank(expected_version=version, tank=decision.subject, crew=crew)
 
@@ -69,7 +77,7 @@ def by_trade(state: PlatoonState, decision: Decision, version: int) -> Command:
         return _place(state, decision, version)
     if decision.kind == "tank":
         return _tank(state, decision, version)
-    own = sorted(decision.options["own"],
+    own = sorted(CommanderChoices.model_validate(decision.options).own,
                  key=lambda m: (-state.men[m].skill, state.men[m].seat is not Seat.GUNNER, m))
     if own:
         return FillCommander(expected_version=version, crew=decision.subject, man=own[0])

@@ -60,7 +60,7 @@ from rallypoint.rulesets.platoon.section9 import DEFAULT_HOOKS, Hooks
 from rallypoint.rulesets.platoon.table import TABLE
 from rallypoint.rulesets.platoon.year import year_end
 
-_COMMANDS: TypeAdapter[Any] = TypeAdapter(PlatoonCommand)
+_COMMANDS: TypeAdapter[PlatoonCommand] = TypeAdapter(PlatoonCommand)
 
 
 def initial_state(scenario: Mapping[str, Any], rules_data: Mapping[str, Any]) -> PlatoonState:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rallypoint.core.ruleset import Decision
+from rallypoint.rulesets.platoon.choices import CommanderChoices, PlaceChoices, TankChoices
 from rallypoint.rulesets.platoon.model import SEATS, PlatoonState, Status, TankStatus, Wound
 
 if TYPE_CHECKING:
@@ -53,14 +54,16 @@ def decision_lines(state: PlatoonState, decision: Decision) -> list[str]:
     o = decision.options
     lines = [f"{decision.key}: {decision.prompt}"]
     if decision.kind == "place":
-        seats = [f"crew {s['crew']} {s['seat'].replace('_', ' ')}" for s in o["seats"]]
+        place = PlaceChoices.model_validate(o)
+        seats = [f"crew {s.crew} {s.seat.replace('_', ' ')}" for s in place.seats]
         lines.append(f"  empty seats: {', '.join(seats)}")
     elif decision.kind == "commander":
-        own = ", ".join(_who(state, m) for m in o["own"]) or "none"
-        other = ", ".join(_who(state, m) for m in o["other"]) or "none"
+        commander = CommanderChoices.model_validate(o)
+        own = ", ".join(_who(state, m) for m in commander.own) or "none"
+        other = ", ".join(_who(state, m) for m in commander.other) or "none"
         lines += [f"  its own men: {own}", f"  from another crew: {other}", "  or wait"]
     elif decision.kind == "tank":
-        lines.append(f"  crews without a tank: {', '.join(o['crews'])}")
+        lines.append(f"  crews without a tank: {', '.join(TankChoices.model_validate(o).crews)}")
     return lines
 
 

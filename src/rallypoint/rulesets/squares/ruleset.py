@@ -11,6 +11,7 @@ from pydantic import TypeAdapter
 
 from rallypoint.core.due import Due
 from rallypoint.core.errors import IllegalNowError
+from rallypoint.core.json_types import JsonValue
 from rallypoint.core.ruleset import Command, Decision, PolicyInfo, parse_with
 from rallypoint.dice import Roll, Roller, fraction_text
 from rallypoint.errors import Hint
@@ -32,7 +33,7 @@ from rallypoint.rulesets.squares.scenario import Scenario, load_scenario, scenar
 from rallypoint.rulesets.squares.state import SquaresState
 from rallypoint.rulesets.squares.table import TABLE
 
-_COMMANDS: TypeAdapter[Any] = TypeAdapter(SquaresCommand)
+_COMMANDS: TypeAdapter[SquaresCommand] = TypeAdapter(SquaresCommand)
 
 
 def rally_decisions(state: SquaresState) -> list[Decision]:
@@ -41,7 +42,7 @@ def rally_decisions(state: SquaresState) -> list[Decision]:
     These are *offered*, not pending: the rules never wait for a rally. Automatic play answers
     them with a policy.
     """
-    by_unit: dict[str, list[dict[str, Any]]] = {}
+    by_unit: dict[str, list[JsonValue]] = {}
     for plan in opportunities(state):
         odds = plan.odds(state)
         by_unit.setdefault(plan.unit, []).append({

@@ -8,10 +8,11 @@ policy reproduces every distribution in the seed's two worked examples.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from rallypoint.core.errors import IllegalNowError, UnknownIdError
+from rallypoint.core.json_types import JsonObject
 from rallypoint.errors import Fix, Hint
+from rallypoint.rulesets.tcs.choices import DistributeChoices
 from rallypoint.rulesets.tcs.commands import Distribute, Transfer
 from rallypoint.rulesets.tcs.fixes import FixKind, fix
 from rallypoint.rulesets.tcs.hexes import Hex, hexes_apart
@@ -49,20 +50,13 @@ class Options:
         """Counters that must go Very Dead when ``resurrected`` come back."""
         return min(resurrected, len(self.scope_dead) - resurrected)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """JSON form, listed by ``tcs choices``."""
-        return {
-            "company": self.company,
-            "steps": self.steps,
-            "heal": self.heal,
-            "resurrect": self.resurrect,
-            "dead_pile": list(self.scope_dead),
-            "max_resurrections": self.limit,
-            "very_dead_per_resurrection": 1,
-            "single_dead_counter": self.single,
-            "center": self.center,
-            "redistribution": self.redistribution,
-        }
+        return DistributeChoices(
+            company=self.company, steps=self.steps, heal=self.heal, resurrect=self.resurrect,
+            dead_pile=self.scope_dead, max_resurrections=self.limit,
+            very_dead_per_resurrection=1, single_dead_counter=self.single, center=self.center,
+            redistribution=self.redistribution).to_json()
 
 
 def scope_dead(state: TcsState, company_id: str) -> tuple[str, ...]:

@@ -35,10 +35,11 @@ from rallypoint.rulesets.tcs.table import TABLE
 
 if TYPE_CHECKING:
     from rallypoint.dice import Roll, Roller
+    from rallypoint.rulesets.tcs.commands import TcsCommand
 
 
 @cache
-def _commands() -> TypeAdapter[Any]:
+def _commands() -> TypeAdapter[TcsCommand]:
     """The command parser, built on first use (it needs every command model)."""
     from rallypoint.rulesets.tcs.commands import TcsCommand
 

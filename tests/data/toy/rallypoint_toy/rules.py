@@ -66,7 +66,7 @@ def reading(total: int) -> str:
 
 
 _CHANGE = {"ambushed": -1, "nothing": 0, "found": 1}
-_COMMANDS: TypeAdapter[Any] = TypeAdapter(Forage)
+_COMMANDS: TypeAdapter[Forage] = TypeAdapter(Forage)
 
 
 class ToyRuleset:

@@ -294,6 +294,8 @@ def choices(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
     """List pending distributions and their legal choices."""
     from rich.markup import escape
 
+    from rallypoint.rulesets.tcs.choices import DistributeChoices
+
     c = current(campaign)
     decisions = c.ruleset.pending(c.state)
     if as_json:
@@ -302,16 +304,16 @@ def choices(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
     if not decisions:
         console.print("no decisions pending")
     for d in decisions:
-        o = d.options
-        heal = ", ".join(f"{k} up to +{v}" for k, v in o["heal"].items()) or "none"
-        back = ", ".join(f"{k} (full {v})" for k, v in o["resurrect"].items()) or "none"
+        o = DistributeChoices.model_validate(d.options)
+        heal = ", ".join(f"{k} up to +{v}" for k, v in o.heal.items()) or "none"
+        back = ", ".join(f"{k} (full {v})" for k, v in o.resurrect.items()) or "none"
         lines = [
-            f"{d.subject}: {o['steps']} step(s) to distribute",
+            f"{d.subject}: {o.steps} step(s) to distribute",
             f"  heal: {heal}",
             f"  resurrect: {back}",
-            f"  Dead Pile {', '.join(o['dead_pile']) or 'empty'}: at most "
-            f"{o['max_resurrections']} may come back, each sending another Very Dead"
-            + (" (a lone counter takes every step)" if o["single_dead_counter"] else ""),
+            f"  Dead Pile {', '.join(o.dead_pile) or 'empty'}: at most "
+            f"{o.max_resurrections} may come back, each sending another Very Dead"
+            + (" (a lone counter takes every step)" if o.single_dead_counter else ""),
         ]
         for line in lines:
             console.print(escape(line), highlight=False)
