@@ -8,8 +8,11 @@ The expected lines are written from the toy's rules by hand (d6: 1 ambushed -1, 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
+from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -188,7 +191,60 @@ def test_simulate_scene_runs_the_toys_lab_part(tmp_path: Path) -> None:
         "supplies", f"{mean(supplies):.3f}".rstrip("0").rstrip("."), "0", "5"]
 
 
-def test_simulate_scene_refuses_a_ruleset_without_a_lab_part(tmp_path: Path) -> None:
+def test_simulate_scene_refuses_a_ruleset_without_a_lab_part_or_declared_rolls(
+        tmp_path: Path) -> None:
     out = rp(tmp_path / "x.sqlite3", "simulate", "scene", "farm_below_the_ridge", code=2)
-    assert out == ("error (unknown-id): the squares ruleset has no lab part to simulate. "
-                   "`rallypoint simulate --help` lists what the lab runs.\n")
+    assert " ".join(out.split()) == (
+        "error (unknown-id): the squares ruleset has no lab part to simulate and declares no "
+        "roll open at the start of 'farm_below_the_ridge'. `rallypoint simulate --help` lists "
+        "what the lab runs.")
+
+
+@pytest.fixture
+def toy_without_lab() -> Iterator[None]:
+    # The toy as a plugin that names its rules only: registered ahead of the installed one.
+    register(RulesetPlugin(name="toy", rules="rallypoint_toy.rules:RULESET"))
+    try:
+        yield
+    finally:
+        unregister("toy")
+
+
+def _scene(db: Path, runs: int, seed: int) -> dict[str, Any]:
+    shown: dict[str, Any] = json.loads(rp(db, "simulate", "scene", str(toy_kit.SCENARIO),
+                                          "--runs", str(runs), "--seed", str(seed), "--json"))
+    return shown
+
+
+@pytest.mark.usefixtures("toy_without_lab")
+def test_simulate_scene_without_a_lab_part_samples_the_declared_rolls(tmp_path: Path) -> None:
+    runs = 6000
+    shown = _scene(tmp_path / "x.sqlite3", runs, 7)
+    assert [(r["title"], r["dice"]) for r in shown["rolls"]] == [
+        ("north forages", "1d6"), ("south forages", "1d6")]
+    # The toy's reading by hand: 1 ambushed, 2-4 nothing, 5-6 found.
+    law = {"ambushed": Fraction(1, 6), "nothing": Fraction(1, 2), "found": Fraction(1, 3)}
+    for rolled in shown["rolls"]:
+        seen = {o["outcome"]: o["seen"] for o in rolled["outcomes"]}
+        assert [(o["outcome"], Fraction(o["exact"])) for o in rolled["outcomes"]] == list(
+            law.items())
+        assert sum(seen.values()) == runs
+        for outcome, p in law.items():  # each count within 5 standard deviations of its law
+            assert abs(seen[outcome] - runs * p) < 5 * math.sqrt(runs * p * (1 - p)), outcome
+    assert shown["rolls"][0]["outcomes"] != shown["rolls"][1]["outcomes"]  # a seed per roll
+    assert _scene(tmp_path / "x.sqlite3", runs, 7) == shown
+    assert _scene(tmp_path / "x.sqlite3", runs, 8) != shown
+
+
+@pytest.mark.usefixtures("toy_without_lab")
+def test_simulate_scene_without_a_lab_part_prints_a_table_per_roll(tmp_path: Path) -> None:
+    counts = [[o["seen"] for o in r["outcomes"]] for r in _scene(tmp_path / "x.sqlite3", 60, 3)[
+        "rolls"]]
+    lines = rp(tmp_path / "x.sqlite3", "simulate", "scene", "ford", "--runs", "60", "--seed",
+               "3").splitlines()
+    assert lines[0] == "ford (toy): 60 runs, seed 3, of each roll open at the start (no lab part)"
+    assert lines[1] == "north forages (1d6)"
+    assert lines[2].split() == ["outcome", "exact", "seen", "share"]
+    assert lines[4].split() == ["ambushed", "1/6", "(16.7%)", str(counts[0][0]),
+                                f"{counts[0][0] / 60:.1%}"]
+    assert lines[7] == "south forages (1d6)"

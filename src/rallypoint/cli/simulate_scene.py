@@ -3,6 +3,8 @@
 A ruleset whose plugin names a ``lab`` part (:class:`rallypoint.core.parts.LabPart`, the
 simulation its campaign's lab page draws) is simulated here too, whether or not it brings
 simulate commands of its own: the same runs, through its real rules, summarised per metric.
+A ruleset without one falls back on the rolls its rules declare open at the scenario's start,
+each sampled beside its exact odds (:mod:`rallypoint.lab.declared`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from rallypoint.cli.session import JsonOpt, console, guarded, print_json
 from rallypoint.core.errors import MalformedInputError, UnknownIdError
 from rallypoint.core.parts import LabPart
 from rallypoint.core.ruleset import plugin, ruleset_line_fix
+from rallypoint.lab.declared import RollSample, declared_at_start, sample_declared
 
 ScenarioArg = Annotated[Path, typer.Argument(
     help="A scenario file, or a shipped scenario's name (`rallypoint scenarios` lists them).",
@@ -39,7 +42,13 @@ def scene(scenario: ScenarioArg,
     with guarded():
         path = shipped_scenario(scenario)
         name, part = _lab_part_of(path)
-        values = part.simulate(path, runs, seed)
+        if part is None:
+            rolls = _declared_rolls(name, path, runs, seed)
+        else:
+            values = part.simulate(path, runs, seed)
+    if part is None:
+        _print_rolls(name, path, runs, seed, rolls, as_json=as_json)
+        return
     summary = {metric: _summary(values[metric]) for metric in part.metrics}
     if as_json:
         print_json({"ruleset": name, "scenario": path.stem, "runs": runs, "seed": seed,
@@ -52,12 +61,12 @@ def scene(scenario: ScenarioArg,
     console.print(table)
 
 
-def _lab_part_of(path: Path) -> tuple[str, LabPart]:
-    """The ruleset a scenario file names and its lab part.
+def _lab_part_of(path: Path) -> tuple[str, LabPart | None]:
+    """The ruleset a scenario file names and its lab part (``None``: it names none).
 
     Raises:
         MalformedInputError: The file cannot be read or names no ruleset.
-        UnknownIdError: No such ruleset, or one whose plugin names no lab part.
+        UnknownIdError: No such ruleset.
     """
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -71,10 +80,43 @@ def _lab_part_of(path: Path) -> tuple[str, LabPart]:
                                   where=f"{path}:1", fix=ruleset_line_fix())
     found = plugin(name)
     if found.lab is None:
-        raise UnknownIdError(f"the {name} ruleset has no lab part to simulate",
-                             fix="`rallypoint simulate --help` lists what the lab runs.")
+        return name, None
     part: LabPart = found.load("lab")
     return name, part
+
+
+def _declared_rolls(name: str, path: Path, runs: int, seed: int) -> tuple[RollSample, ...]:
+    """The generic lab run of a ruleset without a lab part: its declared rolls, sampled.
+
+    Raises:
+        UnknownIdError: Its rules declare no roll open at the scenario's start either.
+    """
+    nodes = declared_at_start(name, path)
+    if not nodes:
+        raise UnknownIdError(
+            f"the {name} ruleset has no lab part to simulate and declares no roll open at the "
+            f"start of {path.stem!r}",
+            fix="`rallypoint simulate --help` lists what the lab runs.")
+    return sample_declared(nodes, runs, seed)
+
+
+def _print_rolls(name: str, path: Path, runs: int, seed: int, rolls: tuple[RollSample, ...], *,
+                 as_json: bool) -> None:
+    if as_json:
+        print_json({"ruleset": name, "scenario": path.stem, "runs": runs, "seed": seed,
+                    "rolls": [{"title": r.title, "dice": r.dice, "outcomes": [
+                        {"outcome": o.outcome, "exact": str(o.exact), "seen": o.seen}
+                        for o in r.outcomes]} for r in rolls]})
+        return
+    console.print(f"{escape(path.stem)} ({name}): {runs} runs, seed {seed}, of each roll open "
+                  "at the start (no lab part)", highlight=False)
+    for sampled in rolls:
+        table = lab_table("outcome", "exact", "seen", "share",
+                          title=f"{sampled.title} ({sampled.dice})")
+        for o in sampled.outcomes:
+            table.add_row(escape(o.outcome), f"{o.exact} ({float(o.exact):.1%})", str(o.seen),
+                          f"{o.seen / sampled.runs:.1%}")
+        console.print(table)
 
 
 def _summary(values: Sequence[float]) -> dict[str, float | None]:
