@@ -16,6 +16,7 @@ import pytest
 import typer.main
 
 from rallypoint.cli.main import app
+from rallypoint.core.parts import is_word_map
 from rallypoint.core.ruleset import plugins
 
 
@@ -72,7 +73,7 @@ def named_but_missing(ruleset: str, words: Mapping[str, str], root: Command) -> 
 
 @pytest.mark.parametrize("name", [n for n, p in plugins().items() if p.fixes is not None])
 def test_every_fix_names_a_command_and_options_the_cli_has(name: str) -> None:
-    words: Mapping[str, str] = plugins()[name].load("fixes")
+    words = plugins()[name].load("fixes", is_word_map)
     assert named_but_missing(name, words, _tree()) == []
 
 

@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 
 from rallypoint.cli.session import SETTINGS, guarded
-from rallypoint.core.parts import DemoPart
+from rallypoint.core.parts import DemoPart, is_demo_part
 from rallypoint.core.ruleset import plugins
 
 
@@ -20,7 +20,7 @@ def demo_parts() -> list[DemoPart]:
     parts: list[tuple[int, str, DemoPart]] = []
     for name, found in plugins().items():
         if found.demo is not None:
-            part: DemoPart = found.load("demo")
+            part = found.load("demo", is_demo_part)
             parts.append((part.order, name, part))
     return [part for _, _, part in sorted(parts, key=lambda p: p[:2])]
 

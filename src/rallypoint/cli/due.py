@@ -11,7 +11,7 @@ from rich.markup import escape
 
 from rallypoint.cli.session import console
 from rallypoint.core.due import Due, due_of
-from rallypoint.core.parts import CommandWords
+from rallypoint.core.parts import CommandWords, is_word_map
 from rallypoint.core.ruleset import plugin
 from rallypoint.session import Campaign
 
@@ -21,7 +21,7 @@ def command_words(ruleset: str, item: Due) -> str:
     if item.command is None:
         return ""
     found = plugin(ruleset)
-    known: CommandWords = found.load("words") if found.words is not None else {}
+    known: CommandWords = found.load("words", is_word_map) if found.words is not None else {}
     words = known.get(item.command)
     if words is None and found.cli is None:
         return f"rallypoint play {item.command}"  # a ruleset without verbs: the generic one

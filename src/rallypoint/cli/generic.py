@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Protocol
 
 import typer
 from rich.markup import escape
+from typing_extensions import TypeIs
 
 from rallypoint.cli.session import (
     CampaignOpt,
@@ -38,13 +39,23 @@ class Render(Protocol):
         ...
 
 
+def is_render(found: object) -> TypeIs[Render]:
+    """Whether a plugin's ``render`` part can be called (its parameters cannot be checked
+    before the call: a function's annotations are only text)."""
+    return callable(found)
+
+
+def is_typer_app(found: object) -> TypeIs[typer.Typer]:
+    """Whether a plugin's ``cli``, ``odds_cli`` or ``simulate_cli`` part is a typer app."""
+    return isinstance(found, typer.Typer)
+
+
 def renderer(ruleset: str) -> Render:
     """The ruleset's own ``render`` part, else :func:`render` (the generic outline)."""
     found = plugin(ruleset)
     if found.render is None:
         return render
-    own: Render = found.load("render")
-    return own
+    return found.load("render", is_render)
 
 
 def render(campaign: Campaign) -> None:

@@ -41,11 +41,13 @@ def now(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
 
 def _join_rulesets() -> None:
     """Each installed ruleset's odds commands become ``rallypoint odds`` commands."""
+    from rallypoint.cli.generic import is_typer_app
     from rallypoint.core.ruleset import plugins
 
     for plugin in plugins().values():
         if plugin.odds_cli is not None:
-            app.registered_commands.extend(plugin.load("odds_cli").registered_commands)
+            part = plugin.load("odds_cli", is_typer_app)
+            app.registered_commands.extend(part.registered_commands)
 
 
 _join_rulesets()

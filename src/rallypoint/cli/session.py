@@ -77,13 +77,14 @@ def cli_fix(error: RallypointError) -> str | None:
     """The refusal's fix in the command line's words: a ruleset's typed fix worded by the words
     its plugin publishes (``fixes``, naming the CLI's commands and options), else the error's own.
     """
+    from rallypoint.core.parts import is_word_map
     from rallypoint.core.ruleset import plugin
 
     said = error.typed_fix
     if said is None:
         return error.fix
     found = plugin(said.ruleset)
-    words: Mapping[str, str] = found.load("fixes") if found.fixes is not None else {}
+    words: Mapping[str, str] = found.load("fixes", is_word_map) if found.fixes is not None else {}
     return said.worded(words.get(said.key))
 
 

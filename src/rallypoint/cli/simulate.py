@@ -28,11 +28,13 @@ def _needs_the_lab() -> None:
 
 def _join_rulesets() -> None:
     """Each installed ruleset's simulate commands become ``rallypoint simulate`` commands."""
+    from rallypoint.cli.generic import is_typer_app
     from rallypoint.core.ruleset import plugins
 
     for plugin in plugins().values():
         if plugin.simulate_cli is not None:
-            app.registered_commands.extend(plugin.load("simulate_cli").registered_commands)
+            part = plugin.load("simulate_cli", is_typer_app)
+            app.registered_commands.extend(part.registered_commands)
 
 
 _join_rulesets()

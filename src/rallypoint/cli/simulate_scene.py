@@ -21,7 +21,7 @@ from rich.markup import escape
 from rallypoint.cli.lab_output import lab_table
 from rallypoint.cli.session import JsonOpt, console, guarded, print_json
 from rallypoint.core.errors import MalformedInputError, UnknownIdError
-from rallypoint.core.parts import LabPart
+from rallypoint.core.parts import LabPart, is_lab_part
 from rallypoint.core.ruleset import plugin, ruleset_line_fix
 from rallypoint.lab.declared import RollSample, declared_at_start, sample_declared
 
@@ -81,7 +81,7 @@ def _lab_part_of(path: Path) -> tuple[str, LabPart | None]:
     found = plugin(name)
     if found.lab is None:
         return name, None
-    part: LabPart = found.load("lab")
+    part = found.load("lab", is_lab_part)
     return name, part
 
 

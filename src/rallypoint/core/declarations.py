@@ -12,7 +12,9 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, runtime_checkable
+
+from typing_extensions import TypeIs
 
 from rallypoint.core.errors import RallypointError
 from rallypoint.core.json_types import JsonValue
@@ -72,6 +74,7 @@ Owners = Mapping[str, str]
 """What a declaration remembers between events (e.g. TCS: sheet id → side)."""
 
 
+@runtime_checkable
 class Declaration(Protocol):
     """What a ruleset declares about secrets and seats (its plugin's ``secrets`` part).
 
@@ -113,6 +116,11 @@ class Declaration(Protocol):
         ...
 
 
+def is_declaration(found: object) -> TypeIs[Declaration]:
+    """Whether a plugin's ``secrets`` part has every method of a :class:`Declaration`."""
+    return isinstance(found, Declaration)
+
+
 @functools.cache
 def declaration_of(ruleset: str) -> Declaration:
     """The secrets declaration of a ruleset (its plugin's ``secrets`` part); a ruleset without
@@ -126,8 +134,7 @@ def declaration_of(ruleset: str) -> Declaration:
     reference = getattr(found, "secrets", None)
     if not isinstance(reference, str):
         return OPEN
-    declared: Declaration = found.load("secrets")
-    return declared
+    return found.load("secrets", is_declaration)
 
 
 @dataclass(frozen=True)

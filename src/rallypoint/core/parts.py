@@ -11,7 +11,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar, runtime_checkable
+
+from typing_extensions import TypeIs
 
 from rallypoint.core.ruleset import RulesetPlugin, chance_nodes
 
@@ -31,6 +33,7 @@ class OddsTable:
     rows: tuple[tuple[str, Fraction], ...]
 
 
+@runtime_checkable
 class OddsPart(Protocol, Generic[S_contra]):
     """A ruleset's ``odds`` part: its exact odds tables for a state (the lab page shows them).
     Optional: without it the tables are those of its declared chance nodes
@@ -39,6 +42,12 @@ class OddsPart(Protocol, Generic[S_contra]):
     def tables(self, state: S_contra) -> Sequence[OddsTable]:
         """The tables worth showing for ``state``, each computed from the rules' own nodes."""
         ...
+
+
+def is_odds_part(found: object) -> TypeIs[OddsPart[object]]:
+    """Whether a plugin's ``odds`` part has an :class:`OddsPart`'s ``tables`` (the state it
+    reads is its ruleset's own: the caller passes it that campaign's state)."""
+    return isinstance(found, OddsPart)
 
 
 @dataclass(frozen=True)
@@ -52,12 +61,13 @@ def odds_tables(found: RulesetPlugin, state: object) -> tuple[OddsTable, ...]:
     """The exact odds tables of a state: the ruleset's ``odds`` part's, or else one table per
     chance node it declares open (none: no table)."""
     if found.odds is not None:
-        part: OddsPart[object] = found.load("odds")
+        part = found.load("odds", is_odds_part)
         return tuple(part.tables(state))
     return tuple(OddsTable(f"{d.title} ({d.node.dice.label})", tuple(d.odds().items()))
                  for d in chance_nodes(found.ruleset(), state))
 
 
+@runtime_checkable
 class DemoPart(Protocol):
     """A ruleset's ``demo`` part: a scripted scene that ``rallypoint demo`` plays in its
     throwaway database (through the CLI, printing every step)."""
@@ -70,6 +80,11 @@ class DemoPart(Protocol):
     def play(self) -> None:
         """Play and print the scene in the database the demo has open."""
         ...
+
+
+def is_demo_part(found: object) -> TypeIs[DemoPart]:
+    """Whether a plugin's ``demo`` part is a :class:`DemoPart`."""
+    return isinstance(found, DemoPart)
 
 
 @dataclass(frozen=True)
@@ -85,6 +100,13 @@ CommandWords = Mapping[str, str]
 (``{subject}``: the item's subject), e.g. ``{"turn": "rallypoint squares turn"}``."""
 
 
+def is_word_map(found: object) -> TypeIs[Mapping[str, str]]:
+    """Whether a plugin's ``words`` (or ``fixes``) part maps text to text, every item of it."""
+    return isinstance(found, Mapping) and all(
+        isinstance(k, str) and isinstance(v, str) for k, v in found.items())
+
+
+@runtime_checkable
 class LabPart(Protocol):
     """A ruleset's ``lab`` part: the small simulation its campaign's lab page draws, through
     the real rules, from the shipped scenario the campaign was created from. Optional: without
@@ -119,6 +141,11 @@ class LabPart(Protocol):
         """``runs`` simulated runs of ``scenario`` from the seed ``entropy`` (one worker):
         metric → one value per run (NaN: not observed)."""
         ...
+
+
+def is_lab_part(found: object) -> TypeIs[LabPart]:
+    """Whether a plugin's ``lab`` part is a :class:`LabPart`."""
+    return isinstance(found, LabPart)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from typing_extensions import TypeIs
+
 from rallypoint.core.models import FrozenModel
 from rallypoint.core.ruleset import plugin
 
@@ -46,6 +48,12 @@ ReadingsPart = Callable[[Mapping[str, Any] | None], Sequence[Reading]]
 """A ruleset's ``readings`` part: its stored rules data (or ``None``) → its readings."""
 
 
+def is_readings_part(found: object) -> TypeIs[ReadingsPart]:
+    """Whether a plugin's ``readings`` part can be called (its parameters cannot be checked
+    before the call: a function's annotations are only text)."""
+    return callable(found)
+
+
 def readings_of(ruleset: str, rules_data: Mapping[str, Any] | None = None) -> tuple[Reading, ...]:
     """The readings an installed ruleset declares (none if its plugin has no ``readings`` part).
 
@@ -60,5 +68,5 @@ def readings_of(ruleset: str, rules_data: Mapping[str, Any] | None = None) -> tu
     found = plugin(ruleset)
     if found.readings is None:
         return ()
-    part: ReadingsPart = found.load("readings")
+    part = found.load("readings", is_readings_part)
     return tuple(part(rules_data))

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+from typing_extensions import TypeIs
 from typing_extensions import TypeVar as DefaultedTypeVar
 
 from rallypoint.core.differences import Difference
@@ -27,6 +28,8 @@ from rallypoint.dice import ChanceNode, Roll, Roller
 from rallypoint.errors import Hint
 
 S = TypeVar("S")
+T = TypeVar("T")
+"""What a plugin's part is: the type its run-time check proves (:meth:`RulesetPlugin.load`)."""
 S_contra = TypeVar("S_contra", contravariant=True)
 """A state only read (the optional parts that take a state and return no state)."""
 E = DefaultedTypeVar("E", bound=EventModel, default=EventModel)
@@ -111,6 +114,7 @@ class PolicyInfo(Generic[S_contra]):
     decide: Policy[S_contra]
 
 
+@runtime_checkable
 class Ruleset(Protocol, Generic[S, E]):
     """The interface every ruleset provides to the core.
 
@@ -359,23 +363,36 @@ class RulesetPlugin:
     odds: str | None = None
     fixes: str | None = None
 
-    def load(self, part: str) -> Any:
-        """Import one part (``"rules"``, ``"cli"``, ``"render"``, ...) and return it.
+    def load(self, part: str, check: Callable[[object], TypeIs[T]]) -> T:
+        """Import one part (``"demo"``) and return it as what ``check``, the run-time test
+        beside the part's type (:func:`rallypoint.core.parts.is_demo_part`), finds it is: a
+        plugin is another package's code, so what it names is tested, not trusted.
 
         Raises:
-            UnknownIdError: The ruleset does not provide that part.
+            UnknownIdError: The ruleset has no such part, or what it names fails ``check``.
         """
         reference = getattr(self, part, None)
         if not isinstance(reference, str):
             raise UnknownIdError(f"the {self.name} ruleset has no {part!r} part",
                                  fix="Use a part its plugin declares.")
         module, _, attribute = reference.partition(":")
-        return getattr(importlib.import_module(module), attribute)
+        found: object = getattr(importlib.import_module(module), attribute)
+        if not check(found):
+            raise UnknownIdError(
+                f"the {self.name} ruleset's {part!r} part {reference!r} is a "
+                f"{type(found).__name__}, not what a {part!r} part must be",
+                fix=f"Point {part} at the object RulesetPlugin's docstring names for it "
+                    "(docs/own-ruleset.md).")
+        return found
 
     def ruleset(self) -> Ruleset[Any]:
         """The ruleset itself (imports its rule modules)."""
-        rules: Ruleset[Any] = self.load("rules")
-        return rules
+        return self.load("rules", _is_ruleset)
+
+
+def _is_ruleset(found: object) -> TypeIs[Ruleset[Any]]:
+    # Only the methods' presence can be tested at run time; the state type is the ruleset's.
+    return isinstance(found, Ruleset)
 
 
 _REGISTERED: dict[str, RulesetPlugin | Ruleset[Any]] = {}

@@ -32,7 +32,7 @@ from rallypoint.core.tomlwrite import dumps
 from rallypoint.session.scenarios import check_scenario
 from rallypoint.web import deps, pages
 from rallypoint.web.auth import require_account
-from rallypoint.web.builder_part import BuilderPart
+from rallypoint.web.builder_part import BuilderPart, is_builder_part
 from rallypoint.web.errors import status_for
 from rallypoint.web.scenario_form import (
     Field,
@@ -80,7 +80,7 @@ def part_of(ruleset: str) -> BuilderPart:
     found = plugin(ruleset)
     if found.builder is None:
         return NO_PART
-    part: BuilderPart = found.load("builder")
+    part = found.load("builder", is_builder_part)
     return part
 
 

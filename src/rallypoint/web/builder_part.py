@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from typing_extensions import TypeIs
+
 ScenarioData = dict[str, Any]
 """A scenario as the builder's form holds it: TOML-shaped, unchecked (any value may be wrong)."""
 
@@ -34,3 +36,8 @@ class BuilderPart:
     template: str | None = None
     context: Callable[[ScenarioData], dict[str, Any]] | None = None
     place: Callable[[ScenarioData, str, str], ScenarioData] | None = None
+
+
+def is_builder_part(found: object) -> TypeIs[BuilderPart]:
+    """Whether a plugin's ``builder`` part is a :class:`BuilderPart`."""
+    return isinstance(found, BuilderPart)

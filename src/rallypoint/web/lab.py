@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from rallypoint.core.errors import Hint, IllegalNowError
-from rallypoint.core.parts import LabPart
+from rallypoint.core.parts import LabPart, is_lab_part
 from rallypoint.core.ruleset import plugin
 from rallypoint.session import Campaign
 
@@ -38,7 +38,7 @@ def lab_part(campaign: Campaign) -> LabPart | None:
     found = plugin(campaign.ruleset.name)
     if found.lab is None:
         return None
-    part: LabPart = found.load("lab")
+    part = found.load("lab", is_lab_part)
     return part
 
 

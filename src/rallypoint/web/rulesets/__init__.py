@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
+
+from typing_extensions import TypeIs
 
 from rallypoint.core.json_types import JsonObject
 from rallypoint.core.ruleset import plugin
@@ -27,6 +29,7 @@ Context = Callable[..., dict[str, Any]]
 (``selection``: the view's ``query`` parameters the request carried)."""
 
 
+@runtime_checkable
 class RulesetView(Protocol):
     """How a campaign page shows one ruleset. Every member is read; :class:`View` gives each
     the generic page's behaviour as its default."""
@@ -144,6 +147,11 @@ class View:
     preview_context: Callable[[Campaign, SeatPreview], dict[str, Any]] = _no_preview
 
 
+def is_ruleset_view(found: object) -> TypeIs[RulesetView]:
+    """Whether a plugin's ``web`` part has every member of a :class:`RulesetView`."""
+    return isinstance(found, RulesetView)
+
+
 GENERIC: RulesetView = View()
 """The page of a ruleset whose plugin names no ``web`` part."""
 
@@ -153,7 +161,6 @@ def view_of(ruleset: str) -> RulesetView:
     found = plugin(ruleset)
     if found.web is None:
         return GENERIC
-    view: RulesetView = found.load("web")
-    return view
+    return found.load("web", is_ruleset_view)
 
 

@@ -14,7 +14,7 @@ from rich.rule import Rule
 
 from rallypoint.cli.kit import console, execute, session
 from rallypoint.core.parts import Demo
-from rallypoint.core.ruleset import get_ruleset, plugin
+from rallypoint.core.ruleset import get_ruleset
 from rallypoint.dice import SeededRoller
 from rallypoint.rulesets.platoon.commands import RestDay, StandInBattle
 from rallypoint.session import policy_named
@@ -43,7 +43,9 @@ def play_platoon_week() -> None:
                         roller=SeededRoller("demo-week", f"v{c.version}"))
             if c.events[-1].type not in ("place", "commander", "wait", "tank"):
                 break
-    plugin("platoon").load("render")(session().load("demo-platoon"))
+    from rallypoint.rulesets.platoon.front.cli import render
+
+    render(session().load("demo-platoon"))
 
 
 def _start_stress(c: Campaign) -> float:

@@ -11,7 +11,7 @@ from rich.rule import Rule
 
 from rallypoint.cli.kit import console, execute, session
 from rallypoint.core.parts import Demo
-from rallypoint.core.ruleset import Command, get_ruleset, plugin
+from rallypoint.core.ruleset import Command, get_ruleset
 from rallypoint.rulesets.tcs.commands import (
     AdvanceTurn,
     CheckImplementation,
@@ -23,7 +23,8 @@ from rallypoint.session import Campaign, policy_named
 
 def play_example_one() -> None:
     """Play Example #1 and print every step, the battalion before and after."""
-    render = plugin("tcs").load("render")
+    from rallypoint.rulesets.tcs.front.cli import render
+
     scenario = next(p for p in get_ruleset("tcs").example_scenarios()
                     if p.name.startswith("example1"))
     console.print(Rule("TCS R&R, Example #1: the ErP 112th rests near Tolvajärvi"))
