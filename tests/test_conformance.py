@@ -28,6 +28,13 @@ with toy_kit.installed():  # a fourth ruleset, installed as a third party's woul
     ]
 
 
+def _plain_json(value: object) -> bool:
+    """``value`` is exactly what JSON can carry: it survives a round trip unchanged (a tuple,
+    a Fraction, an enum or a non-string key would not), which is what ``JsonObject`` in the
+    rules' signatures promises the front ends."""
+    return bool(json.loads(json.dumps(value)) == value)
+
+
 def _snapshot(c: Campaign) -> str:
     return canonical_json(c.ruleset.state_json(c.state))
 
@@ -41,6 +48,9 @@ def test_ruleset_conformance(name: str, scenario: Path) -> None:
 def conforms(ruleset: Ruleset[Any], scenario: Path) -> None:
     """Drive ``ruleset`` through its scripted playthrough, checking what every ruleset owes."""
     assert ruleset.policies(), "every ruleset offers at least one named policy"
+    loaded = ruleset.load_scenario(scenario)
+    assert _plain_json(loaded), "a scenario's stored form is JSON"
+    assert _plain_json(ruleset.rules_data(loaded)), "rules data is JSON"
     c = start(created_event(ruleset, scenario, "conformance", seed="conformance"))
     history = [_snapshot(c)]
     steps = 0
@@ -48,6 +58,8 @@ def conforms(ruleset: Ruleset[Any], scenario: Path) -> None:
         steps += 1
         assert steps < 500, "the conformance playthrough must end"
         before = _snapshot(c)
+        assert all(_plain_json(d.options) for d in ruleset.pending(c.state)), \
+            "a decision's choices are JSON"
         assert ruleset.parse_command(command.model_dump(mode="json")) == command
         stale = command.model_copy(update={"expected_version": c.version - 1})
         with pytest.raises(StaleVersionError):
@@ -66,6 +78,7 @@ def conforms(ruleset: Ruleset[Any], scenario: Path) -> None:
         c = after
         history.append(_snapshot(c))
     assert steps >= 3, "the playthrough must exercise the ruleset"
+    assert _plain_json(ruleset.state_json(c.state)), "a state's view is JSON"
     assert not ruleset.pending(c.state) or steps >= 3
     rebuilt = Campaign.from_events(c.events)
     assert _snapshot(rebuilt) == _snapshot(c), "replaying the log rebuilds identical state"

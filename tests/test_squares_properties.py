@@ -13,8 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from json_kit import at
 from rallypoint.core.campaign import Campaign
 from rallypoint.core.errors import IllegalNowError, RallypointError, StaleVersionError
+from rallypoint.core.json_types import JsonValue
 from rallypoint.core.ruleset import Command
 from rallypoint.dice import ScriptedRoller
 from rallypoint.rulesets.squares.commands import (
@@ -88,7 +90,7 @@ def test_random_play_keeps_the_invariants(params: dict[str, Any],
                                                            int]]) -> None:
     c = fresh(params)
     history = [snapshot(c)]
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, JsonValue] = {}
     for (kind, args), die in plan:
         command = kind.model_validate({"expected_version": c.version, **args})
         before = snapshot(c)
@@ -112,9 +114,9 @@ def test_random_play_keeps_the_invariants(params: dict[str, Any],
             assert 0 <= u.sp <= stamina
             assert (u.sp == 0) == (u.status.value == "destroyed")
             if u.id in out:
-                assert c.ruleset.state_json(c.state)["units"][u.id] == out[u.id]
+                assert at(c.ruleset.state_json(c.state), "units", u.id) == out[u.id]
             elif not u.in_play:
-                out[u.id] = c.ruleset.state_json(c.state)["units"][u.id]
+                out[u.id] = at(c.ruleset.state_json(c.state), "units", u.id)
         for ld in c.state.leaders.values():
             assert ld.attached is None or c.state.units[ld.attached].in_play
             assert ld.attached is None or c.state.units[ld.attached].square == ld.square

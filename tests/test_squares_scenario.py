@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from json_kit import at, obj
 from rallypoint.core.campaign import created_event, start
 from rallypoint.core.errors import DataFileError
 from rallypoint.rulesets.squares import RULESET
@@ -73,11 +74,11 @@ def load(tmp_path: Path, text: str) -> dict[str, object]:
 def test_the_shipped_example_starts() -> None:
     (path,) = [p for p in RULESET.example_scenarios() if p.stem == "farm_below_the_ridge"]
     c = start(created_event(RULESET, path, "x", seed="s"))
-    units = c.ruleset.state_json(c.state)["units"]
+    units = obj(c.ruleset.state_json(c.state), "units")
     assert units["28th"] == {
         "name": "28th Foot", "side": "allied", "brigade": "kempt", "stamina": 6, "sp": 3,
         "square": "C2", "disordered": True, "shaken": False, "status": "in_play", "attached": []}
-    assert units["32nd"]["shaken"] is True
+    assert at(units, "32nd", "shaken") is True
     assert c.state.friendly_fortification("28th")
 
 

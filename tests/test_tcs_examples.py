@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from conftest import run
+from json_kit import obj
 from rallypoint.core.campaign import Campaign
 from rallypoint.dice import Roll
 from rallypoint.rulesets.tcs.commands import (
@@ -38,8 +39,10 @@ def rolls_of(c: Campaign) -> list[Roll]:
 
 def piles(c: Campaign, company: str) -> tuple[int, int, int]:
     """(map, dead, very dead) counter counts of a company."""
-    shown = c.ruleset.state_json(c.state)["companies"][company]["piles"]
-    return shown["map"], shown["dead"], shown["very_dead"]
+    shown = obj(c.ruleset.state_json(c.state), "companies", company, "piles")
+    on_map, dead, very_dead = shown["map"], shown["dead"], shown["very_dead"]
+    assert isinstance(on_map, int) and isinstance(dead, int) and isinstance(very_dead, int)
+    return on_map, dead, very_dead
 
 
 def living_steps(state: TcsState, company: str) -> list[int]:

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from conftest import last_event, run, tcs_campaign
+from json_kit import at, obj
 from rallypoint.core.campaign import Campaign
 from rallypoint.core.errors import (
     DataFileError,
@@ -778,7 +779,7 @@ def test_distribution_needs_exactly_the_very_dead_partners(example1: Campaign) -
                 very_dead=("3/ErP112-d-4",)), IllegalNowError, "at most 2")
     # Bringing back one of four: one partner (not two, not "all the rest").
     c = dist(c, three, resurrect={"3/ErP112-d-1": 4}, very_dead=("3/ErP112-d-2",))
-    assert c.ruleset.state_json(c.state)["companies"][three]["piles"]["dead"] == 2
+    assert at(c.ruleset.state_json(c.state), "companies", three, "piles", "dead") == 2
 
 
 def test_distribution_spending_rules(example1: Campaign) -> None:
@@ -1041,7 +1042,7 @@ def test_leaving_center_sends_half_the_dead_pile_very_dead(
     c = ex1_sheet(example_with(tmp_path, "example1", half_dead_pile_rounding=rounding))
     c = run(c, MoveCounter(expected_version=c.version, counter="1/ErP112-1", hex="23.18",
                            leave_center=True))
-    piles = c.ruleset.state_json(c.state)["companies"]["1/ErP112"]["piles"]
+    piles = obj(c.ruleset.state_json(c.state), "companies", "1/ErP112", "piles")
     assert (piles["dead"], piles["very_dead"]) == (3 - very_dead, very_dead)
     assert c.state.counters["1/ErP112-1"].hex == "23.18"
     sheet_state = c.state.sheets["rest"]
@@ -1117,7 +1118,7 @@ def test_company_that_left_does_not_roll(example1: Campaign) -> None:
 def test_leaving_after_implementation_is_free(example1: Campaign) -> None:
     c = ex1_ready(example1)
     c = run(c, MoveCounter(expected_version=c.version, counter="1/ErP112-1", hex="40.40"))
-    assert c.ruleset.state_json(c.state)["companies"]["1/ErP112"]["piles"]["dead"] == 3
+    assert at(c.ruleset.state_json(c.state), "companies", "1/ErP112", "piles", "dead") == 3
 
 
 # -- the sheet and its centers ---------------------------------------------------------------------

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from json_kit import at, items, obj
 from rallypoint.cli.main import app
 from rallypoint.core.errors import RallypointError
 from rallypoint.core.ruleset import get_ruleset
@@ -43,13 +44,14 @@ def test_it_is_listed_with_its_short_name_and_title(tmp_path: Path,
 
 def test_the_finnish_side_is_example_one_and_every_soviet_number_is_marked_assumed() -> None:
     two, ex1 = TCS.load_scenario(TWO), TCS.load_scenario(SHIPPED["example1_tolvajarvi"])
-    assert [f for f in two["formations"] if f["side"] == "finland"] == ex1["formations"]
-    soviet = [f for f in two["formations"] if f["side"] == "soviet"]
-    assert [f["id"] for f in soviet] == ["609RR"]
-    assert two["scenario"]["fo_recovery_number"] == 12  # the seed's A Frozen Hell guideline
+    formations = items(two, "formations")
+    assert [f for f in formations if at(f, "side") == "finland"] == ex1["formations"]
+    soviet = [f for f in formations if at(f, "side") == "soviet"]
+    assert [at(f, "id") for f in soviet] == ["609RR"]
+    assert at(two, "scenario", "fo_recovery_number") == 12  # the seed's A Frozen Hell guideline
     # What the seed does not give is marked, as in the seed's examples, with its source.
-    assert "the Soviet side is ASSUMED" in two["scenario"]["source"]
-    assert "Every Soviet number is ASSUMED" in two["scenario"]["notes"]
+    assert "the Soviet side is ASSUMED" in str(at(two, "scenario", "source"))
+    assert "Every Soviet number is ASSUMED" in str(at(two, "scenario", "notes"))
     text = TWO.read_text(encoding="utf-8")
     assert "# --- the Soviet side: ASSUMED throughout" in text
 
@@ -60,8 +62,8 @@ def test_both_sides_write_sheets_with_their_prefix_and_the_soviet_fos_use_their_
     info = session.create(TWO, name="two")
     c = session.load(info.id)
     state = TCS.state_json(c.state)
-    fo = state["companies"]["FO/609"]["counters"]
-    assert (fo["FO/609-1"]["pile"], fo["FO/609-2"]["pile"]) == ("fo", "map")
+    fo = obj(state, "companies", "FO/609", "counters")
+    assert (at(fo, "FO/609-1", "pile"), at(fo, "FO/609-2", "pile")) == ("fo", "map")
     assert "the dead FOs roll at 08:00 (FO/609-1)" in " ".join(d.text for d in due_now(c.state))
     sheets = [("F-rest", ("ErP112",), {"ErP112": "8.21", "1/ErP112": "23.15",
                                       "2/ErP112": "17.21"}),

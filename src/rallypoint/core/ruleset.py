@@ -128,11 +128,11 @@ class Ruleset(Protocol, Generic[S, E]):
     name: str
     title: str
 
-    def load_scenario(self, path: Path) -> dict[str, Any]:
+    def load_scenario(self, path: Path) -> JsonObject:
         """Read and validate a scenario file; return its JSON-ready form (stored in ``created``)."""
         ...
 
-    def rules_data(self, scenario: Mapping[str, JsonValue]) -> dict[str, Any]:
+    def rules_data(self, scenario: Mapping[str, JsonValue]) -> JsonObject:
         """The ruleset's data (tables and parameters) with the scenario's overrides applied."""
         ...
 
@@ -165,7 +165,7 @@ class Ruleset(Protocol, Generic[S, E]):
         """Named default policies for automatic play; the first is the default."""
         ...
 
-    def state_json(self, state: S) -> dict[str, Any]:
+    def state_json(self, state: S) -> JsonObject:
         """A JSON-ready view of the state (for ``show --json`` and equality checks)."""
         ...
 

@@ -110,10 +110,10 @@ def _parameters(ruleset: Ruleset[Any]) -> dict[str, Any]:
         return {}
     found = {}
     for key, spec in sorted(listed.items()):
-        if not isinstance(spec, Mapping) or "choices" not in spec:
+        if not isinstance(spec, Mapping) or not isinstance(choices := spec.get("choices"), list):
             return {}
         words = " ".join(str(spec.get(part, "")) for part in ("clause", "note")).strip()
-        found[key] = {"enum": list(spec["choices"]), "default": spec.get("value"),
+        found[key] = {"enum": list(choices), "default": spec.get("value"),
                       "description": words}
     return found
 

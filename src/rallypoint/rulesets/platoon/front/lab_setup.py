@@ -19,6 +19,7 @@ from rallypoint.core.ruleset import PolicyInfo, Ruleset, get_ruleset
 from rallypoint.lab.kit import FloatArray
 from rallypoint.rulesets.platoon.front.lab_fast_people import WAITING_POLICIES
 from rallypoint.rulesets.platoon.model import PlatoonState
+from rallypoint.rulesets.platoon.scenario import PlatoonInfo
 
 SERIES = ("fit_tanks", "mean_fatigue", "max_fatigue", "mean_cohesion", "morale", "men_lost",
           "replacements", "withdrawn")
@@ -116,7 +117,8 @@ def prepare(spec: PlatoonSpec) -> Prepared:
         raise MalformedInputError(f"--intensity {spec.intensity} is outside 0..6",
                                   fix="Give a stand-in battle intensity from 0 to 6.")
     scenario = ruleset.load_scenario(Path(spec.scenario))
-    year_days = int(scenario["platoon"]["days"])
+    info = PlatoonInfo.model_validate(scenario["platoon"])
+    year_days = info.days
     if spec.days is not None and spec.days < 1:
         raise MalformedInputError(f"--days {spec.days}: play at least one day",
                                   fix="Give --days 1 or more.")
@@ -128,7 +130,7 @@ def prepare(spec: PlatoonSpec) -> Prepared:
         raise MalformedInputError(f"{days} days is more than a campaign calendar holds",
                                   fix=f"Play at most {MAX_DAYS} days (--years or --days).")
     # The calendar repeats its weekly pattern for as many days as are played.
-    platoon_info = {**scenario["platoon"], "days": max(days, year_days)}
+    platoon_info = info.model_copy(update={"days": max(days, year_days)}).model_dump(mode="json")
     # The lab lays out every year's days above and ends each year itself, so the player's
     # year-end guard and calendar renewal (14.9) stay out of its way.
     lab_years = {"year.once_after_calendar": 0, "year.renew_calendar": 0}

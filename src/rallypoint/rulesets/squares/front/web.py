@@ -121,21 +121,20 @@ def context(campaign: Campaign, unit: str | None = None, viewer: Viewer = EVERYT
     """Everything the squares page template shows (``unit``: the chosen unit, if any)."""
     state: SquaresState = campaign.state
     view = campaign.ruleset.state_json(state)
-    grid = view["grid"]
+    grid = state.board.scenario.grid
     sides = {s: i for i, s in enumerate(state.board.side_marks)}
-    chosen = unit if unit in view["units"] and view["units"][unit]["status"] == "in_play" \
-        else None
-    in_play = [uid for uid, u in view["units"].items() if u["status"] == "in_play"]
+    chosen = unit if unit in state.units and state.units[unit].in_play else None
+    in_play = [uid for uid, u in state.units.items() if u.in_play]
     return {**_forms(campaign, viewer, view, in_play),
         "s": view,
-        "columns": [chr(ord("A") + i) for i in range(grid["columns"])],
-        "rows": list(range(grid["rows"], 0, -1)),
+        "columns": [chr(ord("A") + i) for i in range(grid.columns)],
+        "rows": list(range(grid.rows, 0, -1)),
         "cells": _cells(view),
         "marks": state.board.side_marks,
         "side_index": sides,
         "chosen": unit_panel(state, chosen) if chosen else None,
         "in_play": in_play,
-        "out": [uid for uid, u in view["units"].items() if u["status"] != "in_play"],
+        "out": [uid for uid, u in state.units.items() if not u.in_play],
         "pending": campaign.ruleset.pending(state),
     }
 

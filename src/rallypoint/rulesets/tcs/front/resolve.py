@@ -205,13 +205,12 @@ def show_preview(c: Campaign, command: Command) -> bool:
         _say(f"refused: {result.error.message if result.error else 'not legal now'}")
         return False
     company = getattr(command, "company", "")
-    before = c.ruleset.state_json(c.state)["companies"][company]["counters"]
-    after = result.after.ruleset.state_json(result.after.state)["companies"][company]["counters"]
+    before: TcsState = c.state
+    after: TcsState = result.after.state
     _say(f"preview of {company}'s distribution (nothing written yet):")
-    for ident, old in before.items():
-        new = after[ident]
-        if new != old:
-            _say(f"  {ident}: {_where(old)} → {_where(new)}")
+    for ident in before.oob.counters_of[company]:
+        if after.counters[ident] != before.counters[ident]:
+            _say(f"  {ident}: {_where(before, ident)} → {_where(after, ident)}")
     for r in result.rolls:
         _say(f"  then rolls {r.dice} for {r.purpose}")
     if result.summary:
@@ -219,13 +218,15 @@ def show_preview(c: Campaign, command: Command) -> bool:
     return True
 
 
-def _where(counter: dict[str, Any]) -> str:
-    pile = counter["pile"]
+def _where(state: TcsState, ident: str) -> str:
+    """Where a counter is, in words (``3/4 at 17.21``, ``Dead Pile``)."""
+    counter = state.counters[ident]
+    pile = counter.pile.value
     if pile == "map":
-        return f"{counter['steps']}/{counter['full']}" + (
-            f" at {counter['hex']}" if counter["hex"] else "")
+        return f"{counter.steps}/{state.full(ident)}" + (
+            f" at {counter.hex}" if counter.hex else "")
     names = {"dead": "Dead Pile", "very_dead": "Very Dead Pile", "fo": "FO pile"}
-    return names.get(str(pile), str(pile))
+    return names.get(pile, pile)
 
 
 def interactive(c: Campaign, decision: Decision) -> Command:
