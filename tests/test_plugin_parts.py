@@ -1,4 +1,5 @@
-"""A plugin's parts are checked when loaded, not trusted (issue 21).
+"""A plugin's parts are checked when loaded, not trusted; a bare ruleset registers as itself
+(issue 21).
 
 :meth:`RulesetPlugin.load` takes the part's run-time check (``is_demo_part``, ...) and gives the
 part as that type; what a plugin names must pass it, or the load is refused in one line naming
@@ -27,6 +28,7 @@ from rallypoint.core.ruleset import (
     plugin,
     plugins,
     register,
+    registered,
     unregister,
 )
 from rallypoint.web.builder_part import is_builder_part
@@ -108,3 +110,23 @@ def test_an_undeclared_part_is_refused_before_any_check(planted: str) -> None:
     with pytest.raises(UnknownIdError) as refused:
         plugin(planted).load("lab", is_lab_part)
     assert refused.value.what == "the planted ruleset has no 'lab' part"
+
+
+def test_a_bare_ruleset_registered_at_run_time_is_found_as_itself_with_no_parts() -> None:
+    # docs/rules/platoon.md: a ruleset built with other hooks, registered under its own name.
+    from rallypoint.rulesets.platoon import PlatoonRuleset
+    from rallypoint.rulesets.platoon.section9 import Hooks
+
+    mine = PlatoonRuleset(hooks=Hooks(cohesion_after_stranger=lambda cohesion, rules: 0))
+    # Compared as objects: what the registry gives is erased to Ruleset[Any], which mypy knows
+    # a PlatoonRuleset is not (its apply takes only platoon events).
+    found: list[object] = []
+    try:
+        assert register(mine) is mine
+        found += [get_ruleset("platoon"), registered()["platoon"]]
+        assert plugin("platoon") == RulesetPlugin("platoon", rules="")
+    finally:
+        unregister("platoon")
+    found.append(get_ruleset("platoon"))
+    assert [f is mine for f in found] == [True, True, False]
+    assert plugin("platoon").rules == "rallypoint.rulesets.platoon.ruleset:RULESET"

@@ -395,10 +395,12 @@ def _is_ruleset(found: object) -> TypeIs[Ruleset[Any]]:
     return isinstance(found, Ruleset)
 
 
-_REGISTERED: dict[str, RulesetPlugin | Ruleset[Any]] = {}
+_REGISTERED: dict[str, RulesetPlugin | Ruleset[Any, Any]] = {}
+"""Rulesets of different state and event types side by side (an existential: each is checked
+where it is registered, and :func:`get_ruleset` gives it back erased to ``Ruleset[Any]``)."""
 
 
-def register(ruleset: Ruleset[Any] | RulesetPlugin) -> Ruleset[Any] | RulesetPlugin:
+def register(ruleset: Ruleset[S, E] | RulesetPlugin) -> Ruleset[S, E] | RulesetPlugin:
     """Register a ruleset (or its plugin) at run time, ahead of any installed under the same name.
 
     Installed rulesets need no call: they are found through the ``rallypoint.rulesets`` entry
