@@ -7,15 +7,18 @@ typed readers of a decision's choices read back exactly what the JSON says.
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 
 import pytest
 from pydantic import ValidationError
 
+from rallypoint.core.campaign import created_event, start
 from rallypoint.core.json_types import JsonObject
-from rallypoint.core.ruleset import Decision
+from rallypoint.core.ruleset import Decision, get_ruleset
 from rallypoint.rulesets.platoon.choices import CommanderChoices, TankChoices
 from rallypoint.rulesets.tcs.choices import DistributeChoices
+from rallypoint.session.results import CampaignView, campaign_view, log_entries
 
 
 def test_a_decision_whose_choices_are_not_json_is_refused() -> None:
@@ -50,3 +53,25 @@ def test_choices_of_another_shape_are_refused_not_guessed() -> None:
             "company": "c", "steps": 1, "heal": {}, "resurrect": {},
             "max_resurrections": 0, "very_dead_per_resurrection": 1,
             "single_dead_counter": False, "center": None, "redistribution": True})
+
+
+def test_a_campaign_view_is_exactly_the_json_its_type_names() -> None:
+    ruleset = get_ruleset("squares")
+    (path,) = [p for p in ruleset.example_scenarios() if p.stem == "farm_below_the_ridge"]
+    c = start(created_event(ruleset, path, "view", seed="s"))
+    view = campaign_view(c)
+    # Every key the type promises and no other: front ends read these fields by name.
+    assert set(view) == CampaignView.__required_keys__ == {
+        "campaign", "name", "version", "state", "pending"}
+    assert (view["name"], view["version"], view["state"]["turn"]) == ("view", 1, 1)
+    assert json.loads(json.dumps(view)) == view
+
+
+def test_a_log_entry_and_an_executed_command_give_plain_json() -> None:
+    ruleset = get_ruleset("squares")
+    (path,) = [p for p in ruleset.example_scenarios() if p.stem == "farm_below_the_ridge"]
+    c = start(created_event(ruleset, path, "log", seed="s"))
+    (entry,) = log_entries(c)
+    assert entry.to_json() == {"seq": 1, "type": "created", "recorded_at": entry.recorded_at,
+                               "undone": False, "summary": entry.summary, "rolls": []}
+    assert json.loads(json.dumps(entry.to_json())) == entry.to_json()

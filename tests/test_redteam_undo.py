@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from json_kit import at
 from rallypoint.core.errors import IntegrityError
 from rallypoint.session.pbem import import_turn, verify_file
 from redteam_kit import Mail, copied, database_bytes, forge, seat_key, seated
@@ -57,7 +58,7 @@ def test_the_honest_undo_goes_in(undo: tuple[Mail, Path], tmp_path: Path) -> Non
     soviet = copied(game.dbs["soviet"], tmp_path / "s.sqlite3")
     assert import_turn(soviet, path).new_events == 2
     view = soviet.view(game.campaign)
-    assert view["state"]["morale"]["ErP112"] == 4  # the morale change was cancelled
+    assert at(view["state"], "morale", "ErP112") == 4  # the morale change was cancelled
     assert verify_file(path).rederived == 2
 
 

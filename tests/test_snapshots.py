@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from json_kit import at
 from rallypoint.core.ruleset import get_ruleset, registered
 from rallypoint.rulesets.tcs.commands import AdvanceTurn, RecordLoss
 from rallypoint.session import Campaign, Session, campaign_view
@@ -109,14 +110,14 @@ def test_code_changes_discard_the_snapshot(session: Session,
 
 
 def test_an_undo_reaching_into_the_snapshot_folds_the_whole_log(session: Session) -> None:
-    before = session.view("t")["state"]["companies"]["1/ErP112"]["counters"]["1/ErP112-1"]
+    before = at(session.view("t")["state"], "companies", "1/ErP112", "counters", "1/ErP112-1")
     session.execute("t", RecordLoss(expected_version=1, counter="1/ErP112-1", steps=1))
     _turns(session, SNAPSHOT_EVERY + 2)
     for _ in range(SNAPSHOT_EVERY + 3):  # undo every turn, then the loss before the snapshot
         session.undo("t")
     fast = _same_as_whole(session)
     assert 2 in fast.undone
-    counter = campaign_view(fast)["state"]["companies"]["1/ErP112"]["counters"]["1/ErP112-1"]
+    counter = at(campaign_view(fast)["state"], "companies", "1/ErP112", "counters", "1/ErP112-1")
     assert counter == before
 
 

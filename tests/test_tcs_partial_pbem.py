@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from json_kit import at, obj
 from rallypoint.core.campaign import Campaign
 from rallypoint.core.events import EventRecord
 from rallypoint.core.ruleset import get_ruleset
@@ -24,7 +25,8 @@ TCS = declaration_of("tcs")
 
 
 def _sheets(session: Session, ref: str) -> dict[str, Any]:
-    return {k: v["weighted_turns"] for k, v in session.view(ref)["state"]["sheets"].items()}
+    sheets = obj(session.view(ref)["state"], "sheets")
+    return {k: at(v, "weighted_turns") for k, v in sheets.items()}
 
 
 def test_hidden_sheets_by_mail_from_the_first_sheet_to_the_reveal(tmp_path: Path) -> None:

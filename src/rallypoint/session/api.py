@@ -21,10 +21,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Never
+from typing import Never
 
 from rallypoint.core.campaign import Campaign
 from rallypoint.core.events import ChainProblem
+from rallypoint.core.json_types import JsonObject
 from rallypoint.core.ruleset import Command, Decision, PolicyInfo
 from rallypoint.session import campaigns, commands, reading, undoing
 from rallypoint.session.commands import Builder as Builder
@@ -34,7 +35,7 @@ from rallypoint.session.commands import RollerFor as RollerFor
 from rallypoint.session.commands import seeded_roller as seeded_roller
 from rallypoint.session.handle import Handle
 from rallypoint.session.policies import policy_named as policy_named
-from rallypoint.session.results import Executed, LogEntry
+from rallypoint.session.results import CampaignView, Executed, LogEntry
 from rallypoint.store import CampaignInfo, VerifyReport
 
 
@@ -121,7 +122,7 @@ class Session(Handle):
         """
         return campaigns.create(self, scenario, name=name, seed=seed, campaign_id=campaign_id)
 
-    def create_from(self, ruleset: str, scenario: dict[str, Any], *, name: str,
+    def create_from(self, ruleset: str, scenario: JsonObject, *, name: str,
                     seed: str | None = None, campaign_id: str | None = None) -> CampaignInfo:
         """Create a campaign from an already validated, JSON-ready scenario of ``ruleset``."""
         return campaigns.create_from(self, ruleset, scenario, name=name, seed=seed,
@@ -146,7 +147,7 @@ class Session(Handle):
         """
         return reading.load(self, ref, whole=whole)
 
-    def view(self, ref: str) -> dict[str, Any]:
+    def view(self, ref: str) -> CampaignView:
         """The JSON view ``show --json`` prints: id, name, version, state view, pending."""
         return reading.view(self, ref)
 

@@ -13,6 +13,7 @@ from typing import Any
 from rallypoint.core.campaign import created_event, created_from_scenario
 from rallypoint.core.errors import DataFileError, MalformedInputError
 from rallypoint.core.events import ChainProblem, NewEvent
+from rallypoint.core.json_types import JsonObject
 from rallypoint.core.ruleset import Ruleset, get_ruleset, ruleset_line_fix
 from rallypoint.dice.play import commit_server_dice
 from rallypoint.errors import Hint
@@ -95,7 +96,7 @@ def create(handle: Handle, scenario: Path, *, name: str | None = None, seed: str
                    campaign_id, commit=seed is None)
 
 
-def create_from(handle: Handle, ruleset: str, scenario: dict[str, Any], *, name: str,
+def create_from(handle: Handle, ruleset: str, scenario: JsonObject, *, name: str,
                 seed: str | None = None, campaign_id: str | None = None) -> CampaignInfo:
     """Create a campaign from an already validated, JSON-ready scenario of ``ruleset``."""
     rules = get_ruleset(ruleset)

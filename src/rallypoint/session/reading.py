@@ -6,13 +6,13 @@ it never creates, migrates or locks it.
 
 from __future__ import annotations
 
-from typing import Any, Never
+from typing import Never
 
 from rallypoint.core.campaign import Campaign
 from rallypoint.core.ruleset import Decision, PolicyInfo
 from rallypoint.session.handle import Handle
 from rallypoint.session.loading import loaded
-from rallypoint.session.results import LogEntry, campaign_view, log_entries
+from rallypoint.session.results import CampaignView, LogEntry, campaign_view, log_entries
 from rallypoint.store import VerifyReport
 
 
@@ -23,7 +23,7 @@ def load(handle: Handle, ref: str, *, whole: bool = False) -> Campaign:
         return loaded(store, ref, whole=whole)[0]
 
 
-def view(handle: Handle, ref: str) -> dict[str, Any]:
+def view(handle: Handle, ref: str) -> CampaignView:
     """The JSON view ``show --json`` prints: id, name, version, state view, pending."""
     return campaign_view(load(handle, ref))
 

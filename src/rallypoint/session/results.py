@@ -8,10 +8,11 @@ the edge without reaching into rules or state.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from rallypoint.core.campaign import Campaign
 from rallypoint.core.events import EventRecord
+from rallypoint.core.json_types import JsonObject
 from rallypoint.core.ruleset import Decision
 from rallypoint.dice import Roll
 
@@ -35,7 +36,7 @@ class Executed:
     pending: tuple[Decision, ...]
     retried: bool = False
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """``{"seq", "type", "payload"}``: what ``--json`` prints for a recorded command."""
         return {"seq": self.record.seq, "type": self.record.type, "payload": self.record.payload}
 
@@ -60,7 +61,7 @@ class LogEntry:
     summary: str
     rolls: tuple[Roll, ...]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """The JSON form ``rallypoint log --json`` prints."""
         return {"seq": self.seq, "type": self.type, "recorded_at": self.recorded_at,
                 "undone": self.undone, "summary": self.summary,
@@ -94,7 +95,25 @@ def log_entries(campaign: Campaign, *, since: int | None = None,
             for e in events]
 
 
-def campaign_view(campaign: Campaign) -> dict[str, Any]:
+class CampaignView(TypedDict):
+    """The JSON view of a campaign, as ``rallypoint show --json`` prints it.
+
+    Attributes:
+        campaign: The campaign's id.
+        name: Its name.
+        version: Its version (the number of stored events).
+        state: The ruleset's view of the state (``Ruleset.state_json``).
+        pending: The decisions waiting on the player, each as JSON.
+    """
+
+    campaign: str
+    name: str
+    version: int
+    state: JsonObject
+    pending: list[JsonObject]
+
+
+def campaign_view(campaign: Campaign) -> CampaignView:
     """The JSON view of a campaign: id, name, version, the ruleset's state view, pending decisions.
 
     This is exactly what ``rallypoint show --json`` prints.

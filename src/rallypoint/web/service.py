@@ -182,7 +182,7 @@ class Service:
         """The JSON view of a campaign (what ``show --json`` prints), as ``viewer`` may see it."""
         view = self.session.view(ref)
         if viewer.sees_all():
-            return view
+            return dict(view)
         campaign = self.load(ref)
         return redact_view(view, campaign.created.scenario, viewer, self.declaration(campaign))
 

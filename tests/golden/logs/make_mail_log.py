@@ -23,7 +23,6 @@ import contextlib
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 HERE = Path(__file__).resolve().parent
 
@@ -64,7 +63,7 @@ def main(out: Path) -> None:
     reveal(game.dbs["soviet"], theirs, HERE / "tcs_mail.json")
     with EventStore(out / "fresh.sqlite3") as store:
         info = import_campaign(store, read_export(HERE / "tcs_mail.json"))
-    view: dict[str, Any] = Session(out / "fresh.sqlite3").view(info.id)
+    view = Session(out / "fresh.sqlite3").view(info.id)
     (HERE / "tcs_mail.state.json").write_text(json.dumps(view, indent=2) + "\n", "utf-8")
 
 
