@@ -343,6 +343,21 @@ class Campaign:
         return Campaign(self.campaign_id, self.ruleset, events, state, self.undone, typed)
 
 
+def state_of(campaign: Campaign, kind: type[S]) -> S:
+    """The campaign's state as its ruleset's own type, checked, not trusted: a ruleset's front
+    part knows its state type; the session holds campaigns of every ruleset.
+
+    Raises:
+        TypeError: The state is not a ``kind`` (a front part was handed another ruleset's
+            campaign: a bug, not a player's mistake).
+    """
+    state = campaign.state
+    if not isinstance(state, kind):
+        raise TypeError(f"campaign {campaign.name!r} plays {campaign.ruleset.name}: its state "
+                        f"is a {type(state).__name__}, not a {kind.__name__}")
+    return state
+
+
 def start(created: NewEvent, campaign_id: str = "memory") -> Campaign:
     """A campaign held only in memory, from its ``created`` event (tests, demo, simulation)."""
     return Campaign.from_events([EventRecord.seal(campaign_id, 1, created, GENESIS_HASH)])

@@ -9,7 +9,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 # In-memory campaigns (no store), for simulation: the lab plays whole campaigns with these.
-from rallypoint.core.campaign import Campaign, created_event, created_from_scenario, start
+from rallypoint.core.campaign import (
+    Campaign,
+    created_event,
+    created_from_scenario,
+    start,
+    state_of,
+)
 from rallypoint.core.errors import RallypointError
 from rallypoint.core.ruleset import Command, Decision, PolicyInfo
 from rallypoint.session.api import (
@@ -50,6 +56,7 @@ __all__ = [
     "policy_named",
     "seeded_roller",
     "start",
+    "state_of",
     "summary",
     "write_atomically",
 ]

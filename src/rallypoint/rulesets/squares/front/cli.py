@@ -19,6 +19,7 @@ from rallypoint.cli.kit import (
     print_json,
     session,
 )
+from rallypoint.rulesets.squares.front.campaign import squares_state
 
 if TYPE_CHECKING:
     from rallypoint.rulesets.squares.data import RallyKind
@@ -62,7 +63,7 @@ def board(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
     if as_json:
         print_json(c.ruleset.state_json(c.state))
         return
-    render_board(c.state)
+    render_board(squares_state(c))
 
 
 @app.command()
@@ -144,7 +145,8 @@ def rally(
         what = None if kind is None else _kind(kind)
     _run(campaign, lambda c: Rally(
         expected_version=c.version, leader=leader, unit=unit,
-        rally=what or rally_kind(c.state, leader, unit), enemy_visible=enemy_visible), dice)
+        rally=what or rally_kind(squares_state(c), leader, unit),
+        enemy_visible=enemy_visible), dice)
 
 
 @app.command()
@@ -165,7 +167,7 @@ def odds(
 
     with guarded():
         c = session().load(campaign_ref(campaign))
-        state: SquaresState = c.state
+        state = squares_state(c)
         if (leader is None) != (unit is None):
             raise MalformedInputError("give both LEADER and UNIT, or neither",
                                       fix="e.g. `rallypoint squares odds kempt 28th`.")
@@ -228,7 +230,7 @@ def sight(
 
     with guarded():
         c = session().load(campaign_ref(campaign))
-        state: SquaresState = c.state
+        state = squares_state(c)
         sa, sb = state.board.square(a), state.board.square(b)
         visible, why = state.sees(sa, sb)
     between = ["/".join(str(s) for s in step) for step in squares_between(
@@ -381,7 +383,7 @@ def render(c: Campaign) -> None:
     """``rallypoint show``: the title, the board, and who is attached to whom."""
     from rich.markup import escape
 
-    state: SquaresState = c.state
+    state = squares_state(c)
     console.print(f"[bold]{escape(c.name)}[/] — {escape(state.board.scenario.scenario.title)} · "
                   f"turn {state.turn} · version {c.version}", highlight=False)
     render_board(state)

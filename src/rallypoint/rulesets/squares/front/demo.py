@@ -22,6 +22,7 @@ def play_ridge_scene() -> None:
     from rallypoint.rulesets.squares.commands import Activate, MarkFire, Move, Rally
     from rallypoint.rulesets.squares.data import RallyKind
     from rallypoint.rulesets.squares.front import cli as squares_cli
+    from rallypoint.rulesets.squares.front.campaign import squares_state
     from rallypoint.rulesets.squares.rally import plan_rally
 
     ruleset = get_ruleset("squares")
@@ -29,7 +30,7 @@ def play_ridge_scene() -> None:
     name = "ridge"
     console.print(Rule("Squares: disorder recovery and leader rally at the farm below the ridge"))
     session().create(scenario, name=name, seed="demo", campaign_id="demo-squares")
-    squares_cli.render_board(session().load(name).state)
+    squares_cli.render_board(squares_state(session().load(name)))
 
     console.print(Rule("The 79th activates: disordered, no enemy adjacent, not fired upon, 5 SP"))
     execute(name, lambda c: Activate(expected_version=c.version, who="79th"), None)
@@ -44,13 +45,13 @@ def play_ridge_scene() -> None:
     execute(name, lambda c: Activate(expected_version=c.version, who="28th"), None)
 
     console.print(Rule("Kempt rides into the farm to rally the 28th (die: 5)"))
-    state = session().load(name).state
+    state = squares_state(session().load(name))
     squares_cli.print_plan(state, plan_rally(state, "kempt", "28th", RallyKind.DISORDER))
     execute(name, lambda c: Rally(expected_version=c.version, leader="kempt", unit="28th",
                                   rally=RallyKind.DISORDER), "5")
 
     console.print(Rule("The shaken 32nd: should Wellington try to rally its SP?"))
-    state = session().load(name).state
+    state = squares_state(session().load(name))
     squares_cli.print_plan(state, plan_rally(state, "wellington", "32nd", RallyKind.SP))
     console.print("No chance to pass and one in three to break: Wellington leaves the 32nd be, "
                   "as the seed warns about keeping brittle formations in the fight.")

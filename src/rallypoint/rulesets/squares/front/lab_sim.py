@@ -36,6 +36,7 @@ from rallypoint.lab.kit import (
 )
 from rallypoint.rulesets.squares.data import RallyKind, RulesData, default_data
 from rallypoint.rulesets.squares.events import Rallied
+from rallypoint.rulesets.squares.front.campaign import squares_state
 from rallypoint.rulesets.squares.rally import (
     RallyPlan,
     RallyResult,
@@ -162,7 +163,7 @@ def situation(spec: ChainSpec) -> tuple[Campaign, RallyPlan]:
         raise MalformedInputError("a situation needs both --leader and --unit",
                                   fix="e.g. --leader kempt --unit 28th.")
     c = start(created_event(squares(), scenario_path(spec.scenario), "simulation", seed="lab"))
-    return c, plan_rally(c.state, spec.leader, spec.unit, _kind(spec.kind))
+    return c, plan_rally(squares_state(c), spec.leader, spec.unit, _kind(spec.kind))
 
 
 def scalar_chain(start_: Campaign, spec: ChainSpec, roller: NumpyRoller, limit: int = 1000

@@ -10,6 +10,7 @@ from typing import Any
 from rallypoint.core.errors import RallypointError
 from rallypoint.core.visibility import EVERYTHING, Viewer
 from rallypoint.rulesets.squares.data import RallyKind
+from rallypoint.rulesets.squares.front.campaign import squares_state
 from rallypoint.rulesets.squares.rally import RallyPlan, opportunities, plan_rally
 from rallypoint.rulesets.squares.state import SquaresState
 from rallypoint.session import Campaign
@@ -95,7 +96,7 @@ def unit_panel(state: SquaresState, unit_id: str) -> UnitPanel:
 
 def lab_rows(campaign: Campaign) -> list[dict[str, Any]]:
     """Every rally allowed now, each modifier named, with its exact odds (the lab page)."""
-    state: SquaresState = campaign.state
+    state = squares_state(campaign)
     return [{"leader": state.board.name(p.leader), "unit": state.board.name(p.unit),
              "kind": p.kind.value, "modifiers": [(m.name, m.value) for m in p.node.modifiers],
              "total": p.node.modifier_total,
@@ -119,7 +120,7 @@ def _cells(state: dict[str, Any]) -> dict[str, dict[str, list[tuple[str, dict[st
 def context(campaign: Campaign, unit: str | None = None, viewer: Viewer = EVERYTHING
             ) -> dict[str, Any]:
     """Everything the squares page template shows (``unit``: the chosen unit, if any)."""
-    state: SquaresState = campaign.state
+    state = squares_state(campaign)
     view = campaign.ruleset.state_json(state)
     grid = state.board.scenario.grid
     sides = {s: i for i, s in enumerate(state.board.side_marks)}
