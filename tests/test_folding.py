@@ -8,6 +8,7 @@ event of logs mixing turns, losses and undos of the latest and of older events.
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -16,7 +17,7 @@ from conftest import tcs_campaign
 from rallypoint.core import folding
 from rallypoint.core.campaign import Campaign
 from rallypoint.core.errors import IllegalNowError, IntegrityError
-from rallypoint.core.events import NewEvent, Undone
+from rallypoint.core.events import EventRecord, NewEvent, Undone
 from rallypoint.core.folding import LogFold
 from rallypoint.core.playcheck import fold_all
 from rallypoint.dice import ScriptedRoller
@@ -91,3 +92,50 @@ def test_the_folds_campaign_decides_as_the_whole_campaign(seed: int) -> None:
         assert len(held.events) == len(held.typed) == 2
         turn = AdvanceTurn(expected_version=whole.version)
         assert held.decide(turn, ScriptedRoller([])) == whole.decide(turn, ScriptedRoller([]))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_fold_that_keeps_no_record_reads_older_ones_from_its_source(
+        seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # An import's fold (its records go to the database) and verify FILE's keep no record and
+    # thin their older states: the states on the way are still the campaign's, and the deep
+    # undos (older events, long runs) read their records again from the source.
+    monkeypatch.setattr(folding, "CHECKPOINT_EVERY", 3)
+    monkeypatch.setattr(folding, "DENSE_CHECKPOINTS", 2)
+    history = _played(seed, 400)
+    final = history[-1]
+    log = list(final.events)
+    asked: list[tuple[int, int]] = []
+
+    def source(first: int, stop: int) -> list[EventRecord]:
+        asked.append((first, stop))
+        return [r for r in log if first <= r.seq < stop]
+
+    fold = LogFold(log[0], source)
+    most = 0
+    for record, expected in zip(log[1:], history[1:], strict=True):
+        fold.add(record)
+        assert fold.state == expected.state, f"after seq {record.seq}"
+        assert list(fold.effective) == [e.seq for e in expected.effective()]
+        most = max(most, fold.kept)
+    assert asked, "some undo reached past the typed events kept"
+    # At most the dense states, ``created``'s, one per doubling of the distance back, and the
+    # typed events of two windows (3 each) plus the refolded ones pending: never the log.
+    effective = len(final.effective())
+    assert most <= 2 + 1 + effective.bit_length() + 2 * 3 + 1, most
+
+
+def test_the_thinned_states_are_logarithmic_in_the_log() -> None:
+    # 100,000 effective turns would keep 390 states unthinned; thinned, about log2 of that.
+    c = tcs_campaign("example1")
+    fold = LogFold(c.events[0], lambda first, stop: [])
+    for count in range(1, 100_001):
+        if count % folding.CHECKPOINT_EVERY == 0:
+            fold._checkpoints.append((count, None))
+            fold._thin(count)
+    counts = [point[0] for point in fold._checkpoints]
+    assert counts[0] == 0  # 390 windows of 256 end at 99,840
+    assert counts[-4:] == [99_072, 99_328, 99_584, 99_840]
+    assert len(counts) <= 4 + 1 + 9, counts  # 390 windows: at most 9 doublings back
+    gaps = [b - a for a, b in itertools.pairwise(counts[1:])]
+    assert gaps == sorted(gaps, reverse=True), counts

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -16,12 +17,37 @@ import pytest
 
 from rallypoint.core.errors import DataFileError, IntegrityError, RallypointError
 from rallypoint.core.events import GENESIS_HASH, event_hash
+from rallypoint.session.import_stream import import_streamed
 from rallypoint.session.importing import import_campaign
-from rallypoint.store import EventStore, export_campaign, read_export
+from rallypoint.store import CampaignInfo, EventStore, export_campaign, read_export
 from rallypoint.store.exchange import ExportedCampaignHeader, ExportedHead, header_hash
 from store_kit import events, store_played
 
 CID = "feed0000-1111-2222-3333-444455556666"
+_WAY = {"now": "whole"}
+
+
+@pytest.fixture(autouse=True, params=["whole", "streamed"])
+def way(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Every attack against both imports: the file read whole and checked, then stored
+    (``import_campaign``), and each event checked and stored as it is read, in one
+    transaction rolled back on a refusal (``import_streamed``, what ``Session.import_file``
+    runs)."""
+    _WAY["now"] = request.param
+    yield request.param
+    _WAY["now"] = "whole"
+
+
+def do_import(away: EventStore, path: Path) -> CampaignInfo:
+    if _WAY["now"] == "whole":
+        return import_campaign(away, read_export(path))
+
+    @contextmanager
+    def transaction() -> Iterator[EventStore]:
+        with away.transaction():
+            yield away
+
+    return import_streamed(transaction, path)
 
 
 @pytest.fixture
@@ -58,7 +84,7 @@ def attempt(tmp_path: Path, away: EventStore, data: dict[str, Any]) -> Rallypoin
     path = tmp_path / "attack.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(RallypointError) as info:
-        import_campaign(away, read_export(path))
+        do_import(away, path)
     assert away.campaigns() == [], "a refused import must write nothing"
     assert "\n" not in str(info.value)
     return info.value
@@ -66,7 +92,7 @@ def attempt(tmp_path: Path, away: EventStore, data: dict[str, Any]) -> Rallypoin
 
 def test_good_file_imports(tmp_path: Path, away: EventStore, exported: dict[str, Any]) -> None:
     path = tmp_path / "good.json"
-    info = import_campaign(away, read_export(path))
+    info = do_import(away, path)
     assert info.version == len(events()) and away.verify(CID).ok
 
 
@@ -138,7 +164,7 @@ def test_version_1_file_still_imports(
     exported["format_version"] = 1
     path = tmp_path / "v1.json"
     path.write_text(json.dumps(exported), encoding="utf-8")
-    assert import_campaign(away, read_export(path)).version == len(events())
+    assert do_import(away, path).version == len(events())
 
 
 def test_small_clock_skew_is_allowed(
@@ -148,7 +174,7 @@ def test_small_clock_skew_is_allowed(
     exported["events"][-1]["recorded_at"] = soon
     path = tmp_path / "skew.json"
     path.write_text(json.dumps(rehash(exported)), encoding="utf-8")
-    assert import_campaign(away, read_export(path)).version == len(events())
+    assert do_import(away, path).version == len(events())
 
 
 @pytest.mark.parametrize(("text", "expected"), [

@@ -426,11 +426,20 @@ def verify_chain(records: Sequence[EventRecord]) -> ChainProblem | None:
     """Check sequence numbers and hashes; return the first problem or ``None``."""
     prev = GENESIS_HASH
     for index, record in enumerate(records, start=1):
-        if record.seq != index:
-            return ChainProblem(seq=record.seq, reason=f"sequence gap: expected {index}")
-        if record.prev_hash != prev:
-            return ChainProblem(seq=record.seq, reason="prev_hash does not match the event before")
-        if record.hash != record.expected_hash():
-            return ChainProblem(seq=record.seq, reason="content does not match its hash (edited?)")
+        problem = link_problem(record, index, prev)
+        if problem is not None:
+            return problem
         prev = record.hash
+    return None
+
+
+def link_problem(record: EventRecord, index: int, prev: str) -> ChainProblem | None:
+    """What is wrong with one link of a chain: ``record`` as its ``index``-th event (from 1),
+    after an event hashed ``prev`` (:data:`GENESIS_HASH` for the first); ``None``: nothing."""
+    if record.seq != index:
+        return ChainProblem(seq=record.seq, reason=f"sequence gap: expected {index}")
+    if record.prev_hash != prev:
+        return ChainProblem(seq=record.seq, reason="prev_hash does not match the event before")
+    if record.hash != record.expected_hash():
+        return ChainProblem(seq=record.seq, reason="content does not match its hash (edited?)")
     return None

@@ -16,7 +16,8 @@ a player makes cancels (``Campaign.undo_event``), costs at most that many events
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+from array import array
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final
 
 from rallypoint.core.campaign import Campaign, apply_event, read_event
@@ -26,23 +27,43 @@ from rallypoint.core.ruleset import Ruleset
 
 CHECKPOINT_EVERY: Final = 256
 """Effective events between two kept states (memory: one state per this many events)."""
+DENSE_CHECKPOINTS: Final = 4
+"""With a :data:`Source`, the newest states kept at every :data:`CHECKPOINT_EVERY`; older
+ones are thinned to a doubling spacing (:meth:`LogFold._thin`)."""
+
+Source = Callable[[int, int], Iterable[EventRecord]]
+"""Gives the records whose seqs are in ``[first, stop)``, in order, when a fold that keeps no
+records must fold again from an older state (an import: its own transaction's rows; ``verify
+FILE``: the file read again)."""
 
 
 class LogFold:
-    """A log folded one record at a time, in O(1) per event and bounded memory beyond the
-    records themselves (which the caller holds: they are what an import stores).
+    """A log folded one record at a time, in O(1) per event.
 
-    Only what a fold needs is kept: the state, the seqs in effect, a state every
-    :data:`CHECKPOINT_EVERY` effective events, and the typed events since the last of those;
-    an older typed event is read again from its record when an undo reaches back that far.
+    Only what a fold needs is kept: the state, the seqs in effect (8 bytes each), a state every
+    :data:`CHECKPOINT_EVERY` effective events, and the typed events since the last two of
+    those. An older typed event is read again from its record when an undo reaches back that
+    far: from the records this fold keeps, or, given a ``source``, from there, and then the
+    fold keeps no record at all and thins its older states to O(log n) of them, so its memory
+    does not grow with the log (beyond the seqs in effect).
+
+    Every undo a player makes cancels the latest effective event (``Campaign.undo_event``), so
+    a run of *k* undos reaches back *k* events: the two windows of typed events cover a run of
+    up to :data:`CHECKPOINT_EVERY`; a longer run, or an edited file's undo of an older event
+    (the fold accepts it, as ``Campaign`` does), folds again from the kept state just below
+    its target, at most about twice its depth back.
 
     Attributes:
         ruleset: The campaign's ruleset (named by its ``created`` event).
         state: The fold of the effective events so far.
     """
 
-    def __init__(self, first: EventRecord) -> None:
+    def __init__(self, first: EventRecord, source: Source | None = None) -> None:
         """Start from the ``created`` record.
+
+        Args:
+            first: The ``created`` record.
+            source: Where older records are read again (``None``: this fold keeps them).
 
         Raises:
             IntegrityError: The record is not a ``created`` event.
@@ -51,24 +72,32 @@ class LogFold:
         self.ruleset: Ruleset[Any] = created.ruleset
         self.state: Any = created.state
         self._created = created
+        self._first = first
+        self._source = source
         self._last: tuple[EventRecord, EventModel] = (first, created.typed[0])
         self._undone: frozenset[int] = frozenset()
-        self._records: list[EventRecord] = [first]
-        self._effective: list[int] = []  # seqs of ruleset events in effect, ascending
+        self._records: list[EventRecord] | None = [first] if source is None else None
+        self._effective: array[int] = array("q")  # seqs of ruleset events in effect, ascending
         self._checkpoints: list[tuple[int, Any]] = [(0, self.state)]
         self._recent: dict[int, EventModel] = {}  # effective since the last checkpoint
+        self._previous: dict[int, EventModel] = {}  # ... and between the last two
 
     @property
     def effective(self) -> Sequence[int]:
         """The seqs of the ruleset events still in effect, in order."""
         return self._effective
 
+    @property
+    def kept(self) -> int:
+        """How many states and typed events this fold holds (what its memory follows)."""
+        return len(self._checkpoints) + len(self._recent) + len(self._previous)
+
     def campaign(self) -> Campaign:
         """The campaign after the records folded so far, held as a campaign resumed from a
         state snapshot holds it (``created``, the latest event and the state): enough to decide
         the next command, which is all a re-derivation asks of it (not to undo or list the log).
         """
-        first, (last, typed) = self._records[0], self._last
+        first, (last, typed) = self._first, self._last
         if last is first:
             return self._created
         return Campaign(first.campaign_id, self.ruleset, (first, last), self.state,
@@ -86,7 +115,8 @@ class LogFold:
             Exception: Whatever the ruleset's fold raises on a malformed event.
         """
         typed = read_event(self.ruleset, record) if typed is None else typed
-        self._records.append(record)
+        if self._records is not None:
+            self._records.append(record)
         self._last = (record, typed)
         if isinstance(typed, Undone):
             self._cancel(typed.target)
@@ -100,11 +130,27 @@ class LogFold:
         """Fold the effective event at ``seq``, the ``count``-th in effect, keeping a state
         every so many."""
         self.state = apply_event(self.ruleset, self.state, typed)
+        self._recent[seq] = typed
         if count % CHECKPOINT_EVERY == 0 and self._checkpoints[-1][0] < count:
             self._checkpoints.append((count, self.state))
-            self._recent.clear()
-        else:
-            self._recent[seq] = typed
+            self._previous, self._recent = self._recent, {}
+            if self._source is not None:
+                self._thin(count)
+
+    def _thin(self, count: int) -> None:
+        """Drop older states so that, going back from the newest dense ones, each kept state
+        is at least twice as far from ``count`` as the next newer kept one (``created``'s is
+        always kept): O(log n) states, and an undo *d* events deep folds again at most about
+        *2d* events."""
+        dense = self._checkpoints[-DENSE_CHECKPOINTS:]
+        older = self._checkpoints[1:-DENSE_CHECKPOINTS]
+        kept: list[tuple[int, Any]] = []
+        newer = dense[0][0]
+        for point in reversed(older):
+            if count - point[0] >= 2 * (count - newer):
+                kept.append(point)
+                newer = point[0]
+        self._checkpoints = [self._checkpoints[0], *reversed(kept), *dense]
 
     def _cancel(self, target: int) -> None:
         """Take ``target`` out of effect and fold the rest again from the last state kept
@@ -115,15 +161,26 @@ class LogFold:
                                  "still in effect", where=f"seq {target}",
                                  fix="Ask for a fresh export; the file was edited or damaged")
         del self._effective[index]
-        self._recent.pop(target, None)
         while self._checkpoints[-1][0] > index:
             self._checkpoints.pop()
         start, self.state = self._checkpoints[-1]
         again = self._effective[start:]
-        recent, self._recent = self._recent, {}
-        first_seq = self._records[0].seq
+        known = {**self._previous, **self._recent}
+        known.pop(target, None)
+        self._recent, self._previous = {}, {}
+        missing = [seq for seq in again if seq not in known]
+        if missing:
+            known.update(self._read_again(missing))
         for count, seq in enumerate(again, start=start + 1):
-            typed = recent.get(seq)
-            if typed is None:
-                typed = read_event(self.ruleset, self._records[seq - first_seq])
-            self._apply(seq, typed, count)
+            self._apply(seq, known[seq], count)
+
+    def _read_again(self, seqs: Sequence[int]) -> dict[int, EventModel]:
+        """The typed events of ``seqs`` (ascending), read again from their records."""
+        wanted = set(seqs)
+        if self._records is not None:
+            base = self._first.seq
+            records: Iterable[EventRecord] = (self._records[seq - base] for seq in seqs)
+        else:
+            assert self._source is not None  # one of the two is always there
+            records = (r for r in self._source(seqs[0], seqs[-1] + 1) if r.seq in wanted)
+        return {r.seq: read_event(self.ruleset, r) for r in records}

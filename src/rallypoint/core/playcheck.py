@@ -18,7 +18,7 @@ from typing import Any, Final
 from rallypoint.core.campaign import Campaign, bulk_reading, describe_event, event_rolls
 from rallypoint.core.errors import IntegrityError, RallypointError
 from rallypoint.core.events import UNDONE, EventRecord
-from rallypoint.core.folding import LogFold
+from rallypoint.core.folding import LogFold, Source
 from rallypoint.core.inputs import shorten
 
 STORED_FIX: Final = ("delete it with `rallypoint delete` (a backup is exported first) and import "
@@ -39,13 +39,49 @@ def fold_all(records: Sequence[EventRecord], fix: str) -> None:
     Raises:
         IntegrityError: At the first event that is malformed or cannot be applied.
     """
-    folding = _guard(records[0], fix, LogFold, records[0])
+    check = PlayCheck(records[0], fix)
     with bulk_reading():
         for record in records[1:]:
-            if record.type == UNDONE:
-                _check_undo(folding.effective, record, fix)
-            _guard(record, fix, _step, folding, record)
-    _guard(records[-1], fix, _views, folding.ruleset, folding.state)
+            check.add(record)
+    check.finish()
+
+
+class PlayCheck:
+    """:func:`fold_all` one record at a time, for a reader that keeps no records (a streamed
+    import: its fold reads older records again from ``source``, :class:`LogFold`).
+
+    Args:
+        first: The ``created`` record.
+        fix: What a refusal tells the player to do.
+        source: Where the fold reads older records again (``None``: it keeps them).
+
+    Raises:
+        IntegrityError: ``first`` is not a ``created`` event that can be played.
+    """
+
+    def __init__(self, first: EventRecord, fix: str, source: Source | None = None) -> None:
+        self._fix = fix
+        self.folding: LogFold = _guard(first, fix, LogFold, first, source)
+        self._last = first
+
+    def add(self, record: EventRecord) -> None:
+        """Play the next record.
+
+        Raises:
+            IntegrityError: It is malformed, cannot be applied, or undoes no event in effect.
+        """
+        if record.type == UNDONE:
+            _check_undo(self.folding.effective, record, self._fix)
+        _guard(record, self._fix, _step, self.folding, record)
+        self._last = record
+
+    def finish(self) -> None:
+        """What every read shows must work on the final state.
+
+        Raises:
+            IntegrityError: It does not (named after the last event).
+        """
+        _guard(self._last, self._fix, _views, self.folding.ruleset, self.folding.state)
 
 
 def fold_stored(records: Sequence[EventRecord]) -> Campaign:

@@ -19,7 +19,7 @@ from rallypoint.dice.play import commit_server_dice
 from rallypoint.errors import Hint
 from rallypoint.session import snapshots
 from rallypoint.session.handle import Handle
-from rallypoint.session.importing import import_campaign
+from rallypoint.session.import_stream import import_streamed
 from rallypoint.store import CampaignInfo, clean_name
 from rallypoint.store.location import exists
 
@@ -132,9 +132,6 @@ def export(handle: Handle, ref: str, path: Path) -> int:
 
 def import_file(handle: Handle, path: Path, *, name: str | None = None) -> CampaignInfo:
     """Import an export file: a new campaign, or the newer events of one already here
-    (checked whole first: :func:`rallypoint.session.importing.import_campaign`)."""
-    from rallypoint.store import read_export
-
-    exported = read_export(path)
-    with handle._store(write=True) as store:
-        return import_campaign(store, exported, name)
+    (checked, folded and stored in one streaming pass, committed only if the whole file
+    passes: :func:`rallypoint.session.import_stream.import_streamed`)."""
+    return import_streamed(handle.transaction, path, name)

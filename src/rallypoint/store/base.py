@@ -11,8 +11,8 @@ chain check, the row lock a write takes (``_FOR_UPDATE``), and the tables a dele
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any, ClassVar, NamedTuple, Self
 
 from rallypoint.core.errors import (
@@ -25,6 +25,7 @@ from rallypoint.core.errors import (
 from rallypoint.core.events import GENESIS_HASH, ChainProblem, EventRecord, NewEvent, canonical_json
 from rallypoint.core.suggest import did_you_mean
 from rallypoint.errors import Hint
+from rallypoint.store.import_rows import ImportRows
 from rallypoint.store.limits import LimitsMixin
 from rallypoint.store.marks import Mark, MarksMixin
 from rallypoint.store.names import clean_name
@@ -183,6 +184,24 @@ class StoreBase(SecretsMixin, LimitsMixin, MarksMixin, SeatsMixin, SeatNotesMixi
             IntegrityError: ``records`` diverge from the stored log, or the stored log is broken.
             StoreError: ``name`` is taken by another campaign.
         """
+        with self.importing(campaign_id, name, ruleset, created_at) as rows:
+            for record in records:
+                rows.add(record)
+        return self.campaign(campaign_id)
+
+    @contextmanager
+    def importing(self, campaign_id: str, name: str, ruleset: str,
+                  created_at: str) -> Iterator[ImportRows]:
+        """The rows of an import, written as they are added (:class:`ImportRows`), in one
+        write transaction (the caller's :meth:`transaction`, when one is open: a streamed
+        import checks the whole file before it commits). As :meth:`import_records`: a new
+        campaign gets ``name``; an existing one must be intact and its log a prefix of the
+        rows added (or the other way round), and only the rows beyond it are inserted.
+
+        Raises:
+            IntegrityError: A row diverges from the stored log, or the stored log is broken.
+            StoreError: ``name`` is taken by another campaign.
+        """
         name = clean_name(name)
         with self._write() as conn:
             exists = conn.execute(self._sql("SELECT 1 FROM campaigns WHERE id = ?")
@@ -193,31 +212,22 @@ class StoreBase(SecretsMixin, LimitsMixin, MarksMixin, SeatsMixin, SeatNotesMixi
                 raise StoreError(f"a different campaign named {name!r} exists (id {other[0]})",
                                  where=self.path, fix="pass --name to import it under another name",
                                  instead=Hint.IMPORT_FILE)
+            stored = 0
             if exists:
-                self._intact_head(conn, campaign_id)
+                stored = self._intact_head(conn, campaign_id)[0]
             else:
                 conn.execute(self._STATEMENTS.campaign_insert,
                              (campaign_id, name, ruleset, created_at))
-            stored = [h for (h,) in conn.execute(self._sql(
-                "SELECT hash FROM events WHERE campaign_id = ? ORDER BY seq"), (campaign_id,))]
-            for record, stored_hash in zip(records, stored, strict=False):
-                if record.hash != stored_hash:
-                    raise IntegrityError(
-                        f"the logs diverge at seq {record.seq}", where=campaign_id,
-                        fix="keep one history: ask for an export that extends yours, "
-                            "or keep theirs as a new campaign with import --as NAME",
-                            instead=Hint.IMPORT_FILE)
-            self._insert_not_used(conn, campaign_id, records[len(stored):])
-        return self.campaign(campaign_id)
+            used = conn.execute(self._sql("SELECT use_order, used_at FROM local_use WHERE "
+                                          "campaign_id = ?"), (campaign_id,)).fetchone()
+            rows = ImportRows(self, conn, campaign_id, stored)
+            yield rows
+            rows.flush()
+            self._keep_use(conn, campaign_id, used)
 
-    def _insert_not_used(self, conn: Any, campaign_id: str,
-                         records: Sequence[EventRecord]) -> None:
-        """Insert imported records without marking their campaign as this machine's last used:
+    def _keep_use(self, conn: Any, campaign_id: str, used: Any) -> None:
+        """Leave the campaign's place in this machine's use order as it was before an import:
         the default campaign stays the one last written here (the insert trigger marks it)."""
-        used = conn.execute(self._sql("SELECT use_order, used_at FROM local_use WHERE "
-                                      "campaign_id = ?"), (campaign_id,)).fetchone()
-        for record in records:
-            self._insert(conn, record)
         conn.execute(self._sql("DELETE FROM local_use WHERE campaign_id = ?"), (campaign_id,))
         if used is not None:
             conn.execute(self._sql("INSERT INTO local_use (campaign_id, use_order, used_at) "

@@ -12,8 +12,9 @@ import json
 import os
 import tempfile
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -258,31 +259,58 @@ EXPORT_LIMITS: Final = Limits(max_bytes=MAX_EXPORT_BYTES, max_value=MAX_EXPORT_V
 event or header field."""
 
 
-def read_export(path: Path) -> ExportedCampaign:
+class ExportStream(Protocol):
+    """Takes an export's events one at a time as :func:`read_export` reads them, instead of
+    their being kept (a streamed import: :mod:`rallypoint.session.import_stream`)."""
+
+    def header(self, exported: ExportedCampaign) -> bool:
+        """Called when the events start, with the header read so far (its ``events`` empty);
+        ``True``: hand each event to :meth:`event` and keep none; ``False``: keep them."""
+        ...
+
+    def event(self, record: EventRecord) -> None:
+        """The next event, validated (raise to refuse the file)."""
+        ...
+
+
+def read_export(path: Path, stream: ExportStream | None = None) -> ExportedCampaign:
     """Read and validate an export file (format, version and shape; not yet the hash chain).
 
     The file is read as a stream (:func:`rallypoint.core.jsonstream.read_object`): size-capped,
     parsed strictly (no NaN, 64-bit integers, bounded nesting) and validated event by event,
     stopping at the first bad one, so neither junk nor a long log is ever held as text.
 
+    Args:
+        path: The file.
+        stream: Takes the events instead, if the header before them is whole and valid and it
+            accepts them (:meth:`ExportStream.header`): the result's ``events`` are then empty.
+
     Raises:
         DataFileError: The file is missing or unreadable, not JSON, or not a supported export.
     """
     path = Path(path)
     parsed: list[EventRecord] = []
+    streaming = False
 
     def event(item: Any, index: int) -> None:
         try:
-            parsed.append(EventRecord.model_validate(item))
+            record = EventRecord.model_validate(item)
         except ValidationError as exc:
             first = exc.errors()[0]
             raise _invalid(path, ("events", index, *first["loc"]), first["msg"]) from None
+        if streaming:
+            assert stream is not None  # streaming only with a stream
+            stream.event(record)
+        else:
+            parsed.append(record)
 
     def ready(before: Streamed) -> None:
+        nonlocal streaming
         if "format" in before.members:  # a file of something else is refused before its list
             _check_format(path, before)
+            streaming = stream is not None and _streams(before, stream)
 
-    with bulk_reading():  # thousands of records kept, no cycles among them
+    with bulk_reading() if stream is None else nullcontext():  # records kept: no cycles
         read = read_object(path, "export file", "events", event, EXPORT_LIMITS, ready)
     _check_format(path, read)
     if read.streamed is None:
@@ -293,6 +321,16 @@ def read_export(path: Path) -> ExportedCampaign:
     except ValidationError as exc:
         first = exc.errors()[0]
         raise _invalid(path, first["loc"], first["msg"]) from None
+
+
+def _streams(before: Streamed, stream: ExportStream) -> bool:
+    """Whether ``stream`` takes the events: the header before them is whole and valid (else
+    they are kept, and the header refused as ever once the file is read) and it accepts."""
+    try:
+        header = ExportedCampaign.model_validate({**before.members, "events": []})
+    except ValidationError:
+        return False
+    return stream.header(header)
 
 
 def _invalid(path: Path, loc: tuple[int | str, ...], msg: str) -> DataFileError:
@@ -368,8 +406,9 @@ def check_importable(campaign_id: str, records: Sequence[EventRecord], *,
                              fix="ask for a fresh export; the file was edited or damaged")
 
 
-def check_header(exported: ExportedCampaign) -> None:
-    """The header's hash, and its head against the log's last event (a cut tail shows here)."""
+def check_header(exported: ExportedCampaign, last: EventRecord | None = None) -> None:
+    """The header's hash, and its head against the log's last event (a cut tail shows here;
+    ``last``: that event, when the events were streamed rather than kept)."""
     if exported.format_version == 1:
         return  # written before heads existed: only the chain can be checked
     head, stated = exported.head, exported.header_hash
@@ -380,7 +419,7 @@ def check_header(exported: ExportedCampaign) -> None:
         raise IntegrityError("the header does not match its header_hash (edited?)",
                              where="header_hash",
                              fix="ask for a fresh export; the file was edited or damaged")
-    last = exported.events[-1]
+    last = exported.events[-1] if last is None else last
     if (last.seq, last.hash) != (head.seq, head.hash):
         cut = head.seq - last.seq
         what = (f"the file's log ends at seq {last.seq} but its head is seq {head.seq}: the "

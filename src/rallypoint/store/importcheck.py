@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Final
 
 from rallypoint.core.errors import IntegrityError
-from rallypoint.core.events import CREATED, EventRecord
+from rallypoint.core.events import CREATED, GENESIS_HASH, EventRecord, link_problem
 from rallypoint.core.inputs import shorten
 
 if TYPE_CHECKING:
@@ -36,14 +36,48 @@ def check_header_and_clocks(header: ExportedCampaignHeader,
         IntegrityError: Naming the first event (or header field) that fails, with the fix.
     """
     _check_created(header, records[0])
-    now = datetime.now(UTC)
-    previous: datetime | None = None
+    clocks = ClockCheck()
     for record in records:
-        when = _timestamp(record, now)
-        if previous is not None and when < previous - CLOCK_SKEW:
+        clocks.add(record)
+    check_created_at(header, records[0])
+
+
+class ClockCheck:
+    """The clocks of a log read one event at a time: each event's time valid, with a zone, not
+    in this machine's future, and not before the event it follows (beyond :data:`CLOCK_SKEW`)."""
+
+    def __init__(self) -> None:
+        self._now = datetime.now(UTC)
+        self._previous: datetime | None = None
+
+    def add(self, record: EventRecord) -> None:
+        """Check the next event's time.
+
+        Raises:
+            IntegrityError: It fails (naming the event).
+        """
+        when = _timestamp(record, self._now)
+        if self._previous is not None and when < self._previous - CLOCK_SKEW:
             raise _refuse(record, "is dated before the event it follows")
-        previous = when
-    if header.created_at != records[0].recorded_at:
+        self._previous = when
+
+
+def check_created(header: ExportedCampaignHeader, first: EventRecord) -> None:
+    """The log starts with ``created`` and the header repeats its ruleset and name.
+
+    Raises:
+        IntegrityError: It does not.
+    """
+    _check_created(header, first)
+
+
+def check_created_at(header: ExportedCampaignHeader, first: EventRecord) -> None:
+    """The header's ``created_at`` is the ``created`` event's time.
+
+    Raises:
+        IntegrityError: It is not.
+    """
+    if header.created_at != first.recorded_at:
         raise IntegrityError("the header's created_at is not the created event's time",
                              where="campaign.created_at", fix=IMPORT_FIX)
 
@@ -78,3 +112,36 @@ def _timestamp(record: EventRecord, now: datetime) -> datetime:
 def _refuse(record: EventRecord, what: str) -> IntegrityError:
     return IntegrityError(f"event {record.seq} ({shorten(record.type, 40)!r}) {what}",
                           where=f"seq {record.seq}", fix=IMPORT_FIX)
+
+
+class ChainCheck:
+    """The hash chain of an imported log read one event at a time, with the same refusals as
+    :func:`rallypoint.store.exchange.check_importable` over a whole log.
+
+    Args:
+        campaign_id: The campaign the file's header names.
+    """
+
+    def __init__(self, campaign_id: str) -> None:
+        self._campaign_id = campaign_id
+        self._prev = GENESIS_HASH
+        self.count = 0
+
+    def add(self, record: EventRecord) -> None:
+        """Check the next event: of this campaign, and linked to the one before.
+
+        Raises:
+            IntegrityError: It belongs elsewhere, or breaks the chain.
+        """
+        if record.campaign_id != self._campaign_id:
+            raise IntegrityError(
+                f"event {record.seq} belongs to campaign {shorten(record.campaign_id)!r}, "
+                f"not {shorten(self._campaign_id)!r}", where=f"seq {record.seq}",
+                fix="export the campaign again; the file mixes campaigns")
+        self.count += 1
+        problem = link_problem(record, self.count, self._prev)
+        if problem is not None:
+            raise IntegrityError(f"the imported log is broken at seq {problem.seq}: "
+                                 f"{problem.reason}", where=f"seq {problem.seq}",
+                                 fix="ask for a fresh export; the file was edited or damaged")
+        self._prev = record.hash

@@ -1,0 +1,148 @@
+"""An export imported in one streaming pass: each event checked, folded and stored as it is read.
+
+:func:`rallypoint.session.importing.import_campaign` takes a file read whole: every record held
+at once (about 5 times the file's size in memory), then the chain, the header, the signature,
+the clocks and the fold as separate passes over them, then the insert. Here each event, as
+:func:`rallypoint.store.exchange.read_export` validates it, is checked against the one before
+(campaign, hash chain, clock), played through its ruleset (:class:`PlayCheck`, whose fold reads
+older records again from the rows already inserted instead of keeping them) and inserted, all
+inside one write transaction; what covers the whole file (the head at the end of the log, the
+header hash, the signature over it, ``created_at``, the final state's views) is checked at the
+end, before the commit. Any refusal, however late, rolls every row back: nothing is written,
+as when the file was checked whole first. Memory holds the running state, not the log.
+
+The refusals are those of the whole-file import, each raised at the event at fault; when a file
+has several faults, the first one met in reading order is the one named.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager, ExitStack
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rallypoint.core.errors import IntegrityError
+from rallypoint.core.events import EventRecord
+from rallypoint.core.playcheck import PlayCheck
+from rallypoint.session.importing import import_campaign
+from rallypoint.store import CampaignInfo, EventStore
+from rallypoint.store.importcheck import (
+    IMPORT_FIX,
+    ChainCheck,
+    ClockCheck,
+    check_created,
+    check_created_at,
+)
+
+if TYPE_CHECKING:
+    from rallypoint.store.exchange import ExportedCampaign
+    from rallypoint.store.import_rows import ImportRows
+
+OpenStore = Callable[[], AbstractContextManager[EventStore]]
+"""Opens the destination's write transaction (:meth:`rallypoint.session.handle.Handle
+.transaction`): only once the file's header is read, so a file refused before its events
+never opens (or creates) the database."""
+
+
+def import_streamed(open_store: OpenStore, path: Path, name: str | None = None) -> CampaignInfo:
+    """Import the export file ``path`` in one streaming pass (see the module docstring).
+
+    A file whose header does not come whole and valid before its events (not one rallypoint
+    wrote) is read whole and imported as ever (:func:`~rallypoint.session.importing
+    .import_campaign`), with the same refusals.
+
+    Args:
+        open_store: The destination's write transaction.
+        path: The file.
+        name: Name for a new campaign (default: the exported name).
+
+    Returns:
+        The campaign as stored afterwards.
+
+    Raises:
+        DataFileError: Not a readable export.
+        IntegrityError: Any check fails, or the file diverges from the stored log (nothing is
+            written).
+        StoreError: The name is taken by a different campaign.
+    """
+    from rallypoint.store.exchange import read_export
+
+    with ExitStack() as stack:
+        streamed = _Streamed(stack, open_store, name)
+        exported = read_export(path, streamed)
+        if streamed.rows is None:
+            with open_store() as store:
+                return import_campaign(store, exported, name)
+        return streamed.finish(exported)
+
+
+class _Streamed:
+    """The running checks and the rows of one streamed import (an ``ExportStream``)."""
+
+    def __init__(self, stack: ExitStack, open_store: OpenStore, name: str | None) -> None:
+        self._stack, self._open, self._name = stack, open_store, name
+        self._store: EventStore | None = None
+        self.rows: ImportRows | None = None
+        self._exported: ExportedCampaign | None = None
+        self._chain: ChainCheck | None = None
+        self._clocks = ClockCheck()
+        self._play: PlayCheck | None = None
+        self._rows_open: ExitStack | None = None
+        self._first: EventRecord | None = None
+        self._last: EventRecord | None = None
+
+    def header(self, exported: ExportedCampaign) -> bool:
+        """Open the transaction and the campaign's rows (the name is checked here)."""
+        header = exported.campaign
+        self._exported = exported
+        self._chain = ChainCheck(header.id)
+        self._store = self._stack.enter_context(self._open())
+        self._rows_open = self._stack.enter_context(ExitStack())
+        self.rows = self._rows_open.enter_context(self._store.importing(
+            header.id, self._name or header.name, header.ruleset, header.created_at))
+        return True
+
+    def event(self, record: EventRecord) -> None:
+        """Check, play and store the next event.
+
+        Raises:
+            IntegrityError: It belongs elsewhere, breaks the chain, is dated wrong, cannot be
+                played, or diverges from the stored log.
+        """
+        assert self._chain is not None and self.rows is not None and self._exported is not None
+        self._chain.add(record)
+        if self._first is None:
+            check_created(self._exported.campaign, record)
+        self._clocks.add(record)
+        if self._play is None:
+            self._first = record
+            self._play = PlayCheck(record, IMPORT_FIX, self.rows.records)
+        else:
+            self._play.add(record)
+        self._last = record
+        self.rows.add(record)
+
+    def finish(self, exported: ExportedCampaign) -> CampaignInfo:
+        """The checks over the whole file, then the rows closed (the caller's transaction
+        commits them).
+
+        Raises:
+            IntegrityError: No events; the head is not the last event; the header hash or
+                the signature fails; ``created_at`` is not the created event's time; the
+                final state cannot be shown.
+        """
+        from rallypoint.store.exchange import check_header, check_signed
+        from rallypoint.store.signing import seat_keys
+
+        first, last = self._first, self._last
+        if (first is None or last is None or self._play is None or self._store is None
+                or self._rows_open is None):
+            raise IntegrityError("the imported log has no events", where=exported.campaign.id,
+                                 fix="export the campaign again")
+        check_header(exported, last)
+        check_signed(exported, seat_keys(first.payload))
+        check_created_at(exported.campaign, first)
+        self._play.finish()
+        self._rows_open.close()  # the rows flushed; the transaction commits after
+        return self._store.campaign(exported.campaign.id)

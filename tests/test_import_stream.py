@@ -1,0 +1,195 @@
+"""An import in one streaming pass (session/import_stream.py): memory that does not follow the
+log, and a refusal however late that leaves the database exactly as it was.
+
+Oracles: the whole-file import (``import_campaign`` of ``read_export``) holds every record, so
+its retained memory grows with the log, a contrast the streamed import must not show; the
+database before the import, dumped row by row (``iterdump``), which a refused import must
+leave identical.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import sqlite3
+import tracemalloc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rallypoint.core import jsonstream
+from rallypoint.core.errors import IntegrityError
+from rallypoint.core.events import EventRecord, NewEvent, Undone
+from rallypoint.dice import ScriptedRoller
+from rallypoint.rulesets.tcs.commands import AdvanceTurn, WriteSheet
+from rallypoint.session import Session
+from rallypoint.session.import_stream import import_streamed
+from rallypoint.session.importing import import_campaign
+from rallypoint.store import EventStore, read_export
+from rallypoint.store.exchange import ExportedCampaignHeader, export_text
+
+TCS = (Path(__file__).resolve().parents[1] / "src" / "rallypoint" / "rulesets" / "tcs"
+       / "scenarios" / "example1_tolvajarvi.toml")
+
+
+def _long_log(folder: Path, events: int) -> list[EventRecord]:
+    """A TCS campaign of ``events`` events (a sheet, then turns), as bench/commands.py
+    ``big_tcs`` builds it: decided by the rules, stored in one transaction."""
+    db = folder / f"long{events}.sqlite3"
+    session = Session(db)
+    info = session.create(TCS, name="long", seed="stream")
+    c = session.load("long")
+    ruleset, state = c.ruleset, c.state
+    command: Any = WriteSheet(
+        expected_version=1, sheet="rest", members=("ErP112",), size=1, attest=True,
+        centers={"1/ErP112": "23.15", "2/ErP112": "17.21", "3/ErP112": "8.21",
+                 "MG/ErP112": "8.21"})
+    stored: list[NewEvent] = []
+    while len(stored) < events - 1:
+        event = ruleset.decide(state, command, ScriptedRoller(()))
+        stored.append(NewEvent.of(event).made_by(command.model_dump(mode="json"), None))
+        state = ruleset.apply(state, event)
+        command = AdvanceTurn(expected_version=len(stored) + 1)
+    with EventStore(db) as store:
+        store.append_many(info.id, 2, stored)
+        return store.events(info.id)
+
+
+def _write(path: Path, records: list[EventRecord]) -> Path:
+    first = records[0]
+    header = ExportedCampaignHeader(id=first.campaign_id, name="long", ruleset="tcs",
+                                    created_at=first.recorded_at)
+    path.write_text(export_text(header, records), encoding="utf-8")
+    return path
+
+
+@contextmanager
+def _held(store: EventStore) -> Iterator[EventStore]:
+    with store.transaction():
+        yield store
+
+
+def _streamed(db: Path, path: Path) -> None:
+    with EventStore(db) as store:
+        import_streamed(lambda: _held(store), path)
+
+
+def _whole(db: Path, path: Path) -> None:
+    with EventStore(db) as store:
+        import_campaign(store, read_export(path))
+
+
+def _peak(run: Callable[[Path, Path], None], db: Path, path: Path) -> int:
+    """Peak bytes Python allocated during ``run`` beyond what was held before it."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        run(db, path)
+        return tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Path]:
+    folder = tmp_path_factory.mktemp("stream")
+    log = _long_log(folder, 2400)  # the 600-event file is its first 600: a prefix
+    return {n: _write(folder / f"log{n}.json", log[:n]) for n in (600, 2400)}
+
+
+def test_the_streamed_import_keeps_no_record_per_event(
+        files: dict[int, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The reader's text buffer is a fixed cost (a chunk of the file, 1 MiB): smaller here, so
+    # that both files fill it and it does not pass for growth.
+    monkeypatch.setattr(jsonstream, "CHUNK", 1 << 16)
+    # 1,800 more events: the whole-file import holds each one's record (KiBs each); the
+    # streamed one holds the running state, a few states kept for undos and 8 bytes per
+    # event in effect. Stated slack: 1 MiB (the thinned states, the fold's windows).
+    grown = {}
+    for name, run in (("streamed", _streamed), ("whole", _whole)):
+        peaks = [_peak(run, tmp_path / f"{name}{n}.sqlite3", files[n]) for n in (600, 2400)]
+        grown[name] = peaks[1] - peaks[0]
+    assert grown["whole"] > 4 * 2**20, grown  # the contrast: 1,800 records held
+    assert grown["streamed"] < 2**19, grown
+    with EventStore(tmp_path / "streamed2400.sqlite3") as store:
+        (info,) = store.campaigns()
+        assert info.version == 2400 and store.verify(info.id).ok
+
+
+def _dump(db: Path) -> list[str]:
+    conn = sqlite3.connect(db)
+    try:
+        return list(conn.iterdump())
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def reader(files: dict[int, Path], tmp_path: Path) -> Path:
+    """A database holding the first 600 events of the long campaign (with its snapshot) and
+    another campaign: what an import of the rest must leave as it was if it is refused."""
+    db = tmp_path / "reader.sqlite3"
+    Session(db).import_file(files[600])
+    Session(db).create(TCS, name="other", seed="other")
+    return db
+
+
+def _forged_end(files: dict[int, Path], tmp_path: Path) -> tuple[Path, list[EventRecord]]:
+    """The 2,400-event file with one more event at its end, sealed and re-headed as a forger
+    with the code would: an undo of an event no longer in effect (seq 1, ``created``)."""
+    records = read_export(files[2400]).events
+    last = records[-1]
+    forged = EventRecord.seal(last.campaign_id, last.seq + 1,
+                              NewEvent.of(Undone(target=1, summary="x")), last.hash)
+    return _write(tmp_path / "forged.json", [*records, forged]), records
+
+
+def test_a_forged_last_event_after_thousands_inserted_leaves_the_database_as_before(
+        files: dict[int, Path], reader: Path, tmp_path: Path) -> None:
+    path, _ = _forged_end(files, tmp_path)
+    before = _dump(reader)
+    with pytest.raises(IntegrityError, match=r"event 2401 \('undone'\) undoes 1, which is not "
+                                             "an earlier event still in effect") as info:
+        Session(reader).import_file(path)
+    assert "\n" not in str(info.value)
+    assert _dump(reader) == before  # rows, chain marks, snapshots, use order: all as they were
+
+
+def test_a_bad_header_hash_checked_at_the_end_leaves_the_database_as_before(
+        files: dict[int, Path], reader: Path, tmp_path: Path) -> None:
+    # What a signature covers (the header hash, binding the head) can only be checked once the
+    # last event is read: after 1,800 rows went in, they all go.
+    data = json.loads(files[2400].read_text(encoding="utf-8"))
+    data["header_hash"] = "0" * 64
+    path = tmp_path / "unsigned.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    before = _dump(reader)
+    with pytest.raises(IntegrityError, match="header does not match its header_hash"):
+        Session(reader).import_file(path)
+    assert _dump(reader) == before
+
+
+def test_a_signature_checked_at_the_end_leaves_the_database_as_before(
+        files: dict[int, Path], reader: Path, tmp_path: Path) -> None:
+    data = json.loads(files[2400].read_text(encoding="utf-8"))
+    data["signatures"] = [{"algorithm": "ed25519", "key_id": "ab" * 32, "seat": "axis",
+                           "signature": "cd" * 64}]
+    path = tmp_path / "signed.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    before = _dump(reader)
+    with pytest.raises(IntegrityError, match="names no seat keys"):
+        Session(reader).import_file(path)
+    assert _dump(reader) == before
+
+
+def test_the_rest_of_the_log_imports_after_the_prefix(
+        files: dict[int, Path], reader: Path) -> None:
+    info = Session(reader).import_file(files[2400])
+    assert info.version == 2400
+    with EventStore(reader) as store:
+        assert store.verify(info.id).ok
+        assert store.events(info.id) == read_export(files[2400]).events
