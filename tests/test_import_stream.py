@@ -1,10 +1,11 @@
-"""An import in one streaming pass (session/import_stream.py): memory that does not follow the
-log, and a refusal however late that leaves the database exactly as it was.
+"""An import and ``verify FILE`` in one streaming pass (session/import_stream.py,
+session/verify_stream.py): memory that does not follow the log, a refusal however late that
+leaves the database exactly as it was, and the whole-file check's answers.
 
 Oracles: the whole-file import (``import_campaign`` of ``read_export``) holds every record, so
 its retained memory grows with the log, a contrast the streamed import must not show; the
 database before the import, dumped row by row (``iterdump``), which a refused import must
-leave identical.
+leave identical; ``verify FILE``'s whole-file check, whose answer the streaming pass must give.
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ from rallypoint.core.errors import IntegrityError
 from rallypoint.core.events import EventRecord, NewEvent, Undone
 from rallypoint.dice import ScriptedRoller
 from rallypoint.rulesets.tcs.commands import AdvanceTurn, WriteSheet
-from rallypoint.session import Session
+from rallypoint.session import Session, pbem
 from rallypoint.session.import_stream import import_streamed
 from rallypoint.session.importing import import_campaign
+from rallypoint.session.verify_stream import verify_streamed
 from rallypoint.store import EventStore, read_export
 from rallypoint.store.exchange import ExportedCampaignHeader, export_text
 
@@ -82,6 +84,14 @@ def _whole(db: Path, path: Path) -> None:
         import_campaign(store, read_export(path))
 
 
+def _verify(db: Path, path: Path) -> None:
+    assert verify_streamed(path)[1] is not None  # answered by the streaming pass
+
+
+def _verify_whole(db: Path, path: Path) -> None:
+    pbem.verify_file(path)  # the streaming pass is turned off around it
+
+
 def _peak(run: Callable[[Path, Path], None], db: Path, path: Path) -> int:
     """Peak bytes Python allocated during ``run`` beyond what was held before it."""
     gc.collect()
@@ -110,11 +120,12 @@ def test_the_streamed_import_keeps_no_record_per_event(
     # streamed one holds the running state, a few states kept for undos and 8 bytes per
     # event in effect. Stated slack: 1 MiB (the thinned states, the fold's windows).
     grown = {}
-    for name, run in (("streamed", _streamed), ("whole", _whole)):
+    for name, run in (("streamed", _streamed), ("whole", _whole), ("verify", _verify)):
         peaks = [_peak(run, tmp_path / f"{name}{n}.sqlite3", files[n]) for n in (600, 2400)]
         grown[name] = peaks[1] - peaks[0]
     assert grown["whole"] > 4 * 2**20, grown  # the contrast: 1,800 records held
     assert grown["streamed"] < 2**19, grown
+    assert grown["verify"] < 2**19, grown
     with EventStore(tmp_path / "streamed2400.sqlite3") as store:
         (info,) = store.campaigns()
         assert info.version == 2400 and store.verify(info.id).ok
@@ -193,3 +204,22 @@ def test_the_rest_of_the_log_imports_after_the_prefix(
     with EventStore(reader) as store:
         assert store.verify(info.id).ok
         assert store.events(info.id) == read_export(files[2400]).events
+
+
+def test_verify_file_streams_a_good_file_and_answers_as_the_whole_check(
+        files: dict[int, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    streamed = verify_streamed(files[2400])
+    assert streamed[0] is None and streamed[1] is not None
+    assert (streamed[1].events, streamed[1].rederived, streamed[1].not_rederivable) == \
+        (2400, 2399, 0)
+    monkeypatch.setattr(pbem, "verify_streamed", lambda path: (None, None))
+    assert pbem.verify_file(files[2400]) == streamed[1]
+
+
+def test_verify_file_refuses_a_forged_end_as_the_whole_check_does(
+        files: dict[int, Path], tmp_path: Path) -> None:
+    path, _ = _forged_end(files, tmp_path)
+    assert verify_streamed(path) == (None, None)  # not answered here: checked whole
+    with pytest.raises(IntegrityError, match=r"event 2401 \('undone'\) undoes 1, which is not "
+                                             "an earlier event still in effect"):
+        pbem.verify_file(path)

@@ -16,8 +16,9 @@ from it (``SeededRoller(seed, "v<version>")``), and a roll that does not reprodu
 from __future__ import annotations
 
 import bisect
+from array import array
 from collections import Counter
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, MutableSequence, Sequence
 from enum import StrEnum
 from typing import Any, Final, Protocol
 
@@ -130,7 +131,7 @@ class _Walk:
 
     def __init__(self, created: Mapping[str, Any], revealed: str | None,
                  burnt: Collection[int] = ()) -> None:
-        self.stack: list[int] = [1]
+        self.stack: array[int] = array("q", [1])  # seqs in effect: 8 bytes each
         self.burnt = frozenset(burnt)  # rounds a stall made void: the next round skips them
         self.seed: str | None = None
         self.secret: bytes | None = None
@@ -191,18 +192,52 @@ def audit(events: Sequence[LoggedEvent], rolls_of: RollsOf,
     if not events or events[0].type != _CREATED:
         raise IntegrityError("the log does not start with a 'created' event",
                              fix="pass a whole campaign export")
-    walk = _Walk(events[0].payload, revealed_secret, burnt)
-    results: list[EventDice] = []
+    auditor = Auditor(events[0], rolls_of, revealed_secret, withheld, burnt)
     for event in events[1:]:
-        if event.seq in withheld or _is_redacted(event.payload):
-            results.append(_withheld(walk, event))
+        auditor.add(event)
+    return auditor.report()
+
+
+class Auditor:
+    """:func:`audit` one event at a time (``verify FILE`` in one streaming pass): what it keeps
+    is the walk (the seqs in effect, 8 bytes each; the pair rounds used) and the verdicts of the
+    events that rolled, which the report lists.
+
+    Args:
+        created: The ``created`` event.
+        rolls_of: Reads an event's stored rolls.
+        revealed_secret: As :func:`audit`.
+        withheld: As :func:`audit`.
+        burnt: As :func:`audit`.
+
+    Raises:
+        IntegrityError: A revealed secret does not open the commitment, or ``created`` names
+            no dice scheme.
+    """
+
+    def __init__(self, created: LoggedEvent, rolls_of: RollsOf,
+                 revealed_secret: str | None = None, withheld: Collection[int] = (),
+                 burnt: Collection[int] = ()) -> None:
+        self._walk = _Walk(created.payload, revealed_secret, burnt)
+        self._rolls_of = rolls_of
+        self._withheld = withheld
+        self._results: list[EventDice] = []
+
+    def add(self, event: LoggedEvent) -> None:
+        """Audit the next event's dice and move past it."""
+        walk = self._walk
+        if event.seq in self._withheld or _is_redacted(event.payload):
+            self._results.append(_withheld(walk, event))
         elif event.type != _UNDONE:
-            rolls = list(rolls_of(event))
+            rolls = list(self._rolls_of(event))
             found = _check_event(walk, event, rolls)
             if found is not None:
-                results.append(found)
+                self._results.append(found)
         walk.advance(event)
-    return DiceReport(scheme=walk.scheme, events=tuple(results))
+
+    def report(self) -> DiceReport:
+        """Every rolling event's verdict so far."""
+        return DiceReport(scheme=self._walk.scheme, events=tuple(self._results))
 
 
 def _withheld(walk: _Walk, event: LoggedEvent) -> EventDice:
@@ -290,7 +325,7 @@ def logical_position(events: Sequence[LoggedEvent]) -> int:
     return stack[-1]
 
 
-def _advance(stack: list[int], event: LoggedEvent) -> None:
+def _advance(stack: MutableSequence[int], event: LoggedEvent) -> None:
     """Move an effective-event stack past ``event``: an undo pops its target, others push.
 
     The stack holds seqs in ascending order (events come in seq order), so a membership test is

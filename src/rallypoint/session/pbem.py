@@ -23,7 +23,7 @@ from rallypoint.core.errors import IllegalNowError, MalformedInputError
 from rallypoint.core.events import EventRecord, NewEvent
 from rallypoint.core.ruleset import get_ruleset, ruleset_line_fix
 from rallypoint.core.visibility import declaration_of
-from rallypoint.dice.audit import DICE_KEY, DiceReport, audit, logical_position
+from rallypoint.dice.audit import DICE_KEY, audit, logical_position
 from rallypoint.dice.sealed import (
     AnyRequest,
     PairAnswer,
@@ -44,6 +44,7 @@ from rallypoint.session.handle import Handle
 from rallypoint.session.importing import check_import
 from rallypoint.session.pbem_import import Imported, import_turn
 from rallypoint.session.results import Executed
+from rallypoint.session.verify_stream import Verified, verify_streamed
 from rallypoint.store import CampaignInfo, EventStore, clean_name
 from rallypoint.store.exchange import (
     TurnHeader,
@@ -276,27 +277,6 @@ def answer(session: Handle, ref: str) -> Executed | PairAnswer:
     return commands.execute(session, info.id, command)
 
 
-@dataclass(frozen=True)
-class Verified:
-    """What ``rallypoint verify FILE`` found."""
-
-    events: int
-    dice: DiceReport
-    signer: str | None
-    fingerprint: str | None
-    withheld: int = 0
-    """Events redacted for the file's reader: checked by their links and the signed digest,
-    not folded (their hashes are commitments until the reveal)."""
-    redacted: str | None = None
-    """The digest of the withheld payloads that the hashed header names, checked (``None``:
-    nothing withheld, or an unsigned file written before the digest)."""
-    rederived: int = 0
-    """Events decided again from the command each records, each identical
-    (:mod:`rallypoint.session.rederive`)."""
-    not_rederivable: int = 0
-    """Ruleset events recorded before commands were stored: folded as stored, not re-derived."""
-
-
 def verify_file(path: Path) -> Verified:
     """Re-check an export file offline: header and head, signature (against the file's own
     seats), chain, a fold of every event, every event re-derived from the command it records
@@ -310,7 +290,12 @@ def verify_file(path: Path) -> Verified:
         DataFileError: The file is not a readable export.
         IntegrityError: The header, signature, chain, head or a fold fails.
     """
-    exported = read_export(path)
+    # One streaming pass for a file that passes and hides nothing (memory: the running state);
+    # anything else is verified whole below, as ever.
+    read, verified = verify_streamed(path)
+    if verified is not None:
+        return verified
+    exported = read or read_export(path)
     header = exported.campaign
     hidden = withheld(exported.events)
     check_importable(header.id, exported.events, redacted=bool(hidden))
