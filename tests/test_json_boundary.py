@@ -75,3 +75,14 @@ def test_a_log_entry_and_an_executed_command_give_plain_json() -> None:
     assert entry.to_json() == {"seq": 1, "type": "created", "recorded_at": entry.recorded_at,
                                "undone": False, "summary": entry.summary, "rolls": []}
     assert json.loads(json.dumps(entry.to_json())) == entry.to_json()
+
+
+def test_a_page_context_listing_something_else_as_pending_is_refused_not_shown() -> None:
+    from rallypoint.web.due import listed
+
+    decision = Decision(key="k", kind="rally", subject="u", prompt="p")
+    assert listed({"pending": (decision,)}, "pending", Decision) == [decision]
+    assert listed({}, "pending", Decision) is None
+    # A view handing the page its decisions as JSON would otherwise fail deep in a template.
+    with pytest.raises(TypeError, match="'pending' must list Decision"):
+        listed({"pending": [decision.model_dump()]}, "pending", Decision)

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 from urllib.parse import quote
 
 from rallypoint.core.due import Due
 from rallypoint.core.ruleset import Decision
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -68,3 +71,17 @@ def next_steps(decisions: Iterable[Decision], due: Iterable[Due],
             steps.append(NextStep(item.text, label=action.label,
                                   link=action.link.format(subject=quote(item.subject or ""))))
     return steps
+
+
+def listed(context: Mapping[str, object], name: str, kind: type[T]) -> list[T] | None:
+    """The page context's ``name`` as a list of ``kind`` (``None`` when the view gives none).
+
+    Raises:
+        TypeError: The view gives something else under that name (a view's bug, not input).
+    """
+    found = context.get(name)
+    if found is None:
+        return None
+    if not isinstance(found, list | tuple) or not all(isinstance(x, kind) for x in found):
+        raise TypeError(f"a page context's {name!r} must list {kind.__name__} values")
+    return list(found)

@@ -33,6 +33,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from rallypoint.core.errors import MalformedInputError
+from rallypoint.core.json_types import JsonObject, JsonValue
 
 CONTROL = frozenset({"csrf_token", "expected_version", "dice", "policy", "decision", "kind",
                      "form", "repeat", "return"})
@@ -52,7 +53,7 @@ def whole_number(name: str, value: str) -> int:
                                   fix="Type a whole number, like 2.") from None
 
 
-def command_from_form(items: Iterable[tuple[str, str]]) -> dict[str, Any]:
+def command_from_form(items: Iterable[tuple[str, str]]) -> JsonObject:
     """Build a command's JSON form from (name, value) pairs of a submitted form.
 
     Raises:
@@ -78,7 +79,7 @@ class _Rows(dict[int, dict[str, Any]]):
     """The rows of a list-of-objects field as they come in, by row number."""
 
 
-def _rows(rows: _Rows) -> list[dict[str, Any]]:
+def _rows(rows: _Rows) -> list[JsonValue]:
     return [rows[n] for n in sorted(rows) if rows[n]]
 
 

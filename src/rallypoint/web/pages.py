@@ -18,13 +18,14 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.datastructures import FormData, UploadFile
 
-from rallypoint.core.due import due_of
+from rallypoint.core.due import Due, due_of
 from rallypoint.core.errors import MalformedInputError, RallypointError, UnknownIdError
+from rallypoint.core.ruleset import Decision
 from rallypoint.core.visibility import EVERYTHING, Viewer
 from rallypoint.session import Campaign, CampaignInfo
 from rallypoint.web import deps, live, once
 from rallypoint.web.auth import account_id, campaign_viewer, require_account
-from rallypoint.web.due import NextStep, next_steps
+from rallypoint.web.due import NextStep, listed, next_steps
 from rallypoint.web.errors import status_for
 from rallypoint.web.forms import command_from_form, version_from_form
 from rallypoint.web.refill import Refill, refill_page
@@ -207,14 +208,16 @@ def campaign_page(request: Request, campaign: Campaign, error: RallypointError |
     return _refilled(page, form, sent, field, error, view.commands, view.fields)
 
 
-def _next_steps(view: RulesetView, campaign: Campaign, context: dict[str, Any]) -> list[NextStep]:
+def _next_steps(view: RulesetView, campaign: Campaign,
+                context: Mapping[str, object]) -> list[NextStep]:
     """The page's "what next": the view's own filtered ``due_next`` (a ruleset with secrets
     filters it for the viewer), else what the rules say is due once no decision is pending."""
-    pending = context.get("pending", [])
-    due = context.get("due_next")
+    pending = listed(context, "pending", Decision) or []
+    due = listed(context, "due_next", Due)
     if due is None:
-        due = () if pending else due_of(campaign.ruleset, campaign.state)
+        due = [] if pending else list(due_of(campaign.ruleset, campaign.state))
     return next_steps(pending, due, view.due_actions, view.decision_link)
+
 
 
 def _refilled(page: HTMLResponse, form: str | None, sent: list[tuple[str, str]] | None,
@@ -262,8 +265,9 @@ async def part(request: Request, cid: str, name: str) -> HTMLResponse:
             raise UnknownIdError(f"this page has no part {name!r}",
                                  fix=f"Use one of: {', '.join(parts) or 'none'}.")
         selection = _selection_for(view, dict(request.query_params))
+        # ``status`` named: the view's context (any names, any values) is spread after it.
         return deps.renderer(request).html(
-            request, parts[name], c=campaign, error=None, error_form=None,
+            request, parts[name], status=200, c=campaign, error=None, error_form=None,
             **view.context(campaign, viewer=viewer, **selection))
 
     key = ("part", cid, name, viewer, tuple(sorted(request.query_params.items())))
@@ -341,7 +345,7 @@ async def preview_fragment(request: Request, cid: str) -> HTMLResponse:
     view = view_of(campaign.ruleset.name)
     extra = view.preview_context(campaign, result) if result else {}
     return deps.renderer(request).html(
-        request, view.preview_template, c=campaign, result=result,
+        request, view.preview_template, status=200, c=campaign, result=result,
         error=error, **extra)
 
 
@@ -422,7 +426,8 @@ def lab_page(request: Request, cid: str) -> HTMLResponse:
     tables = [(t.title, t.rows) for t in odds_tables(plugin(c.ruleset.name), c.state)]
     simulation = lab.page_simulation(c)
     return deps.renderer(request).html(
-        request, "lab.html", c=c, name=service.info(cid).name, error=None, error_form=None,
+        request, "lab.html", status=200, c=c, name=service.info(cid).name, error=None,
+        error_form=None,
         lab_panel=view.lab_template, odds_tables=tables, simulation=simulation is not None,
         simulation_sentence=simulation.sentence.format(runs=lab.RUNS, entropy=lab.ENTROPY)
         if simulation else "", simulation_alt=simulation.alt.format(runs=lab.RUNS)

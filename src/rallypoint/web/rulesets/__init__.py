@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from typing_extensions import TypeIs
 
-from rallypoint.core.json_types import JsonObject
+from rallypoint.core.json_types import JsonObject, JsonValue
 from rallypoint.core.ruleset import plugin
 from rallypoint.session import Campaign
 from rallypoint.web.due import Action
@@ -24,9 +24,13 @@ from rallypoint.web.forms import command_from_form
 from rallypoint.web.rulesets import generic
 from rallypoint.web.seat_preview import SeatPreview
 
-Context = Callable[..., dict[str, Any]]
-"""``context(campaign, *, viewer, **selection) -> dict``: what the page template shows
-(``selection``: the view's ``query`` parameters the request carried)."""
+Context = Callable[..., Mapping[str, object]]
+"""``context(campaign, *, viewer, **selection) -> mapping``: what the page template shows
+(``selection``: the view's ``query`` parameters the request carried). A template reads any
+Python value by name, so the honest type of its context is a mapping to ``object``."""
+
+Download = Callable[[Campaign], JsonValue]
+"""A file a page offers: the campaign → the JSON that goes in ``NAME.json``."""
 
 
 @runtime_checkable
@@ -75,7 +79,7 @@ class RulesetView(Protocol):
         ...
 
     @property
-    def downloads(self) -> Mapping[str, Callable[[Campaign], Any]]:
+    def downloads(self) -> Mapping[str, Download]:
         """Files the page offers: name → what goes in ``NAME.json``."""
         ...
 
@@ -104,7 +108,7 @@ class RulesetView(Protocol):
         """Submitted form fields → the command's JSON form."""
         ...
 
-    def preview_context(self, campaign: Campaign, result: SeatPreview) -> dict[str, Any]:
+    def preview_context(self, campaign: Campaign, result: SeatPreview) -> Mapping[str, object]:
         """What the preview template shows beside the generic result."""
         ...
 
@@ -114,7 +118,7 @@ def _no_field(at: tuple[str, ...]) -> str | None:
     return None
 
 
-def _no_preview(campaign: Campaign, result: SeatPreview) -> dict[str, Any]:
+def _no_preview(campaign: Campaign, result: SeatPreview) -> dict[str, object]:
     return {}
 
 
@@ -138,13 +142,13 @@ class View:
     fields: Mapping[str, str] = field(default_factory=dict)
     due_actions: Mapping[str, Action] = field(default_factory=dict)
     decision_link: str = "#decision-{n}"
-    downloads: Mapping[str, Callable[[Campaign], Any]] = field(default_factory=dict)
+    downloads: Mapping[str, Download] = field(default_factory=dict)
     preview_template: str = "preview.html"
     lab_template: str | None = None
     lab_context: Context = _no_lab_context
     field_for: Callable[[tuple[str, ...]], str | None] = _no_field
     translate: Callable[[Iterable[tuple[str, str]]], JsonObject] = command_from_form
-    preview_context: Callable[[Campaign, SeatPreview], dict[str, Any]] = _no_preview
+    preview_context: Callable[[Campaign, SeatPreview], Mapping[str, object]] = _no_preview
 
 
 def is_ruleset_view(found: object) -> TypeIs[RulesetView]:

@@ -93,7 +93,7 @@ def _field(name: str, prop: dict[str, Any], required: bool) -> FormField:
     return FormField(f"j:{name}", name, "json", required)
 
 
-def context(campaign: Campaign, viewer: Viewer = EVERYTHING) -> dict[str, Any]:
+def context(campaign: Campaign, viewer: Viewer = EVERYTHING) -> dict[str, object]:
     """The state view as indented JSON, the pending decisions as ``viewer`` may see them, and a
     form per command (none when the ruleset does not list its commands)."""
     declared = declaration_of(campaign.ruleset.name)
