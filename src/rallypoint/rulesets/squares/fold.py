@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from rallypoint.core.json_types import JsonObject
 from rallypoint.rulesets.squares.data import load_data
 from rallypoint.rulesets.squares.events import (
     Activated,
@@ -70,7 +71,7 @@ def apply(state: SquaresState, event: SquaresEvent) -> SquaresState:
     return state
 
 
-def state_json(state: SquaresState) -> dict[str, Any]:
+def state_json(state: SquaresState) -> JsonObject:
     """JSON view: turn, grid and terrain, units, leaders, fire marks, activations, rulings."""
     board = state.board
     grid = board.scenario.grid
@@ -86,7 +87,7 @@ def state_json(state: SquaresState) -> dict[str, Any]:
                    "brigade": board.units[u.id].brigade, "stamina": state.stamina(u.id),
                    "sp": u.sp, "square": u.square, "disordered": u.disordered,
                    "shaken": state.shaken(u.id), "status": u.status.value,
-                   "attached": state.attached_to(u.id)}
+                   "attached": list(state.attached_to(u.id))}
             for u in state.units.values()
         },
         "leaders": {
@@ -96,7 +97,7 @@ def state_json(state: SquaresState) -> dict[str, Any]:
             for ld in state.leaders.values()
         },
         "under_fire": {k: list(v) for k, v in state.under_fire.items()},
-        "activated": sorted(state.activated),
+        "activated": list(sorted(state.activated)),  # list(): sorted() is typed list[str], not JSON
         "activation": None if state.activation is None else {
             "who": state.activation.who, "recovered": state.activation.recovered},
         "sight": dict(sorted(state.sight.items())),

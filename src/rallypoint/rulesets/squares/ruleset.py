@@ -11,7 +11,7 @@ from pydantic import TypeAdapter
 
 from rallypoint.core.due import Due
 from rallypoint.core.errors import IllegalNowError
-from rallypoint.core.json_types import JsonValue
+from rallypoint.core.json_types import JsonObject, JsonValue
 from rallypoint.core.ruleset import Command, Decision, PolicyInfo, parse_with
 from rallypoint.dice import Roll, Roller, fraction_text
 from rallypoint.errors import Hint
@@ -139,7 +139,7 @@ class SquaresRuleset:
                        "most likely to pass)", _policy("safest")),
         ]
 
-    def state_json(self, state: SquaresState) -> dict[str, Any]:
+    def state_json(self, state: SquaresState) -> JsonObject:
         """JSON view of the state."""
         return fold.state_json(state)
 

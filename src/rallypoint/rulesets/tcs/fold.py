@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 from rallypoint.core.errors import IntegrityError
+from rallypoint.core.json_types import JsonObject
 from rallypoint.rulesets.tcs.data import RulesData, load_data
 from rallypoint.rulesets.tcs.events import (
     Accrual,
@@ -211,10 +212,10 @@ def _implementation(state: TcsState, event: ImplementationChecked) -> TcsState:
     return with_morale(state, event.morale)
 
 
-def state_json(state: TcsState) -> dict[str, Any]:
+def state_json(state: TcsState) -> JsonObject:
     """JSON view: turn, clock, piles by company, morale, sheets, recoveries."""
     oob = state.oob
-    companies = {}
+    companies: JsonObject = {}
     for company, ids in oob.counters_of.items():
         companies[company] = {
             "name": oob.name(company),
@@ -234,7 +235,7 @@ def state_json(state: TcsState) -> dict[str, Any]:
         "companies": companies,
         "sheets": {
             s.id: {"status": s.status.value, "companies": list(s.companies),
-                   "centers": s.centers, "weighted_turns": s.weighted_turns, "row": s.row,
+                   "centers": dict(s.centers), "weighted_turns": s.weighted_turns, "row": s.row,
                    "size": s.size, "left": list(s.left), "other_sheet": list(s.other_sheet)}
             for s in state.sheets.values()
         },

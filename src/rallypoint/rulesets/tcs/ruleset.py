@@ -17,6 +17,7 @@ from pydantic import TypeAdapter
 
 from rallypoint.core.differences import Difference
 from rallypoint.core.due import Due as CoreDue
+from rallypoint.core.json_types import JsonObject
 from rallypoint.core.problems import Problem
 from rallypoint.core.ruleset import Command, Decision, PolicyInfo, parse_with
 from rallypoint.rulesets.tcs import fold
@@ -179,7 +180,7 @@ class TcsRuleset:
                        "left", wrap("heal_first")),
         ]
 
-    def state_json(self, state: TcsState) -> dict[str, Any]:
+    def state_json(self, state: TcsState) -> JsonObject:
         """JSON view of the state."""
         return fold.state_json(state)
 
