@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rallypoint.rulesets.platoon.model import PlatoonState
-from rallypoint.rulesets.platoon.ruleset import PlatoonRuleset
-
 if TYPE_CHECKING:
+    from rallypoint.rulesets.platoon.model import PlatoonState
+    from rallypoint.rulesets.platoon.ruleset import PlatoonRuleset
     from rallypoint.session import Campaign
 
 
@@ -22,7 +21,23 @@ def platoon_of(campaign: Campaign) -> tuple[PlatoonRuleset, PlatoonState]:
     Raises:
         TypeError: The campaign is not a platoon's (a front end chose the wrong part: a bug).
     """
-    ruleset, state = campaign.ruleset, campaign.state
-    if not isinstance(ruleset, PlatoonRuleset) or not isinstance(state, PlatoonState):
+    # Imported here, as in platoon_state: the command line loads the rules only for a verb.
+    from rallypoint.rulesets.platoon.ruleset import PlatoonRuleset
+
+    ruleset = campaign.ruleset
+    if not isinstance(ruleset, PlatoonRuleset):
         raise TypeError(f"campaign {campaign.name!r} is not a platoon campaign")
-    return ruleset, state
+    return ruleset, platoon_state(campaign)
+
+
+def platoon_state(campaign: Campaign) -> PlatoonState:
+    """The campaign's platoon state (its ruleset left as the session gives it).
+
+    Raises:
+        TypeError: The campaign is not a platoon campaign (a front end chose the wrong part: a
+            bug).
+    """
+    from rallypoint.rulesets.platoon.model import PlatoonState
+    from rallypoint.session import state_of
+
+    return state_of(campaign, PlatoonState)

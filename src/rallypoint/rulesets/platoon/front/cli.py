@@ -19,6 +19,7 @@ from rallypoint.cli.kit import (
     print_json,
     session,
 )
+from rallypoint.rulesets.platoon.front.campaign import platoon_state
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -122,7 +123,7 @@ def roster_export(
     with guarded():
         write_atomically(file, json.dumps(_battle_roster(c), indent=2, ensure_ascii=False)
                          + "\n", "the roster")
-    console.print(f"wrote the day {c.state.day} roster to {escape(str(file))}",
+    console.print(f"wrote the day {platoon_state(c).day} roster to {escape(str(file))}",
                   highlight=False)
 
 
@@ -203,7 +204,7 @@ def decisions(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
     from rallypoint.rulesets.platoon.views import decision_lines
 
     for d in pending:
-        for line in decision_lines(c.state, d):
+        for line in decision_lines(platoon_state(c), d):
             console.print(escape(line), highlight=False)
 
 
@@ -220,7 +221,8 @@ def place(
     from rallypoint.rulesets.platoon.people import find_crew, find_man, find_seat
 
     execute(campaign, lambda c: c.ruleset.parse_command(
-        {"kind": "place", "man": find_man(c.state, man), "crew": find_crew(c.state, crew),
+        {"kind": "place", "man": find_man(platoon_state(c), man),
+         "crew": find_crew(platoon_state(c), crew),
          "seat": find_seat(seat).value, "expected_version": c.version}), None)
 
 
@@ -241,10 +243,10 @@ def commander(
         if wait == (man is not None):
             raise MalformedInputError("give exactly one of --man or --wait",
                                       fix="e.g. `platoon commander 2 --man Garcia`.")
-        which = find_crew(c.state, crew)
+        which = find_crew(platoon_state(c), crew)
         data: dict[str, Any] = ({"kind": "wait", "crew": which} if wait or man is None else
                                 {"kind": "commander", "crew": which,
-                                 "man": find_man(c.state, man)})
+                                 "man": find_man(platoon_state(c), man)})
         return c.ruleset.parse_command({**data, "expected_version": c.version})
     execute(campaign, build, None)
 
@@ -260,7 +262,8 @@ def tank(
     from rallypoint.rulesets.platoon.people import find_crew, find_tank
 
     execute(campaign, lambda c: c.ruleset.parse_command(
-        {"kind": "tank", "tank": find_tank(c.state, tank_id), "crew": find_crew(c.state, crew),
+        {"kind": "tank", "tank": find_tank(platoon_state(c), tank_id),
+         "crew": find_crew(platoon_state(c), crew),
          "expected_version": c.version}), None)
 
 
@@ -323,11 +326,12 @@ def autoplay(days: DaysOpt = 7, seed: PlaySeedOpt = "sim", intensity: IntensityO
         c = session().load(campaign_ref(campaign))
         chosen = policy_named(c.ruleset, policy)
     policy = chosen.name
-    end = c.state.day + days
+    today = platoon_state(c).day
+    end = today + days
     first = c.version + 1
     days_of: dict[int, int] = {}   # event seq → the day it was played on
     kinds: dict[int, str] = {}     # day → what kind of day it was, as the morning found it
-    span = f"day {c.state.day}" if days == 1 else f"days {c.state.day}–{end - 1}"
+    span = f"day {today}" if days == 1 else f"days {today}–{end - 1}"
     console.print(f"{escape(c.name)}: playing {span} (decisions by policy {policy}, STAND-IN "
                   f"battles at intensity {intensity})", highlight=False, soft_wrap=True)
 
@@ -346,17 +350,18 @@ def autoplay(days: DaysOpt = 7, seed: PlaySeedOpt = "sim", intensity: IntensityO
 
     def step(c: Campaign) -> Command | None:
         tell(c)
-        if c.state.day >= end:
+        state = platoon_state(c)
+        if state.day >= end:
             return None
-        days_of[c.version + 1] = day = c.state.day
-        kinds.setdefault(day, "withdrawn to refit" if c.state.withdrawn() else
-                         "action" if c.state.action_today else "out of action")
+        days_of[c.version + 1] = day = state.day
+        kinds.setdefault(day, "withdrawn to refit" if state.withdrawn() else
+                         "action" if state.action_today else "out of action")
         pending = c.ruleset.pending(c.state)
         if pending:
             return chosen.decide(c.state, pending[0], c.version)
         if any(d.command == "year_end" for d in due_of(c.ruleset, c.state)):
             return None  # 14.9 is the player's to call: the year's calendar is played out
-        if c.state.action_today and not c.state.withdrawn():
+        if state.action_today and not state.withdrawn():
             return StandInBattle(expected_version=c.version, intensity=intensity)
         return RestDay(expected_version=c.version)
 

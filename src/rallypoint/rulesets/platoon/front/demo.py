@@ -17,6 +17,7 @@ from rallypoint.core.parts import Demo
 from rallypoint.core.ruleset import get_ruleset
 from rallypoint.dice import SeededRoller
 from rallypoint.rulesets.platoon.commands import RestDay, StandInBattle
+from rallypoint.rulesets.platoon.front.campaign import platoon_state
 from rallypoint.session import policy_named
 
 if TYPE_CHECKING:
@@ -32,11 +33,11 @@ def play_platoon_week() -> None:
     session().create(scenario, name="italy", seed="demo", campaign_id="demo-platoon")
     for _ in range(7):
         c = session().load("demo-platoon")
-        stress = _start_stress(c)
-        kind = ("withdrawn to refit" if c.state.withdrawn() else
-                "action" if c.state.action_today else "out of action")
-        console.print(f"[bold]day {c.state.day}[/] ({kind}): battle-start stress, mean "
-                      f"{stress:.0f}; shaken at {c.state.rules.n('fatigue', 'shaken_stress')}",
+        stress, state = _start_stress(c), platoon_state(c)
+        kind = ("withdrawn to refit" if state.withdrawn() else
+                "action" if state.action_today else "out of action")
+        console.print(f"[bold]day {state.day}[/] ({kind}): battle-start stress, mean "
+                      f"{stress:.0f}; shaken at {state.rules.n('fatigue', 'shaken_stress')}",
                       highlight=False)
         while True:
             c = execute("demo-platoon", _next, None,
@@ -49,7 +50,8 @@ def play_platoon_week() -> None:
 
 
 def _start_stress(c: Campaign) -> float:
-    men = [c.state.men[m] for crew in c.state.crews.values() for m in crew.seats.values() if m]
+    state = platoon_state(c)
+    men = [state.men[m] for crew in state.crews.values() for m in crew.seats.values() if m]
     return sum(m.fatigue for m in men) / len(men) if men else 0.0
 
 
@@ -57,7 +59,8 @@ def _next(c: Campaign) -> Command:
     pending = c.ruleset.pending(c.state)
     if pending:
         return policy_named(c.ruleset, None).decide(c.state, pending[0], c.version)
-    if c.state.action_today and not c.state.withdrawn():
+    state = platoon_state(c)
+    if state.action_today and not state.withdrawn():
         return StandInBattle(expected_version=c.version, intensity=1)
     return RestDay(expected_version=c.version)
 

@@ -17,6 +17,7 @@ from typing import Any
 from rallypoint.core.errors import MalformedInputError
 from rallypoint.core.ruleset import PolicyInfo, Ruleset, get_ruleset
 from rallypoint.lab.kit import FloatArray
+from rallypoint.rulesets.platoon.front.campaign import platoon_state
 from rallypoint.rulesets.platoon.front.lab_fast_people import WAITING_POLICIES
 from rallypoint.rulesets.platoon.model import PlatoonState
 from rallypoint.rulesets.platoon.scenario import PlatoonInfo
@@ -136,8 +137,8 @@ def prepare(spec: PlatoonSpec) -> Prepared:
     lab_years = {"year.once_after_calendar": 0, "year.renew_calendar": 0}
     scenario = {**scenario, "platoon": platoon_info}
     names = {f"{s}.{k}" for s, body in default_data().sections.items() for k in body}
-    state = start(created_with(ruleset, scenario, {**lab_years, **spec.parameters},
-                               names)).state
+    state = platoon_state(start(created_with(ruleset, scenario, {**lab_years, **spec.parameters},
+                                             names)))
     if spec.engine == "fast":
         check_policy(spec.policy)
         check_readings(state)

@@ -82,8 +82,9 @@ def ask_report(c: Campaign) -> dict[str, Any]:
     """Ask for today's report tank by tank (Enter keeps each default)."""
     from rallypoint.core.errors import IllegalNowError
     from rallypoint.rulesets.platoon.battle import REPORT_SCHEMA
+    from rallypoint.rulesets.platoon.front.campaign import platoon_state
 
-    state: PlatoonState = c.state
+    state = platoon_state(c)
     if not state.action_today or state.withdrawn():
         raise IllegalNowError(f"day {state.day} has no action for the platoon to report",
                               fix="Use `rallypoint platoon rest`.")
@@ -136,9 +137,10 @@ def review(c: Campaign, data: dict[str, Any]) -> None:
     Raises:
         typer.Exit: The player did not confirm (status 1, nothing written).
     """
+    from rallypoint.rulesets.platoon.front.campaign import platoon_state
     from rallypoint.session import write_atomically
 
-    for line in summary_lines(c.state, typed_report(c, data)):
+    for line in summary_lines(platoon_state(c), typed_report(c, data)):
         console.print(escape(line), highlight=False)
     where = str(typer.prompt("save these answers as a report file? (file name, Enter: no)",
                              default="", show_default=False)).strip()

@@ -19,6 +19,7 @@ from rallypoint.cli.kit import (
     pairs,
     print_json,
 )
+from rallypoint.rulesets.tcs.front.campaign import tcs_state
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -162,7 +163,7 @@ def turn(
     from rallypoint.rulesets.tcs.outlook import DueKind, due_now
 
     def fo_due(c: Campaign) -> bool:
-        return any(d.kind is DueKind.FO for d in due_now(c.state))
+        return any(d.kind is DueKind.FO for d in due_now(tcs_state(c)))
 
     c = current(campaign)
     for n in range(count):
@@ -173,7 +174,7 @@ def turn(
                                                           skip_fo=skip_fo))
         if fo_dice and fo_due(c):
             c = _roll_fos(campaign, ask_dice)
-        due = due_now(c.state)
+        due = due_now(tcs_state(c))
         stop = [d for d in due if (d.kind is DueKind.CHECK and not no_stop)
                 or (d.kind is DueKind.FO and not skip_fo)]
         if stop and n < count - 1:
@@ -485,6 +486,6 @@ def render(c: Campaign) -> None:
                       + escape(_assignment(s)), highlight=False)
     from rallypoint.rulesets.tcs.outlook import due_now
 
-    _print_due(due_now(c.state))
+    _print_due(due_now(tcs_state(c)))
     for d in c.ruleset.pending(c.state):
         console.print(f"[yellow]pending[/]: {escape(d.prompt)}", highlight=False)

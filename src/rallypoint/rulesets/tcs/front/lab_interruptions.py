@@ -17,6 +17,7 @@ from rallypoint.core.errors import MalformedInputError
 from rallypoint.lab.kit import NumpyRoller
 from rallypoint.rulesets.tcs import recovery as rec
 from rallypoint.rulesets.tcs.commands import LeaveCenter, RecordLoss, RollFos
+from rallypoint.rulesets.tcs.front.campaign import tcs_state
 from rallypoint.rulesets.tcs.scenario import Pile
 from rallypoint.rulesets.tcs.state import SheetStatus, TcsState
 from rallypoint.session import Campaign
@@ -72,28 +73,31 @@ def interrupt(c: Campaign, sheet: str, chances: Interruptions, roller: NumpyRoll
               tally: dict[str, float]) -> Campaign:
     """One turn's interruptions, then the dead FOs' roll if the turn ends on the hour."""
     gen = roller.generator
-    companies = c.state.sheets[sheet].companies
+    companies = tcs_state(c).sheets[sheet].companies
     if chances.loss and gen.random() < chances.loss:
-        living = [i for k in companies for i in c.state.in_pile(k, Pile.MAP)]
+        living = [i for k in companies for i in tcs_state(c).in_pile(k, Pile.MAP)]
         if living:
             pick = living[int(gen.integers(len(living)))]
             c = c.execute(RecordLoss(expected_version=c.version, counter=pick, steps=1), roller)
             tally["steps_lost"] += 1
     for company in companies:
-        on_sheet = c.state.sheets[sheet].companies
+        on_sheet = tcs_state(c).sheets[sheet].companies
         # A company may already have left with the formation at its center (leave_center_scope).
-        pending = c.state.sheets[sheet].status is SheetStatus.PENDING and company in on_sheet
+        pending = tcs_state(c).sheets[sheet].status is SheetStatus.PENDING and company in on_sheet
         if chances.forced_off and pending and gen.random() < chances.forced_off:
             c = c.execute(LeaveCenter(expected_version=c.version, company=company), roller)
-            tally["left_center"] += len(on_sheet) - len(c.state.sheets[sheet].companies)
+            tally["left_center"] += len(on_sheet) - len(tcs_state(c).sheets[sheet].companies)
     if chances.fo_loss and gen.random() < chances.fo_loss:
-        living = [i for i in fos(c.state, companies) if c.state.counters[i].pile is Pile.MAP]
+        state = tcs_state(c)
+        living = [i for i in fos(state, companies) if state.counters[i].pile is Pile.MAP]
         if living:
             pick = living[int(gen.integers(len(living)))]
             c = c.execute(RecordLoss(expected_version=c.version, counter=pick), roller)
             tally["fo_killed"] += 1
-    dead = [i for i, k in c.state.counters.items() if k.pile is Pile.FO]
-    if dead and c.state.clock.minute == 0 and c.state.fo_rolled_turn != c.state.turn:
+    state = tcs_state(c)
+    dead = [i for i, k in state.counters.items() if k.pile is Pile.FO]
+    if dead and state.clock.minute == 0 and state.fo_rolled_turn != state.turn:
         c = c.execute(RollFos(expected_version=c.version), roller)
-        tally["fo_returned"] += sum(1 for i in dead if c.state.counters[i].pile is Pile.MAP)
+        after = tcs_state(c)
+        tally["fo_returned"] += sum(1 for i in dead if after.counters[i].pile is Pile.MAP)
     return c

@@ -34,6 +34,7 @@ from rallypoint.lab.kit import (
 )
 from rallypoint.rulesets.tcs.commands import AdvanceTurn, CheckImplementation, WriteSheet
 from rallypoint.rulesets.tcs.data import Column, default_data
+from rallypoint.rulesets.tcs.front.campaign import tcs_state
 from rallypoint.rulesets.tcs.front.lab_interruptions import METRICS as INTERRUPTION_METRICS
 from rallypoint.rulesets.tcs.front.lab_interruptions import Interruptions, check, interrupt
 from rallypoint.rulesets.tcs.front.lab_kernel import (
@@ -167,8 +168,9 @@ def prepared(spec: RestSpec) -> Campaign:
                                   fix="Give --turns 1 or more.")
     c = created(spec)
     # Writing a sheet rolls nothing: an empty script would refuse any roll.
-    c = c.execute(sheet_command(c.state, spec.size, c.version), ScriptedRoller([]))
-    check(spec.interruptions, c.state, c.state.sheets[sheet_name(c.state)].companies)
+    c = c.execute(sheet_command(tcs_state(c), spec.size, c.version), ScriptedRoller([]))
+    written = tcs_state(c)
+    check(spec.interruptions, written, written.sheets[sheet_name(written)].companies)
     return c
 
 
@@ -195,7 +197,7 @@ def rest_once(start_: Campaign, spec: RestSpec, roller: NumpyRoller) -> dict[str
     ruleset = start_.ruleset
     policy = policy_named(ruleset, spec.policy)
     c = start_
-    name = sheet_name(c.state)
+    name = sheet_name(tcs_state(c))
     implemented_at = math.nan
     tally = dict.fromkeys(INTERRUPTION_METRICS, 0.0)
     for turn in range(1, spec.turns + 1):
@@ -204,21 +206,21 @@ def rest_once(start_: Campaign, spec: RestSpec, roller: NumpyRoller) -> dict[str
         c = c.execute(AdvanceTurn(expected_version=c.version, skip_fo=True), roller)
         if spec.interruptions.active():
             c = interrupt(c, name, spec.interruptions, roller, tally)
-            if c.state.sheets[name].status is not SheetStatus.PENDING:
+            if tcs_state(c).sheets[name].status is not SheetStatus.PENDING:
                 break  # every company was forced off: the sheet is cancelled
-        if not _checkable(c.state):
+        state = tcs_state(c)
+        if not _checkable(state):
             continue
-        sheet = c.state.sheets[name]
-        columns = {k: Column.HWY for k in sheet.companies
-                   if c.state.oob.fixed_column(k) is None}
+        columns = {k: Column.HWY for k in state.sheets[name].companies
+                   if state.oob.fixed_column(k) is None}
         c = c.execute(CheckImplementation(expected_version=c.version, sheet=name,
                                           columns=columns), roller)
-        if c.state.sheets[name].status is SheetStatus.IMPLEMENTED:
+        if tcs_state(c).sheets[name].status is SheetStatus.IMPLEMENTED:
             implemented_at = turn
             break
     while decisions := ruleset.pending(c.state):
         c = c.execute(policy.decide(c.state, decisions[0], c.version), roller)
-    before, after = start_.state, c.state
+    before, after = tcs_state(start_), tcs_state(c)
     companies = before.sheets[name].companies
     ids = [i for k in companies for i in before.oob.counters_of[k]]
     extra = tally if spec.interruptions.active() else {}
@@ -254,7 +256,8 @@ def simulate_rest(spec: RestSpec, runs: int, entropy: int, chunks: int, backend:
                   progress: Progress = None) -> SimResult:
     """Many battalion rests under one parameter set."""
     begin = prepared(spec)  # validate everything here, before any worker starts
-    row = begin.state.sheets[sheet_name(begin.state)].row
+    begun = tcs_state(begin)
+    row = begun.sheets[sheet_name(begun)].row
     parts = run_chunks(rest_chunk, make_chunks(spec, runs, entropy, chunks), backend, progress)
     return SimResult(
         simulation="tcs",
@@ -291,10 +294,11 @@ def exact_turns(begin: Campaign, spec: RestSpec) -> dict[str, Any]:
     waiting, turns = Fraction(1), {}
     for turn in range(1, spec.turns + 1):
         c = c.execute(AdvanceTurn(expected_version=c.version, skip_fo=True), roller)
-        if not _checkable(c.state):
+        state = tcs_state(c)
+        if not _checkable(state):
             continue
-        sheet = c.state.sheets[sheet_name(c.state)]
-        table = c.state.rules.implementation
+        sheet = state.sheets[sheet_name(state)]
+        table = state.rules.implementation
         column = table.column(sheet.weighted_turns)
         assert column is not None
         p = implementation_chance(table.needed(sheet.row, column))

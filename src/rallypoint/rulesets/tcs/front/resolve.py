@@ -17,6 +17,7 @@ import typer
 from rich.markup import escape
 
 from rallypoint.cli.kit import console
+from rallypoint.rulesets.tcs.front.campaign import tcs_state
 
 if TYPE_CHECKING:
     from rallypoint.core.ruleset import Command, Decision
@@ -171,7 +172,7 @@ def _pool(c: Campaign, command: Distribute) -> tuple[Transfer, ...]:
     from rallypoint.rulesets.tcs.commands import Transfer
     from rallypoint.rulesets.tcs.distribution import after_distribution, pool_groups
 
-    state: TcsState = c.state
+    state = tcs_state(c)
     groups = pool_groups(state, command)
     if not groups:
         return ()
@@ -205,8 +206,8 @@ def show_preview(c: Campaign, command: Command) -> bool:
         _say(f"refused: {result.error.message if result.error else 'not legal now'}")
         return False
     company = getattr(command, "company", "")
-    before: TcsState = c.state
-    after: TcsState = result.after.state
+    before = tcs_state(c)
+    after = tcs_state(result.after)
     _say(f"preview of {company}'s distribution (nothing written yet):")
     for ident in before.oob.counters_of[company]:
         if after.counters[ident] != before.counters[ident]:

@@ -13,6 +13,7 @@ from rallypoint.core.visibility import (
     redact_state,
     visible_decisions,
 )
+from rallypoint.rulesets.tcs.front.campaign import tcs_state
 from rallypoint.rulesets.tcs.outlook import (
     Due,
     DueKind,
@@ -105,7 +106,7 @@ def due(campaign: Campaign, state: dict[str, Any], pending: list[Decision]) -> l
     """What the player may do this turn, one line each (the library's ``due_now``, as the CLI's
     ``show`` says it: sheets to check, the FO roll, attacked companies), then pending decisions;
     only what concerns the sheets in ``state``, the viewer's view."""
-    lines = [d.text for d in due_now(campaign.state) if _shown(d, state["sheets"])]
+    lines = [d.text for d in due_now(tcs_state(campaign)) if _shown(d, state["sheets"])]
     lines += [d.prompt for d in pending]
     return lines
 
@@ -127,9 +128,10 @@ def context(campaign: Campaign, viewer: Viewer = EVERYTHING) -> dict[str, Any]:
     declared = declaration_of(campaign.ruleset.name)
     full = campaign.ruleset.state_json(campaign.state)
     state = redact_state(full, campaign.created.scenario, viewer, declared)
-    outlooks = {sid: sheet_outlook(campaign.state, sid, OUTLOOK_TURNS)
+    own = tcs_state(campaign)
+    outlooks = {sid: sheet_outlook(own, sid, OUTLOOK_TURNS)
                 for sid, s in state["sheets"].items() if s["status"] == "pending"}
-    fo = fo_outlook(campaign.state)
+    fo = fo_outlook(own)
     everyone: list[Decision] = campaign.ruleset.pending(campaign.state)
     shown = visible_decisions([d.model_dump() for d in everyone], full,
                               campaign.created.scenario, viewer, declared)
@@ -140,7 +142,7 @@ def context(campaign: Campaign, viewer: Viewer = EVERYTHING) -> dict[str, Any]:
         "outlooks": outlooks,
         "fo": fo,
         "due": due(campaign, state, pending),
-        "due_next": tuple(d.typed() for d in due_now(campaign.state)
+        "due_next": tuple(d.typed() for d in due_now(own)
                           if _shown(d, state["sheets"])),
         "pending": pending,
         "policies": campaign.ruleset.policies(),
