@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from rallypoint.core.errors import IllegalNowError
 from rallypoint.core.events import EventModel
+from rallypoint.core.json_types import JsonObject, JsonValue
 from rallypoint.core.ruleset import Command, Decision, DeclaredNode, PolicyInfo, parse_with
 from rallypoint.core.tomlfile import load_ruleset_file
 from rallypoint.dice import D6, ChanceNode, Roll, Roller, roll
@@ -75,10 +76,10 @@ class ToyRuleset:
     name = "toy"
     title = "Foraging (one command, one d6)"
 
-    def load_scenario(self, path: Path) -> dict[str, Any]:
+    def load_scenario(self, path: Path) -> JsonObject:
         return dict(load_ruleset_file(path, "toy", Scenario).model_dump(mode="json"))
 
-    def rules_data(self, scenario: Mapping[str, Any]) -> dict[str, Any]:
+    def rules_data(self, scenario: Mapping[str, JsonValue]) -> JsonObject:
         return {}
 
     def initial_state(self, scenario: Mapping[str, Any], rules_data: Mapping[str, Any]) -> Camp:
@@ -115,7 +116,7 @@ class ToyRuleset:
         return [PolicyInfo("first", "send the first party", lambda s, d, v: Forage(
             expected_version=v, party=s.parties[0]))]
 
-    def state_json(self, state: Camp) -> dict[str, Any]:
+    def state_json(self, state: Camp) -> JsonObject:
         return state.model_dump(mode="json")
 
     def describe(self, event: Foraged) -> str:
