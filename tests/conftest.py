@@ -11,6 +11,7 @@ import pytest
 
 import toy_kit
 from cheap_hash import cheap_password_hashing  # noqa: F401  (autouse: argon2 at its cheapest)
+from click_tree import one_click_tree_per_app  # noqa: F401  (autouse: typer builds an app once)
 from rallypoint.core.campaign import Campaign, created_event, start
 from rallypoint.core.events import EventModel
 from rallypoint.core.ruleset import Command, get_ruleset
