@@ -13,8 +13,10 @@ from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import (
+    Browser,
     ConsoleMessage,
     Page,
+    Playwright,
     Request,
     Response,
     expect,
@@ -76,24 +78,64 @@ def browser_pages(base_url: str, count: int, width: int = 1100, height: int = 90
     one player each); problems of any page fail the test."""
     need_chromium()
     problems = Problems()
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS,
-                                    headless=True)
-        contexts = [browser.new_context(base_url=base_url,
-                                        viewport={"width": width, "height": height})
-                    for _ in range(count)]
-        pages = [context.new_page() for context in contexts]
-        # Generous: CI runs the whole suite on two shared cores.
-        expect.set_options(timeout=20_000)
-        for page in pages:
-            _watch(page, problems, allowed_statuses)
-        try:
-            yield pages, problems
-        finally:
-            for context in contexts:
-                context.close()
-            browser.close()
+    browser = _chromium()
+    contexts = [browser.new_context(base_url=base_url,
+                                    viewport={"width": width, "height": height})
+                for _ in range(count)]
+    pages = [context.new_page() for context in contexts]
+    # Generous: CI runs the whole suite on two shared cores.
+    expect.set_options(timeout=20_000)
+    for page in pages:
+        _watch(page, problems, allowed_statuses)
+    try:
+        yield pages, problems
+    finally:
+        for context in contexts:
+            context.close()
     problems.check()
+
+
+@dataclass
+class _Running:
+    """The Playwright driver and the chromium that a test module's walks share."""
+
+    playwright: Playwright
+    browser: Browser
+
+
+_RUNNING: list[_Running] = []
+"""The shared chromium, once a walk has started it (at most one)."""
+
+
+def _chromium() -> Browser:
+    """The module's chromium: started by its first walk, shared by the walks after it.
+
+    Why shared: starting the Playwright driver and chromium costs about four seconds on two
+    loaded cores, a walk's context about one. Each walk still gets contexts of its own (no
+    cookie, storage or cache of another walk), and a browser that died is started anew.
+    """
+    if _RUNNING and not _RUNNING[0].browser.is_connected():
+        close_chromium()
+    if not _RUNNING:
+        playwright = sync_playwright().start()
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS,
+                                             headless=True)
+        _RUNNING.append(_Running(playwright, browser))
+    return _RUNNING[0].browser
+
+
+def close_chromium() -> None:
+    """Stop the shared chromium and its driver (tests/web/conftest.py: after each module).
+
+    Not kept for the whole run: while the driver runs, its event loop counts as running in
+    this thread, which would refuse any later test's ``asyncio.run``.
+    """
+    while _RUNNING:
+        running = _RUNNING.pop()
+        try:
+            running.browser.close()
+        finally:
+            running.playwright.stop()
 
 
 def _watch(page: Page, problems: Problems, allowed_statuses: frozenset[int]) -> None:

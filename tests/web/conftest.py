@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import socket
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -32,6 +33,14 @@ def database(kind: str, tmp_path: Path) -> Iterator[Path | str]:
     from pg_kit import fresh_database
 
     yield from fresh_database()
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_chromium_per_module() -> Iterator[None]:
+    """The browser walks of a module share one chromium (web/browser.py), stopped after it."""
+    yield
+    if "web.browser" in sys.modules:  # a module without walks never loads Playwright
+        sys.modules["web.browser"].close_chromium()
 
 
 @pytest.fixture(params=BACKENDS)
