@@ -7,13 +7,14 @@ For TCS campaigns of 1 000, 10 000 and 100 000 events (created, a sheet, then tu
   decide, the chain check under the write lock, append, fsync), median CPU of 5; anchor: the
   same at 1 000 events.
 - **import** of the campaign's export file into an empty database (``Session.import_file``:
-  the streamed read, header, chain, clocks, a fold of every event, the insert); anchor: the
+  one streaming pass: each event's chain link, clock and fold checked and its row inserted as
+  it is read, the header and signature at the end, one transaction); anchor: the
   plain load-hash-insert of the same file (``json.loads`` of the text, each event validated,
   the hash chain checked, the rows inserted; nothing folded). Each in a fresh child process:
   its CPU time, and its peak memory (``VmHWM``) beside that of a child that only imports
   the same modules.
 - **verify FILE** of the same file (``pbem.verify_file``: also every event re-derived and every
-  roll audited), CPU time in a child.
+  roll audited, in the same single pass), CPU time and peak memory in a child.
 - **``rallypoint tcs turn``** from the installed entry point at 10 events and at the longest
   log, median of 7 CPU times (goal: within 1.5x).
 
@@ -161,10 +162,12 @@ def render(rows: list[dict[str, Any]], turn: tuple[float, float], baseline: floa
               f"{rows[-1]['events']:,}: **{big / small:.2f}×** (goal ≤ 1.5×).", "",
               "Goals (issue 20): import within 2× of the plain load-hash-insert; append and "
               "`tcs turn` flat in the log's length; a 100,000-event file imports with memory "
-              "bounded. The import reads the file as a stream (`core/jsonstream.py`: one event's "
-              "text and tree at a time, kept only as validated records, which the insert needs) "
-              "and folds it in one pass (`core/folding.py`), so its memory follows the records, "
-              "not the file's text; the anchor holds the text and the parsed tree as well.",
+              "bounded. The import and `verify FILE` read the file as a stream "
+              "(`core/jsonstream.py`: one event's text and tree at a time) and check, fold and "
+              "(the import) insert each event as it is read, in one transaction "
+              "(`session/import_stream.py`, `session/verify_stream.py`), so their memory is the "
+              "running state, not the log; the anchor holds the text, the parsed tree and the "
+              "records.",
               END]
     return "\n".join(lines) + "\n"
 

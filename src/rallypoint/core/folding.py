@@ -28,8 +28,8 @@ from rallypoint.core.ruleset import Ruleset
 CHECKPOINT_EVERY: Final = 256
 """Effective events between two kept states (memory: one state per this many events)."""
 DENSE_CHECKPOINTS: Final = 4
-"""With a :data:`Source`, the newest states kept at every :data:`CHECKPOINT_EVERY`; older
-ones are thinned to a doubling spacing (:meth:`LogFold._thin`)."""
+"""With a :data:`Source`, states kept per doubling of the distance back (the newest at every
+:data:`CHECKPOINT_EVERY`; :meth:`LogFold._thin`)."""
 
 Source = Callable[[int, int], Iterable[EventRecord]]
 """Gives the records whose seqs are in ``[first, stop)``, in order, when a fold that keeps no
@@ -44,14 +44,14 @@ class LogFold:
     :data:`CHECKPOINT_EVERY` effective events, and the typed events since the last two of
     those. An older typed event is read again from its record when an undo reaches back that
     far: from the records this fold keeps, or, given a ``source``, from there, and then the
-    fold keeps no record at all and thins its older states to O(log n) of them, so its memory
-    does not grow with the log (beyond the seqs in effect).
+    fold keeps no record at all and thins its older states to O(log n) of them
+    (:meth:`_thin`), so its memory does not grow with the log (beyond the seqs in effect).
 
     Every undo a player makes cancels the latest effective event (``Campaign.undo_event``), so
     a run of *k* undos reaches back *k* events: the two windows of typed events cover a run of
     up to :data:`CHECKPOINT_EVERY`; a longer run, or an edited file's undo of an older event
     (the fold accepts it, as ``Campaign`` does), folds again from the kept state just below
-    its target, at most about twice its depth back.
+    its target, at most about a quarter of its depth further back.
 
     Attributes:
         ruleset: The campaign's ruleset (named by its ``created`` event).
@@ -138,19 +138,20 @@ class LogFold:
                 self._thin(count)
 
     def _thin(self, count: int) -> None:
-        """Drop older states so that, going back from the newest dense ones, each kept state
-        is at least twice as far from ``count`` as the next newer kept one (``created``'s is
-        always kept): O(log n) states, and an undo *d* events deep folds again at most about
-        *2d* events."""
-        dense = self._checkpoints[-DENSE_CHECKPOINTS:]
-        older = self._checkpoints[1:-DENSE_CHECKPOINTS]
-        kept: list[tuple[int, Any]] = []
-        newer = dense[0][0]
-        for point in reversed(older):
-            if count - point[0] >= 2 * (count - newer):
+        """Drop older states: the one *w* windows back is kept if its window's number is a
+        multiple of the largest power of two at most ``w / DENSE_CHECKPOINTS`` (``created``'s
+        is always kept). A state's power only grows as the log does, so one dropped is never
+        wanted again; about ``DENSE_CHECKPOINTS`` states are kept per doubling of the distance
+        back (O(log n)), and an undo *d* events deep folds again at most about
+        ``d / DENSE_CHECKPOINTS`` events more than it reaches back."""
+        newest = count // CHECKPOINT_EVERY
+        kept = []
+        for point in self._checkpoints:
+            window = point[0] // CHECKPOINT_EVERY
+            back = (newest - window) // DENSE_CHECKPOINTS
+            if window % (1 << max(0, back.bit_length() - 1)) == 0:
                 kept.append(point)
-                newer = point[0]
-        self._checkpoints = [self._checkpoints[0], *reversed(kept), *dense]
+        self._checkpoints = kept
 
     def _cancel(self, target: int) -> None:
         """Take ``target`` out of effect and fold the rest again from the last state kept

@@ -18,8 +18,8 @@ has several faults, the first one met in reading order is the one named.
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable
-from contextlib import AbstractContextManager, ExitStack
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -56,6 +56,18 @@ def sweep(count: int) -> None:
         gc.collect()
 
 
+@contextmanager
+def streaming() -> Iterator[None]:
+    """The collector paused for a streamed pass (:func:`sweep` runs it now and then), and what
+    was allocated before it (the modules, the interpreter's own) left out of those runs."""
+    gc.freeze()
+    try:
+        with bulk_reading():
+            yield
+    finally:
+        gc.unfreeze()
+
+
 OpenStore = Callable[[], AbstractContextManager[EventStore]]
 """Opens the destination's write transaction (:meth:`rallypoint.session.handle.Handle
 .transaction`): only once the file's header is read, so a file refused before its events
@@ -87,7 +99,7 @@ def import_streamed(open_store: OpenStore, path: Path, name: str | None = None) 
 
     with ExitStack() as stack:
         streamed = _Streamed(stack, open_store, name)
-        with bulk_reading():  # swept every SWEEP_EVERY events instead
+        with streaming():
             exported = read_export(path, streamed)
         if streamed.rows is None:
             with open_store() as store:

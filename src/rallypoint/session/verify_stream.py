@@ -23,14 +23,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rallypoint.core.campaign import bulk_reading, describe_event, event_rolls, stored_rolls
+from rallypoint.core.campaign import describe_event, event_rolls, stored_rolls
 from rallypoint.core.differences import Difference
 from rallypoint.core.errors import DataFileError
 from rallypoint.core.events import CREATED, UNDONE, EventRecord
 from rallypoint.core.folding import LogFold
 from rallypoint.core.visibility import is_redacted
 from rallypoint.dice.audit import Auditor, DiceReport
-from rallypoint.session.import_stream import sweep
+from rallypoint.session.import_stream import streaming, sweep
 from rallypoint.session.made_by import check_carried, check_owner, commands_required, made_by
 from rallypoint.session.rederive import decide_again
 from rallypoint.session.rederive_undo import target_difference
@@ -81,7 +81,7 @@ def verify_streamed(path: Path) -> tuple[ExportedCampaign | None, Verified | Non
 
     walk = _Walk(path)
     try:
-        with bulk_reading():  # swept every SWEEP_EVERY events instead
+        with streaming():
             exported = read_export(path, walk)
         if walk.exported is None:
             return exported, None  # read whole: its header came after its events
