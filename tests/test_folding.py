@@ -8,7 +8,6 @@ event of logs mixing turns, losses and undos of the latest and of older events.
 
 from __future__ import annotations
 
-import itertools
 import random
 
 import pytest
