@@ -24,6 +24,7 @@ from rallypoint.dice import Roll, Roller, ScriptedRoller
 from rallypoint.rulesets.platoon import RULESET
 from rallypoint.rulesets.platoon.battle import BattleReport, roster
 from rallypoint.rulesets.platoon.commands import IngestReport, RestDay, StandInBattle
+from rallypoint.rulesets.platoon.front.campaign import platoon_state
 from rallypoint.rulesets.platoon.model import SEATS, Seat
 from rallypoint.rulesets.platoon.scenario import PlatoonScenario, expand
 
@@ -103,7 +104,7 @@ def snapshot(c: Campaign) -> str:
 
 def battle_roster(c: Campaign) -> dict[str, Any]:
     """The roster the battle would receive today."""
-    return roster(c.state, RULESET.hooks)
+    return roster(platoon_state(c), RULESET.hooks)
 
 
 def seat_of(c: Campaign, crew: str, seat: str) -> dict[str, Any] | None:
@@ -144,8 +145,9 @@ def report(c: Campaign, tanks: Sequence[dict[str, Any]] | None = None,
     """A battle report for today: ``tanks`` (default: every fighting tank unhit, cohesion kept),
     ``men`` as ``{man id: result}``."""
     if tanks is None:
-        tanks = [tank(cid, c.state.crews[cid].cohesion) for cid in c.state.fit_crews()]
-    body = {"day": c.state.day, "tanks": list(tanks),
+        state = platoon_state(c)
+        tanks = [tank(cid, state.crews[cid].cohesion) for cid in state.fit_crews()]
+    body = {"day": platoon_state(c).day, "tanks": list(tanks),
             "men": [{"man": m, "result": r} for m, r in (men or {}).items()], **fields}
     return IngestReport(expected_version=c.version, report=BattleReport.model_validate(body))
 
@@ -157,7 +159,7 @@ def rest(c: Campaign, dice: Sequence[int] = ()) -> Campaign:
 
 def quiet_day(c: Campaign, dice: Sequence[int] = ()) -> Campaign:
     """Today's action with every tank unhit and nobody hurt (a rest day when out of action)."""
-    if c.state.action_today and not c.state.withdrawn():
+    if platoon_state(c).action_today and not platoon_state(c).withdrawn():
         return run(c, report(c), dice)
     return rest(c, dice)
 
@@ -175,7 +177,7 @@ def play_day(c: Campaign, roller_for: Any, intensity: int = 1, policy: str = "by
     while pending := c.ruleset.pending(c.state):
         c = c.execute(chosen.decide(c.state, pending[0], c.version), roller_for(c))
     command: Command
-    if c.state.action_today and not c.state.withdrawn():
+    if platoon_state(c).action_today and not platoon_state(c).withdrawn():
         command = StandInBattle(expected_version=c.version, intensity=intensity)
     else:
         command = RestDay(expected_version=c.version)

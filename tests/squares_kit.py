@@ -13,6 +13,7 @@ from typing import Any
 from rallypoint.core.campaign import Campaign, start
 from rallypoint.core.events import CREATED, NewEvent, canonical_json
 from rallypoint.rulesets.squares import RULESET
+from rallypoint.rulesets.squares.front.campaign import squares_state
 from rallypoint.rulesets.squares.scenario import parse_scenario
 
 BRIGADES = {"b1": "blue", "b2": "blue", "r1": "red"}
@@ -76,5 +77,5 @@ def mods(c: Campaign, leader: str, unit_id: str, kind: str,
     from rallypoint.rulesets.squares.data import RallyKind
     from rallypoint.rulesets.squares.rally import plan_rally
 
-    plan = plan_rally(c.state, leader, unit_id, RallyKind(kind), enemy_visible)
+    plan = plan_rally(squares_state(c), leader, unit_id, RallyKind(kind), enemy_visible)
     return {m.name.split(" (")[0]: m.value for m in plan.node.modifiers}

@@ -31,6 +31,7 @@ from rallypoint.dice import ScriptedRoller
 from rallypoint.dice.audit import logical_position
 from rallypoint.dice.play import with_proof
 from rallypoint.dice.v1 import DiceMode, ProvenRoller
+from rallypoint.rulesets.tcs.front.campaign import tcs_state
 from rallypoint.rulesets.tcs.ruleset import RULESET
 from rallypoint.rulesets.tcs.state import TcsState
 
@@ -196,7 +197,7 @@ def fresh() -> Campaign:
 def owner_of(c: Campaign, command: Command) -> str | None:
     """The side a command acts for, as the declaration says (``None``: anyone's)."""
     data = command.model_dump(mode="json", exclude={"expected_version"})
-    return DECLARATION.command_owner(scenario(), TCS.state_json(c.state), data)
+    return DECLARATION.command_owner(scenario(), TCS.state_json(tcs_state(c)), data)
 
 
 def record(c: Campaign, command: Command, faces: Sequence[int], *,
@@ -213,7 +214,7 @@ def record(c: Campaign, command: Command, faces: Sequence[int], *,
     roller = ProvenRoller(ScriptedRoller(faces), DiceMode.PAIR, logical_position(c.events),
                           command.model_dump(mode="json"), round=c.version,
                           links={s: f"{n:02x}" * 32 for n, s in enumerate(SIDES)}, seat=seat)
-    decided = TCS.decide(c.state if state is None else state, command, roller)
+    decided = TCS.decide(tcs_state(c) if state is None else state, command, roller)
     event = with_proof(NewEvent.of(decided), roller)
     return c.record(with_blind(c.events, event, blind))
 

@@ -10,6 +10,7 @@ from rallypoint.core.errors import IllegalNowError, IntegrityError, StaleVersion
 from rallypoint.core.events import UNDONE, Undone, verify_chain
 from rallypoint.dice import ScriptedRoller
 from rallypoint.rulesets.tcs.commands import AdvanceTurn, RecordLoss
+from rallypoint.rulesets.tcs.front.campaign import tcs_state
 
 
 def test_version_counts_events_and_stale_commands_are_refused(example1: Campaign) -> None:
@@ -25,11 +26,11 @@ def test_version_counts_events_and_stale_commands_are_refused(example1: Campaign
 def test_undo_appends_and_restores(example1: Campaign) -> None:
     c = example1.execute(RecordLoss(expected_version=1, counter="1/ErP112-1", steps=1),
                          ScriptedRoller([]))
-    assert c.state.counters["1/ErP112-1"].steps == 2
+    assert tcs_state(c).counters["1/ErP112-1"].steps == 2
     u = c.undo()
     assert u.version == 3 and u.events[-1].type == UNDONE
     assert last_event(u, Undone).target == 2
-    assert u.state.counters["1/ErP112-1"].steps == 3
+    assert tcs_state(u).counters["1/ErP112-1"].steps == 3
     assert len(u.events) == 3, "history is kept"
     assert verify_chain(u.events) is None
     with pytest.raises(IllegalNowError):
@@ -40,12 +41,12 @@ def test_undo_twice_walks_back(example1: Campaign) -> None:
     c = example1
     for _ in range(2):
         c = c.execute(AdvanceTurn(expected_version=c.version), ScriptedRoller([]))
-    assert c.state.turn == 3
+    assert tcs_state(c).turn == 3
     c = c.undo().undo()
-    assert c.state.turn == 1
+    assert tcs_state(c).turn == 1
     c = c.execute(AdvanceTurn(expected_version=c.version), ScriptedRoller([]))
-    assert c.state.turn == 2
-    assert Campaign.from_events(c.events).state.turn == 2
+    assert tcs_state(c).turn == 2
+    assert tcs_state(Campaign.from_events(c.events)).turn == 2
 
 
 def test_log_must_start_with_created(example1: Campaign) -> None:

@@ -17,6 +17,7 @@ from rallypoint.cli.due import due_line
 from rallypoint.cli.main import app
 from rallypoint.core.due import Due, due_of
 from rallypoint.core.errors import IllegalNowError
+from rallypoint.rulesets.platoon.front.campaign import platoon_state
 from rallypoint.rulesets.platoon.year import check_year_end
 
 runner = CliRunner()
@@ -24,7 +25,7 @@ runner = CliRunner()
 
 def test_platoon_says_the_battle_a_rest_day_then_the_years_end() -> None:
     c = platoon_kit.campaign(action_days=(1, 2, 3), days=10)
-    state = c.state
+    state = platoon_state(c)
     assert due_of(c.ruleset, state) == (
         Due("report", "day 1 holds an action: report its battle", "report"),)
     day4 = replace(state, day=4)
@@ -41,7 +42,7 @@ def test_platoon_says_the_battle_a_rest_day_then_the_years_end() -> None:
 def test_the_year_end_is_due_exactly_when_the_rules_allow_it(day: int) -> None:
     # Attacker: a 'due' that offered 14.9 a day early would send the player to a refusal.
     c = platoon_kit.campaign(action_days=(2, 4, 6), days=10)
-    state = replace(c.state, day=day)
+    state = replace(platoon_state(c), day=day)
     said = [d.command for d in due_of(c.ruleset, state)]
     try:
         check_year_end(state)

@@ -21,6 +21,7 @@ from rallypoint.core.folding import LogFold
 from rallypoint.core.playcheck import fold_all
 from rallypoint.dice import ScriptedRoller
 from rallypoint.rulesets.tcs.commands import AdvanceTurn, RecordLoss
+from rallypoint.rulesets.tcs.front.campaign import tcs_state
 
 
 def _played(seed: int, steps: int) -> list[Campaign]:
@@ -28,7 +29,7 @@ def _played(seed: int, steps: int) -> list[Campaign]:
     latest event, or (as an edited file may) an undo of an older event still in effect."""
     rng = random.Random(seed)
     c = tcs_campaign("example1")
-    counters = sorted(c.state.counters)
+    counters = sorted(tcs_state(c).counters)
     history = [c]
     while len(history) <= steps:
         pick = rng.random()

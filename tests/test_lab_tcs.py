@@ -19,6 +19,7 @@ from rallypoint.lab.backend import Backend
 from rallypoint.lab.rollers import NumpyRoller, generator, root_sequence
 from rallypoint.rulesets.tcs.data import Column, default_data
 from rallypoint.rulesets.tcs.front import odds
+from rallypoint.rulesets.tcs.front.campaign import tcs_state
 from rallypoint.rulesets.tcs.front.lab_kernel import (
     RecoveryArrays,
     hours_to_fo_return,
@@ -118,7 +119,7 @@ def test_per_company_modifiers_match_one_modifier() -> None:
 
 def test_recovery_kernel_matches_the_scalar_recovery_node(example1: Campaign) -> None:
     # 1/ErP 112th: average raw morale 1 + battalion morale 4 = +5 on the inf column.
-    state = example1.state
+    state = tcs_state(example1)
     node = recovery_node(state, "1/ErP112", Column.INF)
     reading = steps_reading(state.rules, Column.INF)
     assert node.modifier_total == 5

@@ -13,6 +13,7 @@ from rallypoint.cli.main import app
 from rallypoint.core.errors import MalformedInputError
 from rallypoint.lab.backend import Backend
 from rallypoint.lab.results import FloatArray
+from rallypoint.rulesets.tcs.front.campaign import tcs_state
 from rallypoint.rulesets.tcs.front.lab_sim import (
     Interruptions,
     RestSpec,
@@ -48,7 +49,7 @@ def test_losses_during_the_rest_cost_steps_back() -> None:
 
 def test_forced_off_every_turn_cancels_the_sheet_and_sends_half_the_dead_very_dead() -> None:
     forced = _rest(Interruptions(forced_off=1.0), runs=10)
-    companies = len(prepared(RestSpec(str(scenario_path("example1")))).state.sheets["rest"]
+    companies = len(tcs_state(prepared(RestSpec(str(scenario_path("example1"))))).sheets["rest"]
                     .companies)
     assert set(forced["left_center"]) == {float(companies)}
     assert set(forced["implemented"]) == {0.0}

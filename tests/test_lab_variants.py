@@ -14,6 +14,7 @@ from rallypoint.cli.main import app
 from rallypoint.core.errors import DataFileError, MalformedInputError
 from rallypoint.lab.backend import Backend
 from rallypoint.lab.variants import read_variant
+from rallypoint.rulesets.tcs.front.campaign import tcs_state
 from rallypoint.rulesets.tcs.front.lab_sim import RestSpec, created, scenario_path, simulate_rest
 
 runner = CliRunner()
@@ -66,7 +67,7 @@ def test_platoon_sweep_paired_by_seed_with_differences_to_the_baseline(tmp_path:
 def test_a_table_column_variant_changes_what_the_table_gives() -> None:
     path = str(scenario_path("example1"))
     changed = created(RestSpec(path, parameters={"recovery_table.inf": [6, 5, 4, 3, 2]}))
-    rows = changed.state.rules.recovery_table.rows
+    rows = tcs_state(changed).rules.recovery_table.rows
     assert [r.steps[0] for r in rows] == [6, 5, 4, 3, 2]
     assert [r.steps[1] for r in rows] == [2, 1, 1, 0, 0]  # other columns untouched
     base = simulate_rest(RestSpec(path), 60, 3, 4, Backend(workers=1))

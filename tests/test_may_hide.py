@@ -25,6 +25,7 @@ from rallypoint.core.visibility import declaration_of, event_secrets
 from rallypoint.dice import SeededRoller
 from rallypoint.rulesets.tcs.commands import AdvanceTurn, MarkFired, WriteSheet
 from rallypoint.rulesets.tcs.events import Accrued, OwedAccrual
+from rallypoint.rulesets.tcs.front.campaign import tcs_state
 from tcs_partial_kit import fresh, record
 
 CASES = [(name, path) for name, ruleset in registered().items()
@@ -62,8 +63,8 @@ def test_every_tcs_sheet_event_that_hides_something_may_hide() -> None:
                                                  "MG/ErP112": "8.21"}))
     c = _run(c, AdvanceTurn(expected_version=0, skip_fo=True))
     c = _run(c, MarkFired(expected_version=0, sheets=("F",)))
-    owed = with_blind(c.events, NewEvent.of(Accrued(turn=c.state.turn, accruals=(
-        OwedAccrual(sheet="F", added=1, reason="no orders", total=4, turn=c.state.turn),))),
+    owed = with_blind(c.events, NewEvent.of(Accrued(turn=tcs_state(c).turn, accruals=(
+        OwedAccrual(sheet="F", added=1, reason="no orders", total=4, turn=tcs_state(c).turn),))),
         "b3" * 16)
     log = [*c.events, EventRecord.seal(c.campaign_id, c.version + 1, owed, c.events[-1].hash,
                                        recorded_at=c.events[-1].recorded_at)]

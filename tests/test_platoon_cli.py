@@ -16,6 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from rallypoint.cli.main import app
+from rallypoint.rulesets.platoon.front.campaign import platoon_state
 
 runner = CliRunner()
 
@@ -420,7 +421,7 @@ def test_a_prefix_shared_by_two_men_is_refused_with_both() -> None:
 
     c = campaign(action_days=(), extra=[man("U1", "loader", name="Baker"),
                                         man("U2", "loader", name="Baxter")])
-    s = c.state
+    s = platoon_state(c)
     assert find_man(s, "bake") == "U1" and find_man(s, "u2") == "U2"
     assert find_man(s, "gunner 2") == "2G"
     with pytest.raises(MalformedInputError,

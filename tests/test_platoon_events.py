@@ -24,6 +24,7 @@ from rallypoint.rulesets.platoon import RULESET, battle, days, people, section9,
 from rallypoint.rulesets.platoon import dice as platoon_dice
 from rallypoint.rulesets.platoon import ruleset as platoon_ruleset
 from rallypoint.rulesets.platoon.events import READER, Outcome, Rest
+from rallypoint.rulesets.platoon.front.campaign import platoon_state
 from rallypoint.rulesets.platoon.model import PlatoonState
 from rallypoint.store.exchange import read_export
 
@@ -80,13 +81,14 @@ def _played(days_: int) -> Campaign:
     scenario = RULESET.example_scenarios()[0]  # Italy, the seed's own setting
     c = start(created_event(RULESET, scenario, "v2", seed="outcomes"))
     policy = RULESET.policies()[0]
-    while c.state.day <= days_:
+    while platoon_state(c).day <= days_:
         roller = SeededRoller("outcomes", f"v{c.version}")
-        pending = RULESET.pending(c.state)
+        pending = RULESET.pending(platoon_state(c))
         if pending:
-            c = c.execute(policy.decide(c.state, pending[0], c.version), roller)
+            c = c.execute(policy.decide(platoon_state(c), pending[0], c.version), roller)
             continue
-        kind = "standin" if c.state.action_today and not c.state.withdrawn() else "rest"
+        state = platoon_state(c)
+        kind = "standin" if state.action_today and not state.withdrawn() else "rest"
         c = c.execute(RULESET.parse_command({"kind": kind, "intensity": 3,
                                              "expected_version": c.version}
                                             if kind == "standin" else
@@ -114,7 +116,7 @@ def test_golden_v1_log_loads_without_any_live_rule(monkeypatch: pytest.MonkeyPat
     records = read_export(LOGS / "platoon.json").events
     _forbid_rules(monkeypatch)
     c = Campaign.from_events(records)
-    assert json.loads(json.dumps(RULESET.state_json(c.state))) == expected
+    assert json.loads(json.dumps(RULESET.state_json(platoon_state(c)))) == expected
 
 
 def test_v2_log_replays_to_the_played_state_without_any_rule(
@@ -125,7 +127,7 @@ def test_v2_log_replays_to_the_played_state_without_any_rule(
     _forbid_rules(monkeypatch)
     replayed = Campaign.from_events(played.events)
     assert replayed.state == played.state
-    assert list(replayed.state.men) == list(played.state.men)
+    assert list(platoon_state(replayed).men) == list(platoon_state(played).men)
 
 
 def _as_v2(payload: dict[str, Any]) -> dict[str, Any]:
@@ -144,11 +146,11 @@ def test_v2_payloads_upcast_to_what_they_recorded(monkeypatch: pytest.MonkeyPatc
     assert all(e.payload.get("v") == 2 for e in old[1:])
     _forbid_rules(monkeypatch)
     replayed = Campaign.from_events(old)
-    assert RULESET.state_json(replayed.state) == RULESET.state_json(played.state)
+    assert RULESET.state_json(platoon_state(replayed)) == RULESET.state_json(platoon_state(played))
     # The new fields read as unrecorded: no tank an event wrote knows its own crew.
     written = {t["id"] for e in old[1:] for t in e.payload["outcome"]["tanks"]}
-    assert written and all(replayed.state.tanks[t].own_crew is None for t in written)
-    assert all(m.light_wounds == 0 for m in replayed.state.men.values())
+    assert written and all(platoon_state(replayed).tanks[t].own_crew is None for t in written)
+    assert all(m.light_wounds == 0 for m in platoon_state(replayed).men.values())
 
 
 def test_v1_payloads_upcast_without_an_outcome() -> None:

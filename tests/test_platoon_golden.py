@@ -19,6 +19,7 @@ from platoon_kit import play_day
 from rallypoint.core.campaign import Campaign, created_event, start
 from rallypoint.dice import SeededRoller
 from rallypoint.rulesets.platoon import RULESET
+from rallypoint.rulesets.platoon.front.campaign import platoon_state
 
 GOLDEN = Path(__file__).parent / "golden" / "platoon_30_days.txt"
 SEED = "golden-italy-1944"
@@ -40,10 +41,10 @@ def transcript() -> str:
     """Play the golden campaign and return its transcript."""
     scenario = RULESET.example_scenarios()[0]  # Italy, the seed's own setting
     c = start(created_event(RULESET, scenario, "golden", seed=SEED))
-    while c.state.day <= DAYS:
+    while platoon_state(c).day <= DAYS:
         c = play_day(c, _roller, intensity=1, policy="by_trade")
     lines = [f"#{e.seq} {c.describe(e.seq)}" for e in c.events[1:]]
-    s = c.state
+    s = platoon_state(c)
     lines.append(f"# end: day {s.day}, actions {s.fought}/{len(s.action_days)}, morale {s.morale}, "
                  f"serving {sum(m.status.value == 'serving' for m in s.men.values())}, "
                  f"killed {sum(m.status.value == 'killed' for m in s.men.values())}, "

@@ -33,6 +33,7 @@ from rallypoint.rulesets.platoon.commands import (
     WaitCommander,
     YearEnd,
 )
+from rallypoint.rulesets.platoon.front.campaign import platoon_state
 from rallypoint.rulesets.platoon.model import PlatoonState, Seat, Status, TankStatus
 from rallypoint.rulesets.platoon.scenario import PlatoonInfo, PlatoonScenario, expand
 
@@ -143,24 +144,25 @@ def test_random_campaigns_keep_every_invariant(data: st.DataObject, seed: str,
                        veteran_percent=veteran_percent)
     doc: dict[str, Any] = expand(PlatoonScenario(platoon=info))
     c = start(created_from_scenario(RULESET, doc, "prop", seed=seed))
-    _check_state(c.state)
+    _check_state(platoon_state(c))
     policies = {p.name: p for p in RULESET.policies()}
     landed: set[str] = set()
     intensity = data.draw(st.integers(0, 6), label="intensity")
     for _ in range(data.draw(st.integers(10, 70), label="events")):
-        pending = RULESET.pending(c.state)
+        pending = RULESET.pending(platoon_state(c))
         move = data.draw(st.sampled_from(["policy", "explicit", "day", "day", "day", "day",
                                           "day", "year"]))
         command: Command
         if pending and move == "policy":
             name = data.draw(st.sampled_from(sorted(policies)))
-            command = policies[name].decide(c.state, pending[0], c.version)
+            command = policies[name].decide(platoon_state(c), pending[0], c.version)
         elif pending and move == "explicit":
             decision = data.draw(st.sampled_from(pending))
-            command = _explicit(c.state, decision, c.version, data.draw(st.integers(0, 50)))
+            command = _explicit(platoon_state(c), decision, c.version,
+                                data.draw(st.integers(0, 50)))
         elif move == "year":
             command = YearEnd(expected_version=c.version)
-        elif c.state.action_today and not c.state.withdrawn():
+        elif platoon_state(c).action_today and not platoon_state(c).withdrawn():
             command = StandInBattle(expected_version=c.version,
                                     intensity=data.draw(st.integers(0, 6)) if intensity == 6
                                     else intensity)
@@ -178,8 +180,9 @@ def test_random_campaigns_keep_every_invariant(data: st.DataObject, seed: str,
             assert snapshot(c) == snapshot(before)
             event("refused")
             continue
-        _check_step(before.state, c.state, c.events[-1].type, list(c.rolls(c.version)), landed)
-        _check_state(c.state)
+        _check_step(platoon_state(before), platoon_state(c), c.events[-1].type,
+                    list(c.rolls(c.version)), landed)
+        _check_state(platoon_state(c))
     assert snapshot(Campaign.from_events(c.events)) == snapshot(c), "replay differs"
     if c.version > 1:
         previous = snapshot(Campaign.from_events(c.events[:-1]))

@@ -63,6 +63,7 @@ from rallypoint.rulesets.platoon.commands import (
 )
 from rallypoint.rulesets.platoon.data import ATTRIBUTES, Column, load_data, resolve_data
 from rallypoint.rulesets.platoon.events import PlatoonEvent
+from rallypoint.rulesets.platoon.front.campaign import platoon_state
 from rallypoint.rulesets.platoon.model import Man, Seat, Status, TankStatus, Wound
 from rallypoint.rulesets.platoon.ruleset import transition
 from rallypoint.rulesets.platoon.section9 import (
@@ -90,17 +91,17 @@ def men(c: Campaign) -> dict[str, dict[str, Any]]:
 
 def fatigue(c: Campaign, *ids: str) -> list[int]:
     """The fatigue of the named men."""
-    return [c.state.men[i].fatigue for i in ids]
+    return [platoon_state(c).men[i].fatigue for i in ids]
 
 
 def cohesion(c: Campaign, *crews: str) -> list[int]:
     """The cohesion of the named crews."""
-    return [c.state.crews[i].cohesion for i in crews]
+    return [platoon_state(c).crews[i].cohesion for i in crews]
 
 
 def new_men(before: Campaign, after: Campaign) -> list[Man]:
     """Men who exist in ``after`` but not in ``before``, in creation order."""
-    return [m for i, m in after.state.men.items() if i not in before.state.men]
+    return [m for i, m in platoon_state(after).men.items() if i not in platoon_state(before).men]
 
 
 def test_parameters_are_as_documented() -> None:
@@ -215,7 +216,7 @@ def test_battle_start_stress_is_fatigue() -> None:
     c = campaign(edit={"1C": {"fatigue": 12}, "2L": {"fatigue": 77}})
     for t in battle_roster(c)["tanks"]:
         for entry in t["seats"].values():
-            assert entry["starting_stress"] == c.state.men[entry["man"]].fatigue
+            assert entry["starting_stress"] == platoon_state(c).men[entry["man"]].fatigue
     assert seated(c, "2", "loader")["starting_stress"] == 77
 
 
@@ -227,7 +228,7 @@ def test_steadiness_grows_for_each_battle_survived_only() -> None:
                  edit={k: {"steadiness": 10} for k in ("1C", "1G", "1L", "1D", "3C")})
     c = run(c, report(c, [tank("1", result="hit"), tank("2")],
                       {"1G": "light", "1L": "serious", "1D": "killed"}), dice=(1, 1, 1))
-    s = {i: m.steadiness for i, m in c.state.men.items()}
+    s = {i: m.steadiness for i, m in platoon_state(c).men.items()}
     assert (s["1C"], s["1G"], s["1A"], s["2C"]) == (15, 15, 5, 5)  # unhurt and light survive
     assert (s["1L"], s["1D"]) == (10, 10)                         # evacuated, killed: no gain
     assert s["3C"] == 10                                          # crew 3 did not fight
@@ -236,10 +237,12 @@ def test_steadiness_grows_for_each_battle_survived_only() -> None:
 def test_steadiness_never_decays_and_stops_at_its_top() -> None:
     c = campaign(action_days=(1,), edit={"1C": {"steadiness": 98}, "1G": {"steadiness": 40}})
     c = quiet_day(c)
-    assert (c.state.men["1C"].steadiness, c.state.men["1G"].steadiness) == (100, 45)
+    now = platoon_state(c)
+    assert (now.men["1C"].steadiness, now.men["1G"].steadiness) == (100, 45)
     c = rest(rest(c))
     c = run(c, YearEnd(expected_version=c.version))
-    assert (c.state.men["1C"].steadiness, c.state.men["1G"].steadiness) == (100, 45)
+    state = platoon_state(c)
+    assert (state.men["1C"].steadiness, state.men["1G"].steadiness) == (100, 45)
 
 
 def test_steadiness_cuts_stress_gain_by_up_to_a_quarter() -> None:
@@ -276,19 +279,19 @@ def test_light_wound_stays_with_reduced_skill_invisible_to_the_battle() -> None:
     c = run(c, report(c, [tank("1", result="hit"), tank("2"), tank("3")], {"1G": "light"}),
             dice=(2,))
     assert rolls(c)[0].purpose == "Gunner 1 lightly wounded: days until fit"
-    g = c.state.men["1G"]
+    g = platoon_state(c).men["1G"]
     assert (g.status, g.crew, g.seat, g.wound, g.fit_day) == (
         Status.SERVING, "1", Seat.GUNNER, Wound.LIGHT, 1 + 2 + 2)
-    assert g.skill == 60 and c.state.crews["1"].seats[Seat.GUNNER] == "1G"
+    assert g.skill == 60 and platoon_state(c).crews["1"].seats[Seat.GUNNER] == "1G"
     entry = seated(c, "1", "gunner")
     assert entry["skill"] == 60 * 75 // 100 == 45          # somewhat less than his skill
     assert set(entry) == ROSTER_SEAT_KEYS                   # no wound flag for section 7 to halve
     assert "wound" not in json.dumps(battle_roster(c))
-    assert not c.state.requests                             # no replacement for a light wound
+    assert not platoon_state(c).requests  # no replacement for a light wound
     c = rest(rest(c))
-    assert c.state.day == 4 and c.state.men["1G"].wound is Wound.LIGHT
+    assert platoon_state(c).day == 4 and platoon_state(c).men["1G"].wound is Wound.LIGHT
     c = rest(c)
-    assert c.state.day == 5 and c.state.men["1G"].wound is Wound.NONE
+    assert platoon_state(c).day == 5 and platoon_state(c).men["1G"].wound is Wound.NONE
     assert seated(c, "1", "gunner")["skill"] == 60
 
 
@@ -300,16 +303,16 @@ def test_light_wound_heals_after_base_plus_one_die_days() -> None:
         c = campaign(action_days=(1,))
         c = run(c, report(c, [tank("1", result="hit"), tank("2"), tank("3")], {"1L": "light"}),
                 dice=(die,))
-        assert c.state.men["1L"].fit_day == 1 + base + die
+        assert platoon_state(c).men["1L"].fit_day == 1 + base + die
 
 
 def test_serious_wound_is_an_evacuation_for_good() -> None:
     c = campaign(action_days=(1,))
     c = run(c, report(c, [tank("1", result="hit"), tank("2"), tank("3")], {"1L": "serious"}),
             dice=(2,))
-    gone = c.state.men["1L"]
+    gone = platoon_state(c).men["1L"]
     assert (gone.status, gone.crew, gone.seat) == (Status.EVACUATED, None, None)
-    assert c.state.crews["1"].seats[Seat.LOADER] is None
+    assert platoon_state(c).crews["1"].seats[Seat.LOADER] is None
     assert seat_of(c, "1", "loader") is None
     assert next(t for t in battle_roster(c)["tanks"] if t["crew"] == "1")["empty_seats"] == [
         "loader"]
@@ -318,10 +321,10 @@ def test_serious_wound_is_an_evacuation_for_good() -> None:
                        "arrival_day": 1 + 2 + 2, "reason": "Loader 1 evacuated"}
     # His replacement is a new man; he never comes back.
     c = rest(rest(rest(c)), dice=(1, *GREEN))
-    (arrival,) = c.state.unassigned()
+    (arrival,) = platoon_state(c).unassigned()
     assert arrival.id != "1L" and arrival.trade is Seat.LOADER
     c = run(c, PlaceMan(expected_version=c.version, man=arrival.id, crew="1", seat=Seat.LOADER))
-    assert c.state.men["1L"].status is Status.EVACUATED
+    assert platoon_state(c).men["1L"].status is Status.EVACUATED
     refuse(c, PlaceMan(expected_version=c.version, man="1L", crew="1", seat=Seat.LOADER),
            IllegalNowError, "not waiting to be placed")
 
@@ -330,10 +333,11 @@ def test_killed_man_files_a_request_and_costs_morale() -> None:
     c = campaign(action_days=(1,))
     c = run(c, report(c, [tank("1", result="hit"), tank("2"), tank("3")], {"1D": "killed"}),
             dice=(3,))
-    assert c.state.men["1D"].status is Status.KILLED
-    assert c.state.crews["1"].seats[Seat.DRIVER] is None
-    assert [(r.trade, r.arrival_day) for r in c.state.requests] == [(Seat.DRIVER, 1 + 2 + 3)]
-    assert c.state.morale == 60 - 4
+    assert platoon_state(c).men["1D"].status is Status.KILLED
+    assert platoon_state(c).crews["1"].seats[Seat.DRIVER] is None
+    requests = platoon_state(c).requests
+    assert [(r.trade, r.arrival_day) for r in requests] == [(Seat.DRIVER, 1 + 2 + 3)]
+    assert platoon_state(c).morale == 60 - 4
 
 
 # -- 14.4 Cohesion between battles -----------------------------------------------------------------
@@ -364,8 +368,8 @@ def test_cohesion_drops_when_a_stranger_sits_down_not_when_he_reports() -> None:
     c = campaign(action_days=(1,))
     c = run(c, report(c, men={"1G": "killed"}), dice=(1,))  # he arrives on day 1 + 2 + 1
     c = rest(rest(c), dice=(1, *GREEN))
-    (arrival,) = c.state.unassigned()
-    assert c.state.day == 4 and arrival.status is Status.UNASSIGNED
+    (arrival,) = platoon_state(c).unassigned()
+    assert platoon_state(c).day == 4 and arrival.status is Status.UNASSIGNED
     assert cohesion(c, "1", "2", "3") == [66, 66, 66]        # his arrival cost nobody anything
     c = run(c, PlaceMan(expected_version=c.version, man=arrival.id, crew="1", seat=Seat.GUNNER))
     assert cohesion(c, "1", "2", "3") == [66 - 15, 66, 66]
@@ -375,7 +379,7 @@ def test_cohesion_drops_when_a_stranger_sits_down_not_when_he_reports() -> None:
 
 
 def test_morale_starts_a_little_above_the_middle() -> None:
-    assert campaign().state.morale == 60 > 50
+    assert platoon_state(campaign()).morale == 60 > 50
 
 
 def test_morale_amounts() -> None:
@@ -383,30 +387,30 @@ def test_morale_amounts() -> None:
     c = run(c, report(c, [tank("1", result="knocked_out", ordnance_days=2),
                           tank("2", result="written_off"), tank("3", result="hit")],
                       {"3G": "killed"}), dice=(1, 1))
-    assert c.state.morale == 60 - 10 - 10 - 4                  # two tanks lost, one man killed
+    assert platoon_state(c).morale == 60 - 10 - 10 - 4  # two tanks lost, one man killed
     c = campaign(action_days=(1,))
     c = run(c, report(c, objective=True))
-    assert c.state.morale == 60 + 10
+    assert platoon_state(c).morale == 60 + 10
     c = campaign(action_days=(1,))
     c = run(c, report(c, enemy_withdrawn=True))
-    assert c.state.morale == 60 + 5
+    assert platoon_state(c).morale == 60 + 5
     c = campaign(action_days=(1,))
     c = run(c, report(c, objective=True, enemy_withdrawn=True))
-    assert c.state.morale == 60 + 10 + 5
+    assert platoon_state(c).morale == 60 + 10 + 5
     c = rest(c)
-    assert c.state.morale == 75 + 2                             # a rest day
+    assert platoon_state(c).morale == 75 + 2                             # a rest day
 
 
 def test_morale_clamps_at_zero_and_its_cap() -> None:
     c = campaign(action_days=(1,), parameters={"morale.start": 5})
     c = run(c, report(c, [tank("1", result="knocked_out", ordnance_days=2), tank("2"),
                           tank("3")]))
-    assert c.state.morale == 0
+    assert platoon_state(c).morale == 0
     c = campaign(action_days=(), parameters={"morale.start": 89})
     c = rest(c)
-    assert c.state.morale == 90
+    assert platoon_state(c).morale == 90
     c = rest(c)
-    assert c.state.morale == 90
+    assert platoon_state(c).morale == 90
 
 
 def test_the_morale_cap_holds_after_a_battle() -> None:
@@ -414,11 +418,11 @@ def test_the_morale_cap_holds_after_a_battle() -> None:
     # battle day too, not only on rest days and at the year's end.
     c = campaign(action_days=(1, 2), parameters={"morale.start": 85})
     c = run(c, report(c, objective=True, enemy_withdrawn=True))
-    assert c.state.morale == 90
+    assert platoon_state(c).morale == 90
     # From the cap a lost tank costs its full amount: the clamp did not bank the excess.
     c = run(c, report(c, [tank("1", result="knocked_out", ordnance_days=2), tank("2"),
                           tank("3")]))
-    assert c.state.morale == 80
+    assert platoon_state(c).morale == 80
 
 
 def test_one_battle_nets_its_morale_changes_then_bounds_them() -> None:
@@ -428,11 +432,11 @@ def test_one_battle_nets_its_morale_changes_then_bounds_them() -> None:
     lost = [tank("1", result="knocked_out", ordnance_days=2), tank("2"), tank("3")]
     netted = campaign(action_days=(1,), parameters={"morale.start": 5})
     netted = run(netted, report(netted, lost, objective=True))
-    assert netted.state.morale == 5
+    assert platoon_state(netted).morale == 5
     stepped = campaign(action_days=(1,), parameters={"morale.start": 5,
                                                      "morale.bound_each_step": 1})
     stepped = run(stepped, report(stepped, lost, objective=True))
-    assert stepped.state.morale == 10
+    assert platoon_state(stepped).morale == 10
     raw = resolve_data({})
     del raw["sections"]["morale"]["bound_each_step"]
     assert load_data(raw).reading("morale", "bound_each_step") is False
@@ -441,7 +445,7 @@ def test_one_battle_nets_its_morale_changes_then_bounds_them() -> None:
 def _night(**p: int) -> int:
     # Crew 3 has no tank and sits the action out; its loader starts at fatigue 40.
     c = campaign(tankless=("3",), edit={"3L": {"fatigue": 40}}, parameters=p)
-    return int(quiet_day(c).state.men["3L"].fatigue)
+    return int(platoon_state(quiet_day(c)).men["3L"].fatigue)
 
 
 def _second_wound(**p: int) -> int:
@@ -449,25 +453,27 @@ def _second_wound(**p: int) -> int:
     for die in (3, 1):  # fit on day 1 + 2 + 3 = 6, then on day 2 + 2 + 1 = 5
         c = run(c, report(c, [tank("1", result="hit"), tank("2"), tank("3")], {"1L": "light"}),
                 dice=(die,))
-    return int(c.state.men["1L"].fit_day)
+    fit_day = platoon_state(c).men["1L"].fit_day
+    assert fit_day is not None
+    return fit_day
 
 
 def _battle_evening(**p: int) -> int:
     c = campaign(action_days=(1,), parameters=p)
-    return int(quiet_day(c).state.crews["1"].cohesion)
+    return int(platoon_state(quiet_day(c)).crews["1"].cohesion)
 
 
 def _knocked_out(**p: int) -> int:
     c = campaign(action_days=(1,), parameters=p)
     c = run(c, report(c, [tank("1", result="knocked_out", ordnance_days=2), tank("2"),
                           tank("3")]))
-    return int(c.state.morale)
+    return int(platoon_state(c).morale)
 
 
 def _withdrawn(**p: int) -> int:
     c = campaign(("1", "2"), action_days=(1, 5), tankless=("2",), parameters=p)
-    assert c.state.withdrawn()
-    return int(rest(c).state.fought)
+    assert platoon_state(c).withdrawn()
+    return int(platoon_state(rest(c)).fought)
 
 
 def _request(**p: int) -> str:
@@ -537,26 +543,26 @@ def test_a_request_is_for_a_trade_not_a_seat() -> None:
     c = run(c, report(c, men={"1G": "killed", "2C": "killed"}), dice=(1, 1))
     assert {tuple(r) for r in view(c)["requests"]} == {
         ("id", "kind", "trade", "filed_day", "arrival_day", "reason")}
-    assert [(r.id, r.trade) for r in c.state.requests] == [("r001", Seat.GUNNER),
+    assert [(r.id, r.trade) for r in platoon_state(c).requests] == [("r001", Seat.GUNNER),
                                                           ("r002", Seat.COMMANDER)]
     c = rest(rest(c), dice=(1, *GREEN, 1, *GREEN))
-    gunner = next(m for m in c.state.unassigned() if m.trade is Seat.GUNNER)
+    gunner = next(m for m in platoon_state(c).unassigned() if m.trade is Seat.GUNNER)
     # The lieutenant may place the gunner in any empty seat: crew 2's commander seat, say.
-    decision = next(d for d in RULESET.pending(c.state) if d.subject == gunner.id)
+    decision = next(d for d in RULESET.pending(platoon_state(c)) if d.subject == gunner.id)
     assert decision.options["seats"] == [{"crew": "1", "seat": "gunner"},
                                          {"crew": "2", "seat": "commander"}]
     c = run(c, PlaceMan(expected_version=c.version, man=gunner.id, crew="2",
                         seat=Seat.COMMANDER))
-    assert c.state.crews["2"].seats[Seat.COMMANDER] == gunner.id
+    assert platoon_state(c).crews["2"].seats[Seat.COMMANDER] == gunner.id
 
 
 def test_request_ids_are_never_handed_out_twice() -> None:
     c = campaign(action_days=(1, 4))
     c = run(c, report(c, men={"1G": "killed", "2G": "killed"}), dice=(1, 3))
     c = rest(rest(c), dice=(1, *GREEN))          # r001 lands on day 4, r002 waits for day 6
-    assert [r.id for r in c.state.requests] == ["r002"]
+    assert [r.id for r in platoon_state(c).requests] == ["r002"]
     c = run(c, report(c, men={"3G": "killed"}), dice=(1,))
-    assert [r.id for r in c.state.requests] == ["r002", "r003"]
+    assert [r.id for r in platoon_state(c).requests] == ["r002", "r003"]
 
 
 def test_a_man_arrives_days_later_and_waits_to_be_placed() -> None:
@@ -564,23 +570,24 @@ def test_a_man_arrives_days_later_and_waits_to_be_placed() -> None:
     assert pd.delay_odds(base, sides) == dict.fromkeys((3, 4, 5), Fraction(1, 3))
     c = campaign(action_days=(1,))
     c = run(c, report(c, men={"1G": "killed"}), dice=(2,))
-    assert c.state.requests[0].arrival_day == 1 + 2 + 2
+    assert platoon_state(c).requests[0].arrival_day == 1 + 2 + 2
     c = rest(rest(c))
-    assert c.state.day == 4 and not c.state.unassigned() and c.state.requests
+    state = platoon_state(c)
+    assert state.day == 4 and not state.unassigned() and state.requests
     c = rest(c, dice=(1, *GREEN))
-    assert c.state.day == 5 and not c.state.requests
-    (arrival,) = c.state.unassigned()
+    assert platoon_state(c).day == 5 and not platoon_state(c).requests
+    (arrival,) = platoon_state(c).unassigned()
     assert (arrival.status, arrival.crew, arrival.seat, arrival.trade) == (
         Status.UNASSIGNED, None, None, Seat.GUNNER)
     assert [r.purpose for r in rolls(c)][:2] == [
         "gunner arriving: from another unit?", f"depot replacement: {arrival.name}'s age"]
-    assert [d.key for d in RULESET.pending(c.state)] == [f"place:{arrival.id}"]
+    assert [d.key for d in RULESET.pending(platoon_state(c))] == [f"place:{arrival.id}"]
     # He waits (a day passes) until the lieutenant places him.
     c = rest(c)
-    assert c.state.men[arrival.id].status is Status.UNASSIGNED
-    assert c.state.crews["1"].seats[Seat.GUNNER] is None
+    assert platoon_state(c).men[arrival.id].status is Status.UNASSIGNED
+    assert platoon_state(c).crews["1"].seats[Seat.GUNNER] is None
     c = run(c, PlaceMan(expected_version=c.version, man=arrival.id, crew="1", seat=Seat.GUNNER))
-    assert c.state.men[arrival.id].status is Status.SERVING
+    assert platoon_state(c).men[arrival.id].status is Status.SERVING
 
 
 def test_a_tank_arrives_after_longer_and_waits_in_the_park() -> None:
@@ -589,37 +596,37 @@ def test_a_tank_arrives_after_longer_and_waits_in_the_park() -> None:
     c = campaign(action_days=(1,))
     c = run(c, report(c, [tank("1", result="written_off"), tank("2"), tank("3")]), dice=(1,))
     assert rolls(c)[0].purpose == "replacement tank (Able written off): days"
-    assert c.state.tanks["t1"].status is TankStatus.WRITTEN_OFF
-    assert c.state.crews["1"].tank is None
-    (request,) = c.state.requests
+    assert platoon_state(c).tanks["t1"].status is TankStatus.WRITTEN_OFF
+    assert platoon_state(c).crews["1"].tank is None
+    (request,) = platoon_state(c).requests
     assert (request.kind, request.trade, request.arrival_day) == ("tank", None, 1 + 4 + 1)
     for _ in range(4):
         c = rest(c)
-    assert c.state.day == 6
-    (new,) = c.state.park()
+    assert platoon_state(c).day == 6
+    (new,) = platoon_state(c).park()
     assert new.id not in ("t1", "t2", "t3") and new.crew is None
     assert new.name == "Avenger"                  # a name no tank of the platoon has borne
-    assert c.state.crews["1"].tank is None
-    assert [d.key for d in RULESET.pending(c.state)] == [f"tank:{new.id}"]
+    assert platoon_state(c).crews["1"].tank is None
+    assert [d.key for d in RULESET.pending(platoon_state(c))] == [f"tank:{new.id}"]
     c = run(c, AssignTank(expected_version=c.version, tank=new.id, crew="1"))
-    assert c.state.crews["1"].tank == new.id
-    assert c.state.tanks[new.id].status is TankStatus.WITH_CREW
+    assert platoon_state(c).crews["1"].tank == new.id
+    assert platoon_state(c).tanks[new.id].status is TankStatus.WITH_CREW
 
 
 def test_a_knocked_out_tank_returns_from_ordnance_as_itself() -> None:
     c = campaign(action_days=(1,))
     c = run(c, report(c, [tank("1", result="knocked_out", ordnance_days=3), tank("2"),
                           tank("3")]))
-    t1 = c.state.tanks["t1"]
+    t1 = platoon_state(c).tanks["t1"]
     assert (t1.status, t1.return_day, t1.crew) == (TankStatus.ORDNANCE, 4, None)
-    assert not c.state.requests                   # no replacement: it comes back
+    assert not platoon_state(c).requests                   # no replacement: it comes back
     c = rest(rest(c))
-    assert c.state.day == 4
-    back = c.state.tanks["t1"]
+    assert platoon_state(c).day == 4
+    back = platoon_state(c).tanks["t1"]
     assert (back.id, back.name, back.status, back.crew) == ("t1", "Able", TankStatus.PARK, None)
-    assert c.state.crews["1"].tank is None        # it waits in the park until given to a crew
+    assert platoon_state(c).crews["1"].tank is None  # it waits in the park until given to a crew
     c = run(c, AssignTank(expected_version=c.version, tank="t1", crew="1"))
-    assert c.state.crews["1"].tank == "t1"
+    assert platoon_state(c).crews["1"].tank == "t1"
 
 
 def _knocked_out_both(returns: tuple[int, int] = (5, 1)) -> Campaign:
@@ -634,14 +641,14 @@ def test_by_trade_gives_a_tank_back_from_ordnance_to_its_own_crew() -> None:
     # 14.6 "returning from ordnance as itself": Baker (crew 2's) is back first, while crew 1 is
     # also without a tank; the default policy gives it back to crew 2, not the first crew.
     c = _knocked_out_both()
-    assert c.state.tanks["t2"].status is TankStatus.PARK
-    assert c.state.tanks["t2"].own_crew == "2"
-    (decision,) = [d for d in RULESET.pending(c.state) if d.kind == "tank"]
+    assert platoon_state(c).tanks["t2"].status is TankStatus.PARK
+    assert platoon_state(c).tanks["t2"].own_crew == "2"
+    (decision,) = [d for d in RULESET.pending(platoon_state(c)) if d.kind == "tank"]
     assert decision.options["crews"] == ["1", "2"]
-    command = RULESET.policies()[0].decide(c.state, decision, c.version)
+    command = RULESET.policies()[0].decide(platoon_state(c), decision, c.version)
     assert command == AssignTank(expected_version=c.version, tank="t2", crew="2")
     c = run(c, command)
-    assert c.state.tanks["t2"].own_crew == "2"
+    assert platoon_state(c).tanks["t2"].own_crew == "2"
 
 
 def test_a_repaired_tank_waiting_in_the_park_keeps_its_name_at_the_year_end() -> None:
@@ -649,7 +656,8 @@ def test_a_repaired_tank_waiting_in_the_park_keeps_its_name_at_the_year_end() ->
     # in the park; crew 1's Able is still at ordnance (not fit).
     c = _knocked_out_both()
     c = run(c, YearEnd(expected_version=c.version))
-    names = {cid: c.state.tanks[crew.tank].name for cid, crew in c.state.crews.items()
+    now = platoon_state(c)
+    names = {cid: now.tanks[crew.tank].name for cid, crew in now.crews.items()
              if crew.tank}
     assert names == {"1": "Avenger", "2": "Baker", "3": "Charlie"}
     # year.repaired_tank_keeps_name = 0 (and campaigns created before it): a new name.
@@ -657,7 +665,8 @@ def test_a_repaired_tank_waiting_in_the_park_keeps_its_name_at_the_year_end() ->
     old = run(old, report(old, [tank("1", result="knocked_out", ordnance_days=5),
                                 tank("2", result="knocked_out", ordnance_days=1), tank("3")]))
     old = run(old, YearEnd(expected_version=old.version))
-    assert {cid: old.state.tanks[crew.tank].name for cid, crew in old.state.crews.items()
+    state = platoon_state(old)
+    assert {cid: state.tanks[crew.tank].name for cid, crew in state.crews.items()
             if crew.tank} == {"1": "Avenger", "2": "Boomer", "3": "Charlie"}
     raw = resolve_data({})
     del raw["sections"]["year"]["repaired_tank_keeps_name"]
@@ -680,8 +689,8 @@ def test_a_second_light_wound_is_in_the_log() -> None:
         assert _last(c).summary[1] == f"Loader 1 lightly wounded, fit on day {3 + first}"
         c = run(c, report(c, [tank("1", result="hit"), tank("2"), tank("3")], {"1L": "light"}),
                 dice=(second,))
-        assert c.state.men["1L"].fit_day == fit
-        assert c.state.men["1L"].light_wounds == 2
+        assert platoon_state(c).men["1L"].fit_day == fit
+        assert platoon_state(c).men["1L"].light_wounds == 2
         assert f"Loader 1 lightly wounded again, fit on day {fit}" in _last(c).summary
         assert "lightly wounded again" in RULESET.describe(_last(c))
 
@@ -695,7 +704,7 @@ def test_a_replacement_never_takes_a_surname_a_roster_man_bears() -> None:
     (green,) = new_men(before, c)
     assert RULES.names.surnames[14:16] == ("O'Brien", "Price")
     assert (green.name, green.seat) == ("Price", Seat.DRIVER)
-    assert c.state.names_used == 16
+    assert platoon_state(c).names_used == 16
 
 
 def _brute(mean: Fraction, spread: Fraction, clamp: bool) -> dict[int, Fraction]:
@@ -740,7 +749,7 @@ def test_a_depot_man_starts_at_nothing_and_a_transfer_with_steadiness_to_match()
 def test_a_transfer_arrives_drawn_at_campaign_progress() -> None:
     c = campaign(action_days=(1, 10))
     c = run(c, report(c, men={"1G": "killed"}), dice=(1,))  # arrives day 4
-    assert c.state.progress == Fraction(1, 2)
+    assert platoon_state(c).progress == Fraction(1, 2)
     draws = (3, 4, 6, 6, 1, 1, 2, 3, 5, 5)   # 2d6 = 7, 12, 2, 5, 10
     before = c
     c = rest(rest(c), dice=(6, *draws))
@@ -783,22 +792,22 @@ def test_what_a_fit_tank_is() -> None:
                  drop=("2L", "2D", "2A",             # commander and gunner: nobody to drive
                        "3C", "3G", "3L", "3A",       # a driver alone
                        "4C", "4G", "4A"))            # a driver and a loader
-    assert c.state.fit_crews() == ["1", "4"]        # crew 5 has no tank
+    assert platoon_state(c).fit_crews() == ["1", "4"]        # crew 5 has no tank
     c = run(c, report(c, [tank("1", result="knocked_out", ordnance_days=2), tank("4")]))
-    assert c.state.fit_crews() == ["4"]             # a tank at ordnance is not fit
+    assert platoon_state(c).fit_crews() == ["4"]             # a tank at ordnance is not fit
 
 
 def test_fewer_than_two_fit_tanks_withdraws_the_platoon_to_refit() -> None:
     c = campaign(action_days=(1, 2, 3), drop=("2D", "2A", "3D", "3A"),
                  edit={"1C": {"fatigue": 40}})
-    assert c.state.fit_crews() == ["1"]
+    assert platoon_state(c).fit_crews() == ["1"]
     roster = battle_roster(c)
     assert (roster["action"], roster["withdrawn"]) == (True, True)
     refuse(c, report(c, [tank("1")]), IllegalNowError, "withdrawn to refit")
     refuse(c, StandInBattle(expected_version=c.version), IllegalNowError, "withdrawn")
     c = rest(c)                                     # the day passes as rest ...
-    assert fatigue(c, "1C") == [10] and c.state.morale == 62
-    assert c.state.fought == 1                      # ... and the action still counts
+    assert fatigue(c, "1C") == [10] and platoon_state(c).morale == 62
+    assert platoon_state(c).fought == 1                      # ... and the action still counts
     assert view(c)["actions"] == {"fought": 1, "total": 3, "progress": "1/3"}
 
 
@@ -818,7 +827,7 @@ def test_a_tank_whose_commander_is_killed_fights_uncommanded() -> None:
     c = run(c, report(c, men={"2C": "killed"}), dice=(1,))
     entry = next(t for t in battle_roster(c)["tanks"] if t["crew"] == "2")
     assert (entry["fights"], entry["seats"]["commander"]) == (True, None)
-    decision = next(d for d in RULESET.pending(c.state) if d.kind == "commander")
+    decision = next(d for d in RULESET.pending(platoon_state(c)) if d.kind == "commander")
     assert decision.subject == "2"
     assert decision.options["own"] == ["2G", "2L", "2D", "2A"]
     other = CommanderChoices.model_validate(decision.options).other
@@ -829,24 +838,24 @@ def test_a_tank_whose_commander_is_killed_fights_uncommanded() -> None:
 def test_the_crews_own_man_keeps_skill_steadiness_and_trust_exactly() -> None:
     c = campaign(drop=("1C",), edit={"1G": {"skill": 73, "steadiness": 40, "trust": 61,
                                             "fatigue": 12, "years_with_crew": 2}})
-    before = c.state.men["1G"]
+    before = platoon_state(c).men["1G"]
     c = run(c, FillCommander(expected_version=c.version, crew="1", man="1G"))
-    after = c.state.men["1G"]
+    after = platoon_state(c).men["1G"]
     assert (after.skill, after.steadiness, after.trust, after.fatigue) == (73, 40, 61, 12)
     assert after == replace(before, seat=Seat.COMMANDER)
-    assert c.state.crews["1"].seats[Seat.COMMANDER] == "1G"
-    assert c.state.crews["1"].seats[Seat.GUNNER] is None    # his own seat empties in turn
+    assert platoon_state(c).crews["1"].seats[Seat.COMMANDER] == "1G"
+    assert platoon_state(c).crews["1"].seats[Seat.GUNNER] is None    # his own seat empties in turn
     assert cohesion(c, "1", "2") == [60, 60]                # not a stranger
 
 
 def test_a_man_from_another_crew_costs_the_receiving_crew_only() -> None:
     c = campaign(drop=("1C",), edit={"2L": {"skill": 66, "steadiness": 25, "trust": 70}})
     c = run(c, FillCommander(expected_version=c.version, crew="1", man="2L"))
-    moved = c.state.men["2L"]
+    moved = platoon_state(c).men["2L"]
     assert (moved.crew, moved.seat, moved.skill, moved.steadiness, moved.trust) == (
         "1", Seat.COMMANDER, 66, 25, 70)
     assert moved.years_with_crew == 0 and not moved.stayed
-    assert c.state.crews["2"].seats[Seat.LOADER] is None
+    assert platoon_state(c).crews["2"].seats[Seat.LOADER] is None
     assert cohesion(c, "1", "2", "3") == [60 - 15, 60, 60]  # the crew he left keeps what it had
 
 
@@ -865,13 +874,14 @@ def test_another_crews_commander_cannot_be_brought_over() -> None:
 
 def test_the_commanders_seat_may_wait() -> None:
     c = campaign(drop=("1C",))
-    assert [d.key for d in RULESET.pending(c.state)] == ["commander:1"]
+    assert [d.key for d in RULESET.pending(platoon_state(c))] == ["commander:1"]
     c = run(c, WaitCommander(expected_version=c.version, crew="1"))
-    assert RULESET.pending(c.state) == []
-    assert c.state.crews["1"].seats[Seat.COMMANDER] is None
-    assert "1" in c.state.fit_crews()                     # it fights uncommanded
+    assert RULESET.pending(platoon_state(c)) == []
+    assert platoon_state(c).crews["1"].seats[Seat.COMMANDER] is None
+    assert "1" in platoon_state(c).fit_crews()                     # it fights uncommanded
     c = quiet_day(c)
-    assert [d.key for d in RULESET.pending(c.state)] == ["commander:1"]  # asked again next day
+    # Asked again the next day.
+    assert [d.key for d in RULESET.pending(platoon_state(c))] == ["commander:1"]
     refuse(c, WaitCommander(expected_version=c.version, crew="2"), IllegalNowError)
 
 
@@ -879,14 +889,14 @@ def test_an_evening_in_camp_raises_a_commanders_trust_stand_in() -> None:
     c = campaign(action_days=(), edit={"1C": {"trust": 50}, "1G": {"trust": 50},
                                        "2C": {"trust": 100}})
     c = rest(c)
-    assert [c.state.men[i].trust for i in ("1C", "1G", "2C")] == [51, 50, 100]
+    assert [platoon_state(c).men[i].trust for i in ("1C", "1G", "2C")] == [51, 50, 100]
 
 
 def test_the_lieutenants_trust_in_himself_does_not_grow() -> None:
     c = campaign(action_days=(), edit={"1C": {"trust": 50, "lieutenant": True},
                                        "2C": {"trust": 50}})
     c = rest(c)
-    assert [c.state.men[i].trust for i in ("1C", "2C")] == [50, 51]
+    assert [platoon_state(c).men[i].trust for i in ("1C", "2C")] == [50, 51]
 
 
 # -- 14.9 The year ---------------------------------------------------------------------------------
@@ -902,10 +912,11 @@ def test_the_year_every_step_in_order_as_one_event() -> None:
                           tank("4", 40, result="knocked_out", ordnance_days=20), tank("5")],
                       {"1C": "killed", "2L": "light"}, objective=True), dice=(3, 2))
     # 1C's commander request lands on day 6; 2L is fit on day 5; t4 is at ordnance.
-    assert c.state.morale == 85 - 10 - 4 + 10 + 0
+    assert platoon_state(c).morale == 85 - 10 - 4 + 10 + 0
     c = run(c, FillCommander(expected_version=c.version, crew="5", man="4A"))
     assert cohesion(c, "1", "2", "3", "4", "5") == [90, 72, 62, 42, 62 - 15]
-    pending_tanks = {cid: c.state.tanks[t].name for cid, cr in c.state.crews.items()
+    state = platoon_state(c)
+    pending_tanks = {cid: state.tanks[t].name for cid, cr in state.crews.items()
                      if (t := cr.tank)}
     assert pending_tanks == {"1": "Able", "2": "Baker", "3": "Charlie", "5": "Easy"}
     before = c
@@ -913,7 +924,7 @@ def test_the_year_every_step_in_order_as_one_event() -> None:
         1, *GREEN,           # the pending commander lands (a depot man)
         *GREEN, *GREEN))     # Naples: crew 2's gunner, crew 4's assistant driver
     assert c.version == before.version + 1 and c.events[-1].type == "year_end"
-    s, old = c.state, before.state
+    s, old = platoon_state(c), platoon_state(before)
     assert (s.year, s.day) == (2, 2)
     # Each man a year older, fatigue gone, light wound healed, skill up a little to its cap.
     for ident, m in old.men.items():
@@ -974,8 +985,8 @@ def test_by_trade_seats_an_arriving_commander_in_the_seat_left_empty() -> None:
     # Crew 1's loader stepped up to command earlier; a commander arrives: no commander seat is
     # empty, so he sits in the seat left empty, and nobody is bumped.
     c = campaign(action_days=(), drop=("1L",), extra=[man("C9", "commander")])
-    (decision,) = RULESET.pending(c.state)
-    command = RULESET.policies()[0].decide(c.state, decision, c.version)
+    (decision,) = RULESET.pending(platoon_state(c))
+    command = RULESET.policies()[0].decide(platoon_state(c), decision, c.version)
     assert isinstance(command, PlaceMan)
     assert (command.man, command.crew, command.seat) == ("C9", "1", Seat.LOADER)
 
@@ -989,9 +1000,9 @@ def test_the_year_ends_once_after_its_calendar() -> None:
     refuse(c, YearEnd(expected_version=c.version), IllegalNowError, "the next on day 3")
     c = quiet_day(c)                                              # day 3: the last action
     c = run(c, YearEnd(expected_version=c.version), dice=())
-    assert (c.state.year, c.state.day, c.state.year_start) == (2, 4, 4)
+    assert (platoon_state(c).year, platoon_state(c).day, platoon_state(c).year_start) == (2, 4, 4)
     # The next year's calendar, laid out from its first day: the same days, counted from day 4.
-    assert c.state.action_days == (1, 3, 4, 6)
+    assert platoon_state(c).action_days == (1, 3, 4, 6)
     # Not twice: year 2's calendar is still to come.
     refuse(c, YearEnd(expected_version=c.version), IllegalNowError,
            "year 2's calendar still holds 2 action")
@@ -1003,7 +1014,7 @@ def test_an_empty_calendar_still_ends_a_year_only_once_a_day() -> None:
     refuse(c, YearEnd(expected_version=c.version), IllegalNowError, "year 2 began today")
     c = rest(c)
     c = run(c, YearEnd(expected_version=c.version))
-    assert c.state.year == 3
+    assert platoon_state(c).year == 3
 
 
 def test_the_year_guard_and_the_calendar_are_parameters() -> None:
@@ -1011,14 +1022,15 @@ def test_the_year_guard_and_the_calendar_are_parameters() -> None:
     c = campaign(action_days=(1, 3), parameters=off)
     c = run(c, YearEnd(expected_version=c.version))
     c = run(c, YearEnd(expected_version=c.version))
-    assert (c.state.year, c.state.action_days) == (3, (1, 3))
+    assert (platoon_state(c).year, platoon_state(c).action_days) == (3, (1, 3))
 
 
 def test_the_year_clears_an_unassigned_mans_fatigue() -> None:
     c = campaign(action_days=(), extra=[man("U1", "loader", fatigue=40)])
-    assert c.state.men["U1"].status is Status.UNASSIGNED
+    assert platoon_state(c).men["U1"].status is Status.UNASSIGNED
     c = run(c, YearEnd(expected_version=c.version))
-    assert (c.state.men["U1"].fatigue, c.state.men["U1"].status) == (0, Status.UNASSIGNED)
+    state = platoon_state(c)
+    assert (state.men["U1"].fatigue, state.men["U1"].status) == (0, Status.UNASSIGNED)
 
 
 def test_a_gunner_promoted_within_his_own_crew_is_no_stranger() -> None:
@@ -1026,7 +1038,7 @@ def test_a_gunner_promoted_within_his_own_crew_is_no_stranger() -> None:
     # up; crew 2 pays no stranger's cohesion for him (only for the green gunner from Naples).
     c = campaign(("1", "2"), action_days=(), drop=("2C",), edit={"2G": {"skill": 90}})
     c = run(c, YearEnd(expected_version=c.version), dice=GREEN)
-    s = c.state
+    s = platoon_state(c)
     assert s.crews["2"].seats[Seat.COMMANDER] == "2G"
     assert cohesion(c, "1", "2") == [70, 70 - 15]
     green = s.men[str(s.crews["2"].seats[Seat.GUNNER])]
@@ -1039,7 +1051,7 @@ def test_commander_seats_draw_from_naples_before_other_seats() -> None:
     c = campaign(("1", "2"), action_days=(), drop=("2C", "1G", "2G"))
     before = c
     c = run(c, YearEnd(expected_version=c.version), dice=GREEN * 3)
-    s = c.state
+    s = platoon_state(c)
     assert all(m is not None for cr in s.crews.values() for m in cr.seats.values())
     arrivals = [(m.trade, m.crew, m.seat) for m in new_men(before, c)]
     assert arrivals == [(Seat.COMMANDER, "2", Seat.COMMANDER), (Seat.GUNNER, "1", Seat.GUNNER),
@@ -1047,7 +1059,7 @@ def test_commander_seats_draw_from_naples_before_other_seats() -> None:
     old = campaign(("1", "2"), action_days=(), drop=("2C", "1G", "2G"),
                    parameters={"year.naples_commanders": 0})
     old = run(old, YearEnd(expected_version=old.version), dice=GREEN * 2)
-    assert old.state.crews["2"].seats[Seat.COMMANDER] is None
+    assert platoon_state(old).crews["2"].seats[Seat.COMMANDER] is None
 
 
 def test_the_year_promotes_the_best_gunner_before_an_unassigned_man_of_another_trade() -> None:
@@ -1060,7 +1072,7 @@ def test_the_year_promotes_the_best_gunner_before_an_unassigned_man_of_another_t
                         man("G1", "gunner", skill=45), man("A1", "assistant_driver",
                                                            skill=90)])
     c = run(c, YearEnd(expected_version=c.version))
-    s = c.state
+    s = platoon_state(c)
     assert s.crews["2"].seats[Seat.COMMANDER] == "1G"
     assert s.crews["1"].seats[Seat.GUNNER] == "G1"
     assert s.crews["1"].seats[Seat.LOADER] == "L2"
@@ -1076,7 +1088,7 @@ def test_the_year_fills_seats_from_the_unassigned_before_naples() -> None:
                  parameters={"year.commanders_by_trade": 0})
     before = c
     c = run(c, YearEnd(expected_version=c.version), dice=GREEN)
-    s = c.state
+    s = platoon_state(c)
     # The commander seat takes the most skilled unassigned man of any trade (commanders first).
     assert s.crews["2"].seats[Seat.COMMANDER] == "L2"
     # Other seats: the unassigned of that trade ...
@@ -1092,8 +1104,8 @@ def test_the_year_prefers_an_unassigned_commander_for_the_commanders_seat() -> N
     c = campaign(("1", "2"), action_days=(), drop=("2C",),
                  extra=[man("L1", "loader", skill=90), man("C1", "commander", skill=30)])
     c = run(c, YearEnd(expected_version=c.version))
-    assert c.state.crews["2"].seats[Seat.COMMANDER] == "C1"
-    assert c.state.men["L1"].status is Status.UNASSIGNED
+    assert platoon_state(c).crews["2"].seats[Seat.COMMANDER] == "C1"
+    assert platoon_state(c).men["L1"].status is Status.UNASSIGNED
 
 
 # -- The battle boundary ---------------------------------------------------------------------------
@@ -1184,11 +1196,11 @@ def test_a_stand_in_is_replaced_through_hooks() -> None:
     command = PlaceMan(expected_version=c.version, man="U1", crew="1", seat=Seat.GUNNER)
     harsh = Hooks(cohesion_after_stranger=lambda cohesion, rules: 0,
                   effective_skill=lambda m, rules: 0)
-    after = transition(c.state, command, pd.Recorder(ScriptedRoller([])), harsh)
+    after = transition(platoon_state(c), command, pd.Recorder(ScriptedRoller([])), harsh)
     assert after.crews["1"].cohesion == 0
-    default = transition(c.state, command, pd.Recorder(ScriptedRoller([])), RULESET.hooks)
+    default = transition(platoon_state(c), command, pd.Recorder(ScriptedRoller([])), RULESET.hooks)
     assert default.crews["1"].cohesion == 45
-    assert effective_skill(c.state.men["1C"], RULES) == 60
+    assert effective_skill(platoon_state(c).men["1C"], RULES) == 60
 
 
 # -- The coverage matrix ---------------------------------------------------------------------------

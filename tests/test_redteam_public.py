@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from rallypoint.core.errors import IntegrityError
+from rallypoint.rulesets.tcs.front.campaign import tcs_state
 from rallypoint.session import Session
 from rallypoint.session.pbem import import_turn
 from redteam_kit import Mail, copied, database_bytes, forge, seat_key, seated
@@ -257,9 +258,9 @@ def implemented() -> list[Any]:
     for _ in range(3):
         c = record(c, AdvanceTurn(expected_version=c.version, skip_fo=True), ())
     c = record(c, CheckImplementation(expected_version=c.version, sheet="F"), (6, 6, 3, 4, 5))
-    while TCS.pending(c.state):
-        decision = TCS.pending(c.state)[0]
-        c = record(c, TCS.policies()[0].decide(c.state, decision, c.version), (6,))
+    while TCS.pending(tcs_state(c)):
+        decision = TCS.pending(tcs_state(c))[0]
+        c = record(c, TCS.policies()[0].decide(tcs_state(c), decision, c.version), (6,))
     shown = redact_events(c.events, Viewer.of_side("soviet"))
     return [(partial_fold(shown[:k]), r) for k, r in enumerate(shown)
             if r.type in ("implementation_checked", "distributed") and is_redacted(r)]

@@ -51,6 +51,7 @@ from rallypoint.rulesets.tcs.events import (
     SheetWritten,
     TurnAdvanced,
 )
+from rallypoint.rulesets.tcs.front.campaign import tcs_state
 from rallypoint.session import Session
 from rallypoint.session.pbem import create_seated, export_turn, import_turn, new_seat
 from seats_kit import SCENARIO, execute, two_sided
@@ -105,7 +106,7 @@ def hidden_game(hidden: int) -> Campaign:
 def with_owed(c: Campaign) -> list[EventRecord]:
     """The log plus an ``accrued`` event owing each Soviet sheet and Finland's one more turn
     (as a seat's database appends it by mail), sealed with a blind."""
-    sheets = [s for s in ("S", "S2", "F") if s in c.state.sheets]
+    sheets = [s for s in ("S", "S2", "F") if s in tcs_state(c).sheets]
     event = NewEvent.of(Accrued(turn=4, accruals=tuple(
         OwedAccrual(sheet=s, added=1, reason="no orders", total=4, turn=4) for s in sheets)))
     event = with_blind(c.events, event, "b3" * 16)

@@ -21,6 +21,7 @@ from rallypoint.core.errors import IllegalNowError, IntegrityError, RallypointEr
 from rallypoint.core.visibility import Viewer, redact_events
 from rallypoint.dice.sealed import PairAnswer
 from rallypoint.dice.v1 import chain_link
+from rallypoint.rulesets.tcs.front.campaign import tcs_state
 from rallypoint.session import Session
 from rallypoint.session.pair import AwaitingDice
 from rallypoint.session.pbem import answer, import_turn, verify_file
@@ -208,7 +209,7 @@ TURN_NAMING_BOTH = {**TURN, "fired": ["F", "S"]}
 
 
 def _weighted(log: Campaign) -> dict[str, int]:
-    return {k: s.weighted_turns for k, s in log.state.sheets.items()}
+    return {k: s.weighted_turns for k, s in tcs_state(log).sheets.items()}
 
 
 @pytest.mark.parametrize(("one_database", "by_mail", "expected"), [
@@ -297,8 +298,8 @@ def test_fired_by_mail_between_two_databases_equals_one_database(tmp_path: Path)
     assert game.send("finland").owed == 1  # Soviet database: owed accruals for turns 2 and 3
     soviet = game.dbs["soviet"]
     run(soviet, game.campaign, {"kind": "fired", "sheets": ["S-lair"], "turn": 2})  # correction
-    lair = soviet.load(game.campaign).state.sheets["S-lair"]
-    assert lair.weighted_turns == one.load(ref).state.sheets["S-lair"].weighted_turns == 1 + 1
+    lair = tcs_state(soviet.load(game.campaign)).sheets["S-lair"]
+    assert lair.weighted_turns == tcs_state(one.load(ref)).sheets["S-lair"].weighted_turns == 1 + 1
     game.send("soviet")  # Finland's database holds the mark redacted: no S-lair in it
     assert "S-lair" not in game.whole_text("finland")
 

@@ -19,6 +19,7 @@ from rallypoint.cli.session import cli_fix
 from rallypoint.core.errors import Fix, IllegalNowError, MalformedInputError, RallypointError
 from rallypoint.rulesets.squares import RULESET
 from rallypoint.rulesets.squares.fixes import PLAIN, FixKind, fix
+from rallypoint.rulesets.squares.front.campaign import squares_state
 from rallypoint.rulesets.squares.front.cli_words import FIXES
 from test_tcs_fixes import CLI_WORDS, _cli_words_in
 
@@ -139,7 +140,7 @@ def test_a_foreign_command_is_refused_with_the_squares_commands(db: Path) -> Non
     class Stranger(NextTurn):
         """A command model the squares rules do not decide (another ruleset's, say)."""
 
-    state = Session(db).load("ridge").state
+    state = squares_state(Session(db).load("ridge"))
     with pytest.raises(MalformedInputError) as refused:
         RULESET.decide(state, Stranger(expected_version=1), ScriptedRoller([]))
     assert refused.value.fix == "Send one of the squares commands."

@@ -19,6 +19,7 @@ from rallypoint.core.errors import IllegalNowError, MalformedInputError
 from rallypoint.dice import ScriptedRoller
 from rallypoint.rulesets.squares.commands import Move, SetSight
 from rallypoint.rulesets.squares.events import SightSet
+from rallypoint.rulesets.squares.front.campaign import squares_state
 from rallypoint.rulesets.squares.grid import (
     SightLine,
     Square,
@@ -123,9 +124,9 @@ def test_supercover_is_exactly_the_squares_the_line_passes_through() -> None:
 def test_the_line_of_sight_parameter() -> None:
     woods = [{"kind": "woods", "squares": ["C1"]}]
     exact = battle([unit("t", "A1")], terrain=woods)
-    assert exact.state.sees(S("A1"), S("E2")) == (False, "blocked at C1 (woods)")
+    assert squares_state(exact).sees(S("A1"), S("E2")) == (False, "blocked at C1 (woods)")
     old = battle([unit("t", "A1")], terrain=woods, parameters={"line_of_sight": "bresenham"})
-    assert old.state.sees(S("A1"), S("E2")) == (True, "clear")
+    assert squares_state(old).sees(S("A1"), S("E2")) == (True, "clear")
 
 
 def test_a_campaign_stored_without_the_parameter_keeps_bresenham() -> None:
@@ -160,39 +161,39 @@ def test_a_grazing_line_is_blocked_only_when_both_squares_block() -> None:
 
 def test_terrain_blocks_only_between_the_ends() -> None:
     c = battle([unit("t", "D4")], terrain=[{"kind": "woods", "squares": ["D4", "D6", "D8"]}])
-    assert c.state.sees(S("D4"), S("D5")) == (True, "clear")
-    assert c.state.sees(S("D4"), S("D8")) == (False, "blocked at D6 (woods)")
-    assert c.state.sees(S("D6"), S("D7")) == (True, "clear"), "ends never block"
+    assert squares_state(c).sees(S("D4"), S("D5")) == (True, "clear")
+    assert squares_state(c).sees(S("D4"), S("D8")) == (False, "blocked at D6 (woods)")
+    assert squares_state(c).sees(S("D6"), S("D7")) == (True, "clear"), "ends never block"
 
 
 def test_open_and_fortification_do_not_block_but_a_walled_farm_does() -> None:
     c = battle([unit("t", "A1")], terrain=[{"kind": "fortification", "squares": ["A2"]},
                                            {"kind": "walled_farm", "squares": ["B2"]}])
-    assert c.state.sees(S("A1"), S("A3"))[0]
-    assert not c.state.sees(S("A1"), S("C3"))[0]
+    assert squares_state(c).sees(S("A1"), S("A3"))[0]
+    assert not squares_state(c).sees(S("A1"), S("C3"))[0]
 
 
 def test_scenario_terrain_kinds_are_data() -> None:
     c = battle([unit("t", "A1")], terrain=[{"kind": "cornfield", "squares": ["A2"]}],
                terrain_kinds={"cornfield": {"blocks_sight": True}})
-    assert c.state.sees(S("A1"), S("A3")) == (False, "blocked at A2 (cornfield)")
+    assert squares_state(c).sees(S("A1"), S("A3")) == (False, "blocked at A2 (cornfield)")
 
 
 def test_units_block_sight_only_with_the_parameter() -> None:
     units = [unit("t", "A1"), unit("u", "A2")]
-    assert battle(units).state.sees(S("A1"), S("A3"))[0]
+    assert squares_state(battle(units)).sees(S("A1"), S("A3"))[0]
     blocked = battle(units, parameters={"units_block_sight": True})
-    assert blocked.state.sees(S("A1"), S("A3")) == (False, "blocked at A2 (units)")
+    assert squares_state(blocked).sees(S("A1"), S("A3")) == (False, "blocked at A2 (units)")
 
 
 def test_player_ruling_overrides_and_auto_removes_it() -> None:
     c = battle([unit("t", "D4")], terrain=[{"kind": "woods", "squares": ["D6"]}])
     c = run(c, SetSight(expected_version=c.version, a="D8", b="D4", ruling="clear"))
-    assert c.state.sees(S("D4"), S("D8")) == (True, "player's ruling")
-    assert c.state.sight == {"D4|D8": True}
+    assert squares_state(c).sees(S("D4"), S("D8")) == (True, "player's ruling")
+    assert squares_state(c).sight == {"D4|D8": True}
     assert last_event(c, SightSet).computed is False
     c = run(c, SetSight(expected_version=c.version, a="D4", b="D8", ruling="auto"))
-    assert c.state.sees(S("D4"), S("D8")) == (False, "blocked at D6 (woods)")
+    assert squares_state(c).sees(S("D4"), S("D8")) == (False, "blocked at D6 (woods)")
     with pytest.raises(IllegalNowError, match="no ruling on sight between D4 and D8"):
         c.decide(SetSight(expected_version=c.version, a="D4", b="D8", ruling="auto"),
                  ScriptedRoller(()))

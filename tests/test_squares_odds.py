@@ -19,6 +19,7 @@ from rallypoint.dice import ScriptedRoller
 from rallypoint.rulesets.squares.commands import Rally
 from rallypoint.rulesets.squares.data import RallyKind, load_data, resolve_data
 from rallypoint.rulesets.squares.events import Rallied
+from rallypoint.rulesets.squares.front.campaign import squares_state
 from rallypoint.rulesets.squares.rally import (
     RallyResult,
     chances,
@@ -95,32 +96,32 @@ def _scene() -> Campaign:
 @pytest.mark.parametrize(("kind", "total"), [("disorder", 1), ("sp", -1)])
 def test_situation_odds_match_brute_force_over_the_named_modifiers(kind: str, total: int) -> None:
     c = _scene()
-    plan = plan_rally(c.state, "brig", "t", RallyKind(kind))
+    plan = plan_rally(squares_state(c), "brig", "t", RallyKind(kind))
     assert plan.node.modifier_total == total
-    assert as_keys(plan.odds(c.state)) == brute_force(total)
+    assert as_keys(plan.odds(squares_state(c))) == brute_force(total)
 
 
 def test_the_roll_records_the_odds_the_player_saw() -> None:
     c = _scene()
-    shown = plan_rally(c.state, "brig", "t", RallyKind.DISORDER)
+    shown = plan_rally(squares_state(c), "brig", "t", RallyKind.DISORDER)
     after = run(c, Rally(expected_version=c.version, leader="brig",
                          unit="t", rally=RallyKind.DISORDER), (4,))
     stored = last_event(after, Rallied).roll
-    assert stored.odds == chances_text(shown.odds(c.state))
+    assert stored.odds == chances_text(shown.odds(squares_state(c)))
     assert [(m.name, m.value) for m in stored.modifiers] == [
         (m.name, m.value) for m in shown.node.modifiers]
 
 
 def test_opportunities_list_exactly_the_allowed_rallies() -> None:
     c = _scene()
-    found = {(p.leader, p.unit, p.kind.value) for p in opportunities(c.state)}
+    found = {(p.leader, p.unit, p.kind.value) for p in opportunities(squares_state(c))}
     assert found == {("brig", "t", "disorder"), ("brig", "t", "sp"), ("cmdr", "t", "disorder"),
                      ("cmdr", "t", "sp"), ("brig", "f1", "sp"), ("cmdr", "f1", "sp")}
 
 
 def test_policies_pick_by_odds() -> None:
     c = _scene()
-    decisions = {d.subject: d for d in rally_decisions(c.state)}
+    decisions = {d.subject: d for d in rally_decisions(squares_state(c))}
     assert set(decisions) == {"t", "f1"}
     ruleset = c.ruleset
     best, safest = ruleset.policies()

@@ -30,6 +30,7 @@ from rallypoint.rulesets.squares.commands import (
     SetSight,
 )
 from rallypoint.rulesets.squares.data import RallyKind
+from rallypoint.rulesets.squares.front.campaign import squares_state
 from rallypoint.rulesets.squares.rally import eligibility
 from squares_kit import LEADERS, battle, snapshot, unit
 
@@ -95,8 +96,9 @@ def test_random_play_keeps_the_invariants(params: dict[str, Any],
         command = kind.model_validate({"expected_version": c.version, **args})
         before = snapshot(c)
         ineligible = False
-        if isinstance(command, Rally) and c.state.units[command.unit].in_play:
-            ineligible = bool(eligibility(c.state, command.leader, command.unit, command.rally))
+        state = squares_state(c)
+        if isinstance(command, Rally) and state.units[command.unit].in_play:
+            ineligible = bool(eligibility(state, command.leader, command.unit, command.rally))
         roller = ScriptedRoller((die,))
         try:
             c = c.execute(command, roller)
@@ -109,17 +111,17 @@ def test_random_play_keeps_the_invariants(params: dict[str, Any],
         assert not ineligible, "an ineligible rally must be refused"
         assert not (_names(args) & set(out)), "a unit out of play never acts again"
         history.append(snapshot(c))
-        for u in c.state.units.values():
-            stamina = c.state.stamina(u.id)
+        for u in squares_state(c).units.values():
+            stamina = squares_state(c).stamina(u.id)
             assert 0 <= u.sp <= stamina
             assert (u.sp == 0) == (u.status.value == "destroyed")
             if u.id in out:
                 assert at(c.ruleset.state_json(c.state), "units", u.id) == out[u.id]
             elif not u.in_play:
                 out[u.id] = at(c.ruleset.state_json(c.state), "units", u.id)
-        for ld in c.state.leaders.values():
-            assert ld.attached is None or c.state.units[ld.attached].in_play
-            assert ld.attached is None or c.state.units[ld.attached].square == ld.square
+        for ld in squares_state(c).leaders.values():
+            assert ld.attached is None or squares_state(c).units[ld.attached].in_play
+            assert ld.attached is None or squares_state(c).units[ld.attached].square == ld.square
     rebuilt = Campaign.from_events(c.events)
     assert snapshot(rebuilt) == snapshot(c), "replay rebuilds identical state"
     if len(history) > 1:
@@ -132,7 +134,7 @@ def test_random_play_keeps_the_invariants(params: dict[str, Any],
 def test_an_ineligible_rally_is_refused_and_changes_nothing(params: dict[str, Any], leader: str,
                                                             target: str, kind: RallyKind) -> None:
     c = fresh(params)
-    problems = eligibility(c.state, leader, target, kind)
+    problems = eligibility(squares_state(c), leader, target, kind)
     command = Rally(expected_version=c.version, leader=leader, unit=target, rally=kind)
     before = snapshot(c)
     roller = ScriptedRoller((3,))

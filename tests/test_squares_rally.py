@@ -26,6 +26,7 @@ from rallypoint.rulesets.squares.commands import (
 )
 from rallypoint.rulesets.squares.data import RallyKind
 from rallypoint.rulesets.squares.events import Moved, Rallied, Sight
+from rallypoint.rulesets.squares.front.campaign import squares_state
 from squares_kit import (
     battle,
     mods,
@@ -187,7 +188,7 @@ def test_the_cap_is_named_and_friends_are_listed() -> None:
     c = battle(units)
     from rallypoint.rulesets.squares.rally import plan_rally
 
-    plan = plan_rally(c.state, "brig", "t", RallyKind.SP)
+    plan = plan_rally(squares_state(c), "brig", "t", RallyKind.SP)
     steady = next(m for m in plan.node.modifiers if m.name.startswith(STEADY))
     assert steady.name == f"{STEADY} (F0, F1, F2, F3; at most +3)"
 
@@ -214,8 +215,8 @@ def test_disorder_rally_total_zero_modifier(die: int, result: str) -> None:
     rallied = last_event(after, Rallied)
     assert rallied.result == result
     assert rallied.roll.total == die
-    assert after.state.units["t"].disordered is (result != "pass")
-    assert after.state.units["t"].sp == 4, "a disorder rally never changes SP"
+    assert squares_state(after).units["t"].disordered is (result != "pass")
+    assert squares_state(after).units["t"].sp == 4, "a disorder rally never changes SP"
 
 
 @pytest.mark.parametrize(("die", "result"), [(4, "break"), (5, "no_effect"), (6, "no_effect")])
@@ -225,8 +226,8 @@ def test_sp_rally_breaks_at_zero_or_less(die: int, result: str) -> None:
     assert last_event(after, Rallied).result == result
     assert last_event(after, Rallied).roll.total == die - 4
     broken = result == "break"
-    assert after.state.units["t"].in_play is not broken
-    assert after.state.units["t"].status.value == ("broken" if broken else "in_play")
+    assert squares_state(after).units["t"].in_play is not broken
+    assert squares_state(after).units["t"].status.value == ("broken" if broken else "in_play")
 
 
 def _supported(sp: int, disordered: bool = False, **kw: Any) -> Any:
@@ -241,7 +242,7 @@ def test_passed_sp_rally_gives_back_the_parameter(gain: Any, sp_after: int) -> N
     c = _supported(4, parameters={"sp_rally_gain": gain})
     after = run(c, rally(c, "brig", "t", "sp"), (4,))
     assert last_event(after, Rallied).result == "pass"
-    assert after.state.units["t"].sp == sp_after
+    assert squares_state(after).units["t"].sp == sp_after
 
 
 def test_sp_regain_never_exceeds_starting_stamina() -> None:
@@ -249,8 +250,8 @@ def test_sp_regain_never_exceeds_starting_stamina() -> None:
                    parameters={"sp_rally_gain": 2, "rally_eligibility": "either"})
     after = run(c, rally(c, "brig", "t", "sp"), (6,))
     assert last_event(after, Rallied).result == "pass"
-    assert after.state.units["t"].sp == 6, "5 + 2 is capped at the starting stamina 6"
-    assert after.state.units["t"].disordered, "an SP rally leaves disorder alone"
+    assert squares_state(after).units["t"].sp == 6, "5 + 2 is capped at the starting stamina 6"
+    assert squares_state(after).units["t"].disordered, "an SP rally leaves disorder alone"
 
 
 def test_the_roll_is_stored_with_named_modifiers_and_exact_odds() -> None:
@@ -379,8 +380,8 @@ def test_a_broken_unit_never_acts_again() -> None:
 def test_the_leader_moves_into_the_square_and_attaches() -> None:
     c = battle([unit("t", "D4", sp=4, disordered=True), FAR_ENEMY])
     c = run(c, rally(c, "brig", "t", "disorder"), (2,))
-    assert c.state.leaders["brig"].square == "D4"
-    assert c.state.leaders["brig"].attached == "t"
+    assert squares_state(c).leaders["brig"].square == "D4"
+    assert squares_state(c).leaders["brig"].attached == "t"
     assert last_event(c, Rallied).from_ == "A1"
 
 
@@ -388,7 +389,7 @@ def test_an_attached_leader_goes_with_its_unit_and_cannot_move_alone() -> None:
     c = battle([unit("t", "D4", sp=4, disordered=True), FAR_ENEMY])
     c = run(c, rally(c, "brig", "t", "disorder"), (2,))
     c = run(c, Move(expected_version=c.version, who="t", square="C4"))
-    assert c.state.leaders["brig"].square == "C4"
+    assert squares_state(c).leaders["brig"].square == "C4"
     assert last_event(c, Moved).carried == ("brig",)
     with pytest.raises(IllegalNowError, match="attached to T until either of them activates"):
         c.decide(Move(expected_version=c.version, who="brig", square="C5"),
@@ -401,8 +402,8 @@ def test_attachment_ends_when_either_activates_next(who: str) -> None:
     c = run(c, rally(c, "brig", "t", "disorder"), (2,))
     c = run(c, NextTurn(expected_version=c.version))
     c = run(c, Activate(expected_version=c.version, who=who))
-    assert c.state.leaders["brig"].attached is None
-    assert c.state.leaders["brig"].square == "D4", "detaching does not move the leader"
+    assert squares_state(c).leaders["brig"].attached is None
+    assert squares_state(c).leaders["brig"].square == "D4", "detaching does not move the leader"
 
 
 def test_attachment_survives_other_activations_and_turns() -> None:
@@ -410,7 +411,7 @@ def test_attachment_survives_other_activations_and_turns() -> None:
     c = run(c, rally(c, "brig", "t", "disorder"), (2,))
     c = run(c, Activate(expected_version=c.version, who="u"))
     c = run(c, NextTurn(expected_version=c.version))
-    assert c.state.leaders["brig"].attached == "t"
+    assert squares_state(c).leaders["brig"].attached == "t"
 
 
 def test_a_leader_rallying_another_unit_leaves_the_first() -> None:
@@ -419,7 +420,7 @@ def test_a_leader_rallying_another_unit_leaves_the_first() -> None:
     c = run(c, rally(c, "brig", "t", "disorder"), (2,))
     c = run(c, NextTurn(expected_version=c.version))
     c = run(c, rally(c, "brig", "u", "disorder"), (2,))
-    assert c.state.leaders["brig"].attached == "u"
+    assert squares_state(c).leaders["brig"].attached == "u"
     assert last_event(c, Rallied).detached_from == "t"
 
 
@@ -427,10 +428,10 @@ def test_a_broken_or_destroyed_unit_releases_its_leaders() -> None:
     c = battle([unit("t", "D4", sp=3, disordered=True), FAR_ENEMY])
     c = run(c, rally(c, "brig", "t", "disorder"), (2,))   # +2 -3 = -1: 2 → 1, no effect
     c = run(c, rally(c, "cmdr", "t", "sp"), (5,))         # -3 -1 +1 both = -3: 5 → 2
-    assert sorted(c.state.attached_to("t")) == ["brig", "cmdr"]
+    assert sorted(squares_state(c).attached_to("t")) == ["brig", "cmdr"]
     broken = run(c, LoseSp(expected_version=c.version, unit="t", sp=3))
-    assert broken.state.attached_to("t") == []
-    assert broken.state.leaders["cmdr"].square == "D4"
+    assert squares_state(broken).attached_to("t") == []
+    assert squares_state(broken).leaders["cmdr"].square == "D4"
 
 
 # -- 'A Rally may not be attempted if any enemy is adjacent': an enemy leader figure -------------
@@ -454,7 +455,7 @@ def test_an_enemy_leader_does_not_stop_automatic_recovery() -> None:
     # The recovery clause says 'no enemy units in an adjacent square': figures are not units.
     c = battle([unit("t", "D4", sp=4, disordered=True), FAR_ENEMY], leaders={"rbrig": "D5"})
     c = run(c, Activate(expected_version=c.version, who="t"))
-    assert c.state.units["t"].disordered is False
+    assert squares_state(c).units["t"].disordered is False
 
 
 # -- behaviours the audit found unpinned ----------------------------------------------------------
@@ -476,15 +477,15 @@ def test_a_disorder_rally_can_break(die: int, result: str) -> None:
     c = battle([unit("t", "D4", sp=2, disordered=True), FAR_ENEMY])   # +2 -4 = -2
     after = run(c, rally(c, "brig", "t", "disorder"), (die,))
     assert last_event(after, Rallied).result == result
-    assert after.state.units["t"].in_play is (result != "break")
+    assert squares_state(after).units["t"].in_play is (result != "break")
 
 
 def test_the_leader_stays_in_the_square_after_a_break() -> None:
     c = battle([unit("t", "D4", sp=2, disordered=True), FAR_ENEMY])
     after = run(c, rally(c, "brig", "t", "disorder"), (1,))
-    assert after.state.units["t"].status.value == "broken"
-    assert after.state.leaders["brig"].square == "D4"
-    assert after.state.leaders["brig"].attached is None
+    assert squares_state(after).units["t"].status.value == "broken"
+    assert squares_state(after).leaders["brig"].square == "D4"
+    assert squares_state(after).leaders["brig"].attached is None
 
 
 def test_attachment_ends_when_the_unit_activates_still_disordered() -> None:
@@ -493,18 +494,18 @@ def test_attachment_ends_when_the_unit_activates_still_disordered() -> None:
     c = run(c, NextTurn(expected_version=c.version))
     c = run(c, MarkFire(expected_version=c.version, unit="t"))
     c = run(c, Activate(expected_version=c.version, who="t"))  # under fire: no recovery
-    assert c.state.units["t"].disordered is True
-    assert c.state.leaders["brig"].attached is None
+    assert squares_state(c).units["t"].disordered is True
+    assert squares_state(c).leaders["brig"].attached is None
 
 
 def test_attachment_ends_when_a_never_disordered_unit_activates() -> None:
     c = battle([unit("t", "D4", sp=3), FAR_ENEMY])
     c = run(c, rally(c, "brig", "t", "sp"), (5,))              # -3 -1 = -4: 5 → 1, no effect
-    assert c.state.leaders["brig"].attached == "t"
+    assert squares_state(c).leaders["brig"].attached == "t"
     c = run(c, NextTurn(expected_version=c.version))
     c = run(c, Activate(expected_version=c.version, who="t"))
-    assert c.state.leaders["brig"].attached is None
-    assert c.state.leaders["brig"].square == "D4"
+    assert squares_state(c).leaders["brig"].attached is None
+    assert squares_state(c).leaders["brig"].square == "D4"
 
 
 def test_broken_units_are_no_longer_adjacent_or_visible() -> None:
@@ -512,14 +513,15 @@ def test_broken_units_are_no_longer_adjacent_or_visible() -> None:
              unit("e", "D5", brigade="r1", sp=2, disordered=True)]
     # rbrig ends beside t after rallying e; only the unit is in question here.
     c = battle(units, parameters={"enemy_leaders_block_rally": False})
-    assert c.state.enemies_adjacent("t") == ["e"] and c.state.enemies_seen("t") == ["e"]
+    state = squares_state(c)
+    assert state.enemies_adjacent("t") == ["e"] and state.enemies_seen("t") == ["e"]
     c = run(c, LoseSp(expected_version=c.version, unit="e", sp=1))
     # Red's own rally is refused while t is adjacent: move t away, break e, come back.
     c = run(c, Move(expected_version=c.version, who="t", square="B2"))
     c = run(c, rally(c, "rbrig", "e", "disorder"), (1,))     # +2 -5 = -3: 1 → break
-    assert c.state.units["e"].status.value == "broken"
+    assert squares_state(c).units["e"].status.value == "broken"
     c = run(c, Move(expected_version=c.version, who="t", square="D4"))
-    assert c.state.enemies_adjacent("t") == [] and c.state.enemies_seen("t") == []
+    assert squares_state(c).enemies_adjacent("t") == [] and squares_state(c).enemies_seen("t") == []
     assert mods(c, "brig", "t", "disorder")[UNSEEN] == 1
 
 
@@ -565,6 +567,6 @@ def test_a_passed_sp_rally_leaves_disorder_by_the_parameter() -> None:
             "rally_eligibility": "either", "sp_rally_clears_disorder": clears})
         after = run(c, rally(c, "brig", "t", "sp"), (6,))
         assert last_event(after, Rallied).result == "pass"
-        assert after.state.units["t"].sp == 5
-        assert after.state.units["t"].disordered is not clears
+        assert squares_state(after).units["t"].sp == 5
+        assert squares_state(after).units["t"].disordered is not clears
     assert _old_data_reads("sp_rally_clears_disorder") is False

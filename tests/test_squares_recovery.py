@@ -17,6 +17,7 @@ from rallypoint.core.errors import IllegalNowError
 from rallypoint.dice import ScriptedRoller
 from rallypoint.rulesets.squares.commands import Activate, Disorder, MarkFire, Move, NextTurn
 from rallypoint.rulesets.squares.events import Activated, RecoveryConditions
+from rallypoint.rulesets.squares.front.campaign import squares_state
 from squares_kit import (
     battle,
     snapshot,
@@ -67,7 +68,7 @@ def test_fired_upon_this_turn_prevents_recovery_until_next_turn(kind: str) -> No
     assert recovery is not None and recovery.under_fire == (kind,)
     assert c.state.units["t"].disordered
     c = run(c, NextTurn(expected_version=c.version))
-    assert c.state.under_fire == {}
+    assert squares_state(c).under_fire == {}
     c = activate(c, "t")
     assert not c.state.units["t"].disordered
 
@@ -84,7 +85,7 @@ def test_more_than_one_sp_needed(sp: int, recovers: bool) -> None:
     for _ in range(3):   # a shaken unit never recovers on its own, turn after turn
         c = activate(c, "t")
         c = run(c, NextTurn(expected_version=c.version))
-    assert c.state.units["t"].disordered is not recovers
+    assert squares_state(c).units["t"].disordered is not recovers
 
 
 def test_failed_recovery_lists_every_failed_condition() -> None:

@@ -11,6 +11,7 @@ from rallypoint.core.campaign import created_event, start
 from rallypoint.core.errors import DataFileError
 from rallypoint.rulesets.squares import RULESET
 from rallypoint.rulesets.squares.data import resolve_data
+from rallypoint.rulesets.squares.front.campaign import squares_state
 
 BASE = '''ruleset = "squares"
 
@@ -79,7 +80,7 @@ def test_the_shipped_example_starts() -> None:
         "name": "28th Foot", "side": "allied", "brigade": "kempt", "stamina": 6, "sp": 3,
         "square": "C2", "disordered": True, "shaken": False, "status": "in_play", "attached": []}
     assert at(units, "32nd", "shaken") is True
-    assert c.state.friendly_fortification("28th")
+    assert squares_state(c).friendly_fortification("28th")
 
 
 def test_the_base_scenario_loads(tmp_path: Path) -> None:

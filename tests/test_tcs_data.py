@@ -19,6 +19,7 @@ import pytest
 from conftest import tcs_campaign
 from rallypoint.core.errors import DataFileError
 from rallypoint.rulesets.tcs.data import Column, Parameters, load_data, resolve_data
+from rallypoint.rulesets.tcs.front.campaign import tcs_state
 from rallypoint.rulesets.tcs.scenario import load_scenario
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -197,7 +198,7 @@ def test_scenario_file_overrides_are_stored_in_the_campaign(tmp_path: Path) -> N
     path.write_text(source.read_text(encoding="utf-8")
                     + '\n[parameters]\npairing_scope = "formation"\n', encoding="utf-8")
     c = tcs_campaign(path)
-    assert c.state.rules.params.pairing_scope == "formation"
+    assert tcs_state(c).rules.params.pairing_scope == "formation"
     stored = c.created.rules_data
     assert stored["parameters"]["pairing_scope"]["value"] == "formation"
     assert stored == resolve_data({"pairing_scope": "formation"})

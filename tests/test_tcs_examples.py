@@ -23,6 +23,7 @@ from rallypoint.rulesets.tcs.commands import (
     SetMorale,
     WriteSheet,
 )
+from rallypoint.rulesets.tcs.front.campaign import tcs_state
 from rallypoint.rulesets.tcs.scenario import Pile
 from rallypoint.rulesets.tcs.state import SheetStatus, TcsState
 
@@ -78,7 +79,7 @@ EX1_CHECK_DICE = (6, 6, 5, 1, 4)
 
 def ex1_implemented(c: Campaign) -> Campaign:
     """Example #1 up to the implemented sheet: written up, 6 turns, morale 4 → 2, check."""
-    assert c.state.morale["ErP112"] == 4  # "the battalion has a battalion morale of 4"
+    assert tcs_state(c).morale["ErP112"] == 4  # "the battalion has a battalion morale of 4"
     c = run(c, WriteSheet(expected_version=c.version, sheet="rest", members=("ErP112",),
                           centers=EX1_CENTERS, size=1, attest=True))
     for _ in range(6):
@@ -95,7 +96,7 @@ def ex1_done(example1: Campaign) -> Campaign:
 
 
 def test_example1_starting_position(example1: Campaign) -> None:
-    s = example1.state
+    s = tcs_state(example1)
     # 1/ErP 112th: one platoon with three steps left; the other three in the Dead Pile.
     assert piles(example1, "1/ErP112") == (1, 3, 0) and living_steps(s, "1/ErP112") == [3]
     # 2/ErP 112th: two platoons each missing three steps; one Dead, one Very Dead.
@@ -110,7 +111,7 @@ def test_example1_starting_position(example1: Campaign) -> None:
 def test_example1_sheet_centers_and_accrual(example1: Campaign) -> None:
     c = run(example1, WriteSheet(expected_version=example1.version, sheet="rest",
                                  members=("ErP112",), centers=EX1_CENTERS, size=1, attest=True))
-    sheet = c.state.sheets["rest"]
+    sheet = tcs_state(c).sheets["rest"]
     # "the companies are each assigned a separate center ... 3/112th ErP + the Bn MG go to 8.21"
     assert sheet.centers == EX1_CENTERS
     assert sheet.companies == ("1/ErP112", "2/ErP112", "3/ErP112", "MG/ErP112")
@@ -119,7 +120,7 @@ def test_example1_sheet_centers_and_accrual(example1: Campaign) -> None:
     for _ in range(6):
         c = run(c, AdvanceTurn(expected_version=c.version))
     assert [a["added"] for p in payload(c, "turn_advanced") for a in p["accruals"]] == [3] * 6
-    assert c.state.sheets["rest"].weighted_turns == 18
+    assert tcs_state(c).sheets["rest"].weighted_turns == 18
 
 
 def test_example1_implementation_check(example1: Campaign) -> None:
@@ -135,8 +136,8 @@ def test_example1_implementation_check(example1: Campaign) -> None:
     # "The units immediately become unassigned."
     assert check["unassigned"] == ["1/ErP112", "2/ErP112", "3/ErP112", "MG/ErP112"]
     assert check["stays_assigned"] == []
-    assert c.state.sheets["rest"].status is SheetStatus.IMPLEMENTED
-    assert c.state.morale["ErP112"] == 2  # "has dropped to 2 while resting"
+    assert tcs_state(c).sheets["rest"].status is SheetStatus.IMPLEMENTED
+    assert tcs_state(c).morale["ErP112"] == 2  # "has dropped to 2 while resting"
 
 
 @pytest.mark.parametrize(
@@ -154,7 +155,7 @@ def test_example1_recovery_rolls(
     check = payload(c, "implementation_checked")[0]
     entry = next(r for r in check["recoveries"] if r["company"] == company)
     roll = Roll.model_validate(entry["roll"])
-    name = c.state.oob.name(company)
+    name = tcs_state(c).oob.name(company)
     assert roll.purpose == f"{name} recovery roll (inf column)"
     assert (roll.dice, roll.faces, roll.natural, roll.total) == ("1d6", (die,), die, modified)
     # "its companies all have morale 1, so 3 is added": morale 1 + battalion morale 2.
@@ -195,7 +196,7 @@ def test_example1_distributions(ex1_done: Campaign) -> None:
 
 
 def test_example1_final_position(ex1_done: Campaign) -> None:
-    s = ex1_done.state
+    s = tcs_state(ex1_done)
     # 1/ErP: the survivor (3 steps) and the platoon back at 3; one Dead, one Very Dead.
     assert piles(ex1_done, "1/ErP112") == (2, 1, 1)
     assert living_steps(s, "1/ErP112") == [3, 3]
@@ -224,7 +225,7 @@ def test_example1_battalion_morale(ex1_done: Campaign) -> None:
     assert (roll.dice, roll.faces, roll.natural, roll.modifiers, roll.total) == (
         "1d6", (3,), 3, (), 3)
     assert roll.outcome == "2 points"
-    assert ex1_done.state.morale == {"ErP112": 0}
+    assert tcs_state(ex1_done).morale == {"ErP112": 0}
 
 
 def test_example1_recorded_rolls_in_order(ex1_done: Campaign) -> None:
@@ -319,7 +320,7 @@ def test_example2_starting_position(example2: Campaign) -> None:
         "3/4Mot": (0, 3, 0), "BnT/4Mot": (3, 3, 3),
     }
     assert {c: piles(example2, c) for c in expected} == expected
-    s = example2.state
+    s = tcs_state(example2)
     assert living_steps(s, "2/4Mot") == [2, 2]  # "two platoons with two steps each left"
     assert living_steps(s, "BnT/4Mot") == [2, 2, 1]  # two MGs and a mortar, all full strength
     assert all(m == 0 for m in s.morale.values())
@@ -388,7 +389,7 @@ EX2_FINAL: dict[str, tuple[tuple[int, int, int], list[int]]] = {
 def test_example2_final_position(ex2_done: Campaign, company: str) -> None:
     expected_piles, expected_steps = EX2_FINAL[company]
     assert piles(ex2_done, company) == expected_piles
-    assert living_steps(ex2_done.state, company) == expected_steps
+    assert living_steps(tcs_state(ex2_done), company) == expected_steps
 
 
 def test_example2_distributions(ex2_done: Campaign) -> None:
@@ -411,14 +412,14 @@ def test_example2_distributions(ex2_done: Campaign) -> None:
     # The Bn troops' resurrected counter and its Very Dead partner are both MGs.
     bnt = by_company["BnT/4Mot"]
     assert all("MG" in i for i in [*bnt["resurrect"], *bnt["very_dead"]])
-    assert ex2_done.state.full(next(iter(bnt["resurrect"]))) == 2  # back at half strength
+    assert tcs_state(ex2_done).full(next(iter(bnt["resurrect"]))) == 2  # back at half strength
 
 
 def test_example2_no_battalion_morale_rolls(ex2_done: Campaign) -> None:
     # Every battalion is at 0 (normal) already: the roll would be moot and is skipped.
     assert payload(ex2_done, "implementation_checked")[0]["morale"] == []
     assert all(p["morale"] == [] for p in payload(ex2_done, "distributed"))
-    assert ex2_done.state.morale == {"10Tk": 0, "253Tk": 0, "4Mot": 0}
+    assert tcs_state(ex2_done).morale == {"10Tk": 0, "253Tk": 0, "4Mot": 0}
     assert len(rolls_of(ex2_done)) == 1 + len(EX2_RECOVERY_DICE)
     # The Soviet player's consolidation of both tank battalions into one KV1 and one BT5 company
     # is an agreement between the players outside the rules: not modelled, not tested.
@@ -463,8 +464,8 @@ def test_example2_other_very_dead_choice_same_piles(example2: Campaign) -> None:
                 "resurrect": {"3/253Tk-BT5-dead-3": 1}, "very_dead": ("3/253Tk-BT5-dead-1",)})
         c = run(c, command.model_copy(update={"expected_version": c.version}))
     assert piles(c, "3/253Tk") == EX2_FINAL["3/253Tk"][0]
-    assert c.state.counters["3/253Tk-BT5-dead-3"].pile is Pile.MAP
-    assert c.state.counters["3/253Tk-BT5-dead-1"].pile is Pile.VERY_DEAD
+    assert tcs_state(c).counters["3/253Tk-BT5-dead-3"].pile is Pile.MAP
+    assert tcs_state(c).counters["3/253Tk-BT5-dead-1"].pile is Pile.VERY_DEAD
 
 
 def test_examples_replay_identically(ex1_done: Campaign, ex2_done: Campaign) -> None:

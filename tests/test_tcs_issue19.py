@@ -26,6 +26,7 @@ from rallypoint.rulesets.tcs.commands import (
     RecordLoss,
 )
 from rallypoint.rulesets.tcs.data import default_data, resolve_data
+from rallypoint.rulesets.tcs.front.campaign import tcs_state
 from rallypoint.rulesets.tcs.scenario import Pile
 from rallypoint.rulesets.tcs.state import SheetStatus
 from test_tcs_cli import EX1, SHEET, flat, rp
@@ -59,7 +60,7 @@ SOVIET_FO = coy("FOs", ctr("FO", kind="fo", steps=1, morale=None))
 
 def fo_pile_after_death(c: Campaign) -> Pile:
     """Where the FO goes when it dies in combat."""
-    pile: Pile = run(c, RecordLoss(expected_version=c.version, counter="FO")).state.counters[
+    pile: Pile = tcs_state(run(c, RecordLoss(expected_version=c.version, counter="FO"))).counters[
         "FO"].pile
     return pile
 
@@ -116,9 +117,9 @@ def test_a_formation_leaves_when_it_leaves_not_its_neighbour_at_the_same_hex(
            IllegalNowError, "the company would leave Recovery Op Sheet s and send 0 Dead Pile")
     c = run(c, MoveCounter(expected_version=c.version, counter="A-1", hex="10.14",
                            leave_center=True))
-    s = c.state.sheets["s"]
+    s = tcs_state(c).sheets["s"]
     assert (s.companies, s.left, s.status) == (("B",), ("A",), SheetStatus.PENDING)
-    assert [c.state.counters[i].pile for i in ("A-d", "B-d", "B-e")] == [Pile.DEAD] * 3
+    assert [tcs_state(c).counters[i].pile for i in ("A-d", "B-d", "B-e")] == [Pile.DEAD] * 3
 
 
 def test_everyone_at_the_hex_leaves_under_the_other_reading(tmp_path: Path) -> None:
@@ -126,8 +127,8 @@ def test_everyone_at_the_hex_leaves_under_the_other_reading(tmp_path: Path) -> N
     c = run(c, MoveCounter(expected_version=c.version, counter="A-1", hex="10.14",
                            leave_center=True))
     # Both leave; half of the combined pile of 3 (A-d, B-d, B-e), rounded down, is 1.
-    assert c.state.sheets["s"].status is SheetStatus.CANCELLED
-    assert sum(c.state.counters[i].pile is Pile.VERY_DEAD for i in ("A-d", "B-d", "B-e")) == 1
+    assert tcs_state(c).sheets["s"].status is SheetStatus.CANCELLED
+    assert sum(tcs_state(c).counters[i].pile is Pile.VERY_DEAD for i in ("A-d", "B-d", "B-e")) == 1
 
 
 def test_one_formation_with_companies_at_one_center_still_leaves_together(
@@ -136,8 +137,8 @@ def test_one_formation_with_companies_at_one_center_still_leaves_together(
     # both at 8.21: they leave together; 3/ErP's 4 dead make 2 Very Dead.
     c = ex1_sheet(example1)
     c = run(c, LeaveCenter(expected_version=c.version, company="MG/ErP112"))
-    assert c.state.sheets["rest"].companies == ("1/ErP112", "2/ErP112")
-    assert sum(c.state.counters[f"3/ErP112-d-{n}"].pile is Pile.VERY_DEAD
+    assert tcs_state(c).sheets["rest"].companies == ("1/ErP112", "2/ErP112")
+    assert sum(tcs_state(c).counters[f"3/ErP112-d-{n}"].pile is Pile.VERY_DEAD
                for n in (1, 2, 3, 4)) == 2
 
 
@@ -213,7 +214,7 @@ def with_rows(path: Path, rows: str, source: str = "my TCS 4.01 Tables") -> Path
 def test_a_scenario_supplies_row_9(tmp_path: Path) -> None:
     path = with_rows(write_scenario(tmp_path, coy("A", ctr("A-1", lost=1))), f"rows.9 = {ROW_9}")
     c = tcs_campaign(path)
-    table = c.state.rules.implementation
+    table = tcs_state(c).rules.implementation
     assert table.rows[9] == tuple(ROW_9) and table.rows[8] == default_data().implementation.rows[8]
     assert table.source.endswith("row(s) 9 from the scenario: my TCS 4.01 Tables")
     # Row 9 = prep 2 + size 7. 30 weighted turns reach column 5 (facts: Prep. Defense 30),
@@ -221,7 +222,7 @@ def test_a_scenario_supplies_row_9(tmp_path: Path) -> None:
     c = sheet(c, size=7)
     assert last(c)["never_implements"] is False
     c = turns(c, 10)
-    assert c.state.sheets["s"].weighted_turns == 30
+    assert tcs_state(c).sheets["s"].weighted_turns == 30
     c = run(c, CheckImplementation(expected_version=c.version, sheet="s"), (6, 5, 1))
     assert (last(c)["row"], last(c)["column"], last(c)["needed"], last(c)["implemented"]) == (
         9, 5, 65, True)
@@ -351,7 +352,7 @@ def test_a_sheet_of_two_formations_takes_the_worst_rating_or_the_best(
              extra_formations=({"id": "Bn2", "side": "blue", "command_prep": 4,
                                 "companies": [coy("B", ctr("B-1", lost=1))]},))
     c = sheet(c, members=("Bn", "Bn2"), centers={"Bn": "10.10", "Bn2": "10.10"}, size=1)
-    assert (last(c)["command_prep"], c.state.sheets["s"].row) == (prep, prep + 1)
+    assert (last(c)["command_prep"], tcs_state(c).sheets["s"].row) == (prep, prep + 1)
 
 
 # -- a campaign created before these switches keeps its behaviour ---------------------------------
@@ -376,13 +377,13 @@ def as_created_before(c: Campaign) -> Campaign:
 
 def test_a_campaign_created_before_plays_as_it_was_played(tmp_path: Path) -> None:
     old = as_created_before(two_formations(tmp_path))
-    params = old.state.rules.params
+    params = tcs_state(old).rules.params
     assert (params.shared_center, params.no_morale_mix, params.soviet_fo_pile) == (
         "everyone", "per_company", False)
     old = sheet(old, members=("Bn", "Bn2"), centers={"Bn": "10.10", "Bn2": "10.10"})
     old = run(old, MoveCounter(expected_version=old.version, counter="A-1", hex="10.14",
                                leave_center=True))
-    assert old.state.sheets["s"].status is SheetStatus.CANCELLED  # both left, as before
+    assert tcs_state(old).sheets["s"].status is SheetStatus.CANCELLED  # both left, as before
     fo = as_created_before(make(tmp_path, SOVIET_FO, nationality="soviet", fo_pile=None,
                                 name="fo.toml"))
     assert fo_pile_after_death(fo) is Pile.DEAD  # the Dead Pile, as before the default

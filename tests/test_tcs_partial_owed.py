@@ -27,6 +27,7 @@ from rallypoint.core.visibility import Viewer, redact_events
 from rallypoint.dice import ScriptedRoller
 from rallypoint.rulesets.tcs.commands import Accrue, AdvanceTurn, CheckImplementation
 from rallypoint.rulesets.tcs.events import Accrued, ImplementationChecked, TurnAdvanced
+from rallypoint.rulesets.tcs.front.campaign import tcs_state
 from rallypoint.rulesets.tcs.state import TcsState
 from tcs_partial_kit import DECLARATION, SIDES, TCS, fresh, owner_of, partial_fold, record, seen
 from test_tcs_partial import draw_command, mismatches
@@ -77,7 +78,7 @@ def whole(commands: Sequence[tuple[str, Mapping[str, Any], Sequence[int]]]) -> C
     c = fresh()
     for _, command, faces in commands:
         c = record(c, TCS.parse_command({**command, "expected_version": c.version}), faces)
-        assert TCS.owed(c.state, c.version) is None
+        assert TCS.owed(tcs_state(c), c.version) is None
     return c
 
 
@@ -124,11 +125,11 @@ def _checks(events: Sequence[Any]) -> list[tuple[str, int, int, int, bool]]:
 
 def test_the_split_game_folds_to_the_whole_game(split: Split) -> None:
     reference = whole(SCRIPT)
-    assert TCS.state_json(split.log.state) == TCS.state_json(reference.state)
-    weighted = {k: s.weighted_turns for k, s in split.log.state.sheets.items()}
-    assert weighted == {k: s.weighted_turns for k, s in reference.state.sheets.items()}
+    assert TCS.state_json(tcs_state(split.log)) == TCS.state_json(tcs_state(reference))
+    weighted = {k: s.weighted_turns for k, s in tcs_state(split.log).sheets.items()}
+    assert weighted == {k: s.weighted_turns for k, s in tcs_state(reference).sheets.items()}
     for side in SIDES:
-        assert seen(split.database(side), side) == seen(reference.state, side)
+        assert seen(split.database(side), side) == seen(tcs_state(reference), side)
         assert TCS.owed(split.database(side), split.log.version) is None
     assert mismatches(split.log.events, whole_log=False) == []
 
@@ -178,7 +179,7 @@ def test_nothing_is_owed_on_a_whole_log() -> None:
     c = Campaign.from_events(records[:1])
     for r in records[1:]:
         c = c.with_event(r)
-        assert TCS.owed(c.state, c.version) is None
+        assert TCS.owed(tcs_state(c), c.version) is None
 
 
 def test_a_turn_or_check_on_stale_weighted_turns_is_refused() -> None:
@@ -211,8 +212,8 @@ def _actor(data: st.DataObject, c: Campaign, command: Command) -> str:
 
 
 def _sheet_owner(c: Campaign, sheet: str) -> str:
-    companies = c.state.sheets[sheet].companies
-    return c.state.oob.side_of(companies[0]) if companies else SIDES[0]
+    companies = tcs_state(c).sheets[sheet].companies
+    return tcs_state(c).oob.side_of(companies[0]) if companies else SIDES[0]
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -230,7 +231,7 @@ def test_random_split_games_fold_to_the_whole_game(data: st.DataObject) -> None:
             reference = record(reference, command, faces)
         except RallypointError:
             continue
-        assert TCS.owed(reference.state, reference.version) is None
+        assert TCS.owed(tcs_state(reference), reference.version) is None
         side = _actor(data, reference, command)
         played.act(side, command.model_dump(mode="json", exclude={"expected_version"}), faces)
         decided, expected = played.log.typed[-1], reference.typed[-1]
@@ -243,8 +244,8 @@ def test_random_split_games_fold_to_the_whole_game(data: st.DataObject) -> None:
                 exclude={"dice_proof", "blind"})
     for side in SIDES:
         played.accrue(side)
-    assert TCS.state_json(played.log.state) == TCS.state_json(reference.state)
+    assert TCS.state_json(tcs_state(played.log)) == TCS.state_json(tcs_state(reference))
     for side in SIDES:
-        assert seen(played.database(side), side) == seen(reference.state, side)
+        assert seen(played.database(side), side) == seen(tcs_state(reference), side)
     # The oracle holds on the split game's merged log too, at every prefix.
     assert mismatches(played.log.events, whole_log=False) == []

@@ -15,6 +15,7 @@ from rallypoint.core.campaign import Campaign
 from rallypoint.core.events import EventRecord
 from rallypoint.core.ruleset import get_ruleset
 from rallypoint.core.visibility import Viewer, declaration_of, redact_state
+from rallypoint.rulesets.tcs.front.campaign import tcs_state
 from rallypoint.session import Session
 from rallypoint.session.pbem import create_seated, export_turn, import_turn, new_seat
 from rallypoint.session.reveal import reveal
@@ -71,7 +72,7 @@ def test_hidden_sheets_by_mail_from_the_first_sheet_to_the_reveal(tmp_path: Path
     data = json.loads(merged.read_text(encoding="utf-8"))
     records = [EventRecord.model_validate(e) for e in data["events"]]
     assert not any({"$redacted", "$withheld"} & set(r.payload) for r in records)
-    state = Campaign.from_events(records).state
+    state = tcs_state(Campaign.from_events(records))
     assert {k: s.weighted_turns for k, s in state.sheets.items()} == {"F-hideout": 15,
                                                                      "S-lair": 9}
     assert [r.type for r in records].count("accrued") == 3  # one per turn run, empty or not

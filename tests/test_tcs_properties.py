@@ -42,6 +42,7 @@ from rallypoint.rulesets.tcs.commands import (
 )
 from rallypoint.rulesets.tcs.data import Column
 from rallypoint.rulesets.tcs.distribution import POLICIES, options, validate
+from rallypoint.rulesets.tcs.front.campaign import tcs_state
 from rallypoint.rulesets.tcs.hexes import Hex
 from rallypoint.rulesets.tcs.scenario import Pile
 from rallypoint.rulesets.tcs.state import TcsState
@@ -112,7 +113,7 @@ def living_hex(state: TcsState, company: str) -> str | None:
 
 def draw_command(data: st.DataObject, c: Campaign) -> tuple[str, Command | None]:
     """A random command (legal or not) for the campaign's current state."""
-    s: TcsState = c.state
+    s: TcsState = tcs_state(c)
     v = c.version
     kind = data.draw(st.sampled_from(KINDS))
     steer: bool = data.draw(st.booleans())
@@ -212,8 +213,8 @@ def draw_command(data: st.DataObject, c: Campaign) -> tuple[str, Command | None]
 
 def implemented(c: Campaign, dice: list[int]) -> Campaign:
     """A sheet for every top formation, one turn, implemented (d66 6,6) with ``dice``."""
-    top = [f.id for f in c.state.oob.scenario.formations if f.parent is None]
-    centers = {co: living_hex(c.state, co) or "10.10" for co in c.state.oob.companies}
+    top = [f.id for f in tcs_state(c).oob.scenario.formations if f.parent is None]
+    centers = {co: living_hex(tcs_state(c), co) or "10.10" for co in tcs_state(c).oob.companies}
     c = c.execute(WriteSheet(expected_version=c.version, sheet="all", members=tuple(top),
                              centers=centers, size=0, attest=True), ScriptedRoller(()))
     c = c.execute(AdvanceTurn(expected_version=c.version), ScriptedRoller(()))
@@ -223,12 +224,12 @@ def implemented(c: Campaign, dice: list[int]) -> Campaign:
 
 def check_invariants(before: Campaign, after: Campaign, kind: str) -> None:
     """Every invariant of a successful step from ``before`` to ``after``."""
-    s = after.state
+    s = tcs_state(after)
     for ident, counter in s.counters.items():
         assert 0 <= counter.steps <= s.full(ident), ident
         assert (counter.steps > 0) == (counter.pile is Pile.MAP), ident
     if kind != "undo":
-        for ident, counter in before.state.counters.items():
+        for ident, counter in tcs_state(before).counters.items():
             if counter.pile is Pile.VERY_DEAD:
                 assert s.counters[ident].pile is Pile.VERY_DEAD, f"{ident} left the Very Dead Pile"
         assert view(after.undo()) == view(before)
@@ -278,20 +279,21 @@ def test_policies_reproduce_legal_distributions_after_any_implementation(
     name = data.draw(st.sampled_from(list(VARIANTS)))
     c = campaigns[name]
     for _ in range(data.draw(st.integers(0, 8))):
-        counter = data.draw(st.sampled_from(sorted(c.state.counters)))
-        if c.state.counters[counter].pile is Pile.MAP:
+        counter = data.draw(st.sampled_from(sorted(tcs_state(c).counters)))
+        if tcs_state(c).counters[counter].pile is Pile.MAP:
             c = c.execute(RecordLoss(expected_version=c.version, counter=counter,
-                                     steps=data.draw(st.integers(1, c.state.counters[counter]
+                                     steps=data.draw(st.integers(1, tcs_state(c).counters[counter]
                                                                  .steps))), ScriptedRoller(()))
     c = implemented(c, data.draw(st.lists(st.integers(1, 6), min_size=16, max_size=16)))
     policy_name = data.draw(st.sampled_from(sorted(POLICIES)))
-    while c.state.pending_recoveries():
-        recovery = c.state.pending_recoveries()[0]
-        command = POLICIES[policy_name](c.state, recovery, c.version)
-        validate(c.state, recovery, command)
+    while (state := tcs_state(c)).pending_recoveries():
+        recovery = state.pending_recoveries()[0]
+        command = POLICIES[policy_name](state, recovery, c.version)
+        validate(state, recovery, command)
         # Up to one morale die per battalion on the sheet, in the last distribution.
         c = c.execute(command, ScriptedRoller(data.draw(st.lists(st.integers(1, 6), min_size=3,
                                                                  max_size=3))))
-        for ident, counter in c.state.counters.items():
-            assert 0 <= counter.steps <= c.state.full(ident)
+        after = tcs_state(c)
+        for ident, placed in after.counters.items():
+            assert 0 <= placed.steps <= after.full(ident)
     assert view(Campaign.from_events(c.events)) == view(c)

@@ -43,6 +43,7 @@ from rallypoint.rulesets.tcs.commands import (
 )
 from rallypoint.rulesets.tcs.data import Column, load_data, resolve_data
 from rallypoint.rulesets.tcs.events import Moved
+from rallypoint.rulesets.tcs.front.campaign import tcs_state
 from rallypoint.rulesets.tcs.hexes import Hex, distance
 from rallypoint.rulesets.tcs.scenario import Pile
 from rallypoint.rulesets.tcs.state import SheetStatus
@@ -235,15 +236,16 @@ def ex1_ready(c: Campaign, dice: tuple[int, ...] = (5, 1, 2)) -> Campaign:
 
 def test_combat_elimination_goes_to_dead_pile(example1: Campaign) -> None:
     c = run(example1, RecordLoss(expected_version=example1.version, counter="1/ErP112-1"))
-    assert c.state.counters["1/ErP112-1"].pile is Pile.DEAD
-    assert (c.state.counters["1/ErP112-1"].steps, c.state.counters["1/ErP112-1"].hex) == (0, None)
+    assert tcs_state(c).counters["1/ErP112-1"].pile is Pile.DEAD
+    state = tcs_state(c)
+    assert (state.counters["1/ErP112-1"].steps, state.counters["1/ErP112-1"].hex) == (0, None)
     assert last(c)["steps"] == 3 and last(c)["note"] == "eliminated: Dead Pile"
 
 
 def test_surrender_goes_to_very_dead_pile(example1: Campaign) -> None:
     c = run(example1, RecordLoss(expected_version=example1.version, counter="1/ErP112-1",
                                  cause="surrender"))
-    assert c.state.counters["1/ErP112-1"].pile is Pile.VERY_DEAD
+    assert tcs_state(c).counters["1/ErP112-1"].pile is Pile.VERY_DEAD
 
 
 @pytest.mark.parametrize(("counter", "pile"), [
@@ -253,13 +255,14 @@ def test_surrender_goes_to_very_dead_pile(example1: Campaign) -> None:
 def test_doubles_route_by_target_type(example2: Campaign, counter: str, pile: Pile) -> None:
     c = run(example2, RecordLoss(expected_version=example2.version, counter=counter,
                                  cause="doubles"))
-    assert c.state.counters[counter].pile is pile
+    assert tcs_state(c).counters[counter].pile is pile
 
 
 def test_doubles_without_elimination_is_only_a_step_loss(example2: Campaign) -> None:
     c = run(example2, RecordLoss(expected_version=example2.version, counter="1/4Mot-map",
                                  steps=1, cause="doubles"))
-    assert (c.state.counters["1/4Mot-map"].steps, c.state.counters["1/4Mot-map"].pile) == (
+    state = tcs_state(c)
+    assert (state.counters["1/4Mot-map"].steps, state.counters["1/4Mot-map"].pile) == (
         3, Pile.MAP)
 
 
@@ -271,19 +274,19 @@ def test_scenario_exception_every_fifth_to_dead_pile(tmp_path: Path) -> None:
     for n in range(1, 11):
         c = run(c, RecordLoss(expected_version=c.version, counter=f"DD-{n}", cause="sunk"))
         assert last(c)["exception_count"] == n
-    piles = [c.state.counters[f"DD-{n}"].pile for n in range(1, 11)]
+    piles = [tcs_state(c).counters[f"DD-{n}"].pile for n in range(1, 11)]
     assert [n for n, p in enumerate(piles, start=1) if p is Pile.DEAD] == [5, 10]
     assert piles.count(Pile.VERY_DEAD) == 8
-    assert c.state.exception_counts == {"sunk": 10}
+    assert tcs_state(c).exception_counts == {"sunk": 10}
     # Undo takes the count back with the loss.
-    assert c.undo().state.exception_counts == {"sunk": 9}
+    assert tcs_state(c.undo()).exception_counts == {"sunk": 9}
     # The base causes still apply to the same counters.
     c2 = make(tmp_path, coy("DD", ctr("DD", type="tank", steps=1, morale=None, target="V",
                                       count=2)),
               exceptions=({"cause": "sunk", "description": "sunk DD tank", "every": 5},),
               name="b.toml")
     c2 = run(c2, RecordLoss(expected_version=c2.version, counter="DD-1"))
-    assert c2.state.counters["DD-1"].pile is Pile.DEAD and c2.state.exception_counts == {}
+    assert tcs_state(c2).counters["DD-1"].pile is Pile.DEAD and tcs_state(c2).exception_counts == {}
 
 
 def test_unknown_elimination_cause_refused(example1: Campaign) -> None:
@@ -299,11 +302,11 @@ def test_soviet_fo_goes_to_its_own_pile(tmp_path: Path) -> None:
     for cause in ("combat", "surrender", "doubles"):
         c = make(tmp_path, fo, fo_pile=True, nationality="soviet", name=f"{cause}.toml")
         c = run(c, RecordLoss(expected_version=c.version, counter="FO", cause=cause))
-        assert c.state.counters["FO"].pile is Pile.FO
+        assert tcs_state(c).counters["FO"].pile is Pile.FO
     # A side without the Soviet FO rule: an FO is an ordinary counter.
     c = make(tmp_path, fo, fo_pile=False, name="german.toml")
     c = run(c, RecordLoss(expected_version=c.version, counter="FO"))
-    assert c.state.counters["FO"].pile is Pile.DEAD
+    assert tcs_state(c).counters["FO"].pile is Pile.DEAD
 
 
 # -- step losses -----------------------------------------------------------------------------------
@@ -312,9 +315,9 @@ def test_soviet_fo_goes_to_its_own_pile(tmp_path: Path) -> None:
 def test_step_losses_and_refusals(example1: Campaign) -> None:
     c = run(example1, RecordLoss(expected_version=example1.version, counter="1/ErP112-1",
                                  steps=2))
-    assert c.state.counters["1/ErP112-1"].steps == 1
-    assert c.state.counters["1/ErP112-1"].pile is Pile.MAP
-    assert c.state.counters["1/ErP112-1"].hex == "23.15"
+    assert tcs_state(c).counters["1/ErP112-1"].steps == 1
+    assert tcs_state(c).counters["1/ErP112-1"].pile is Pile.MAP
+    assert tcs_state(c).counters["1/ErP112-1"].hex == "23.15"
     refuse(c, RecordLoss(expected_version=c.version, counter="1/ErP112-1", steps=2),
            IllegalNowError, "has 1 step")
     refuse(c, RecordLoss(expected_version=c.version, counter="1/ErP112-d-1", steps=1),
@@ -363,7 +366,7 @@ def test_recovery_table_end_to_end(
     c = ready(c, (die,))
     roll = recovery_roll(c, "A")
     assert roll.total == modified
-    assert c.state.recoveries[0].steps == steps
+    assert tcs_state(c).recoveries[0].steps == steps
 
 
 # -- the roll's modifiers --------------------------------------------------------------------------
@@ -408,7 +411,7 @@ def test_assumed_morale_at_gun_and_artillery(tmp_path: Path, kind: str, assumed:
     roll = recovery_roll(c, "G")
     assert [(m.name, m.value) for m in roll.modifiers] == [
         (f"average raw morale ({assumed})", assumed), ("battalion morale Bn", 0)]
-    assert c.state.recoveries[0].column is Column.TO
+    assert tcs_state(c).recoveries[0].column is Column.TO
 
 
 @pytest.mark.parametrize(("nationality", "listed", "modifier"), [
@@ -524,8 +527,8 @@ def test_hwy_and_to_company_rolls_on_the_chosen_column(
     c = implement(c, (1,), columns={"HT": column})
     assert recovery_roll(c, "HT").total == 1
     assert recovery_roll(c, "HT").modifiers[0].value == 4
-    assert c.state.recoveries[0].column is column
-    assert c.state.recoveries[0].steps == steps
+    assert tcs_state(c).recoveries[0].column is column
+    assert tcs_state(c).recoveries[0].steps == steps
 
 
 def test_fixed_column_company_cannot_choose(example1: Campaign) -> None:
@@ -540,7 +543,7 @@ def test_mixed_types_need_a_column_in_the_scenario(tmp_path: Path) -> None:
         make(tmp_path, coy("M", ctr("M-1"), ctr("M-t", type="tank", steps=1, morale=None)))
     c = make(tmp_path, coy("M", ctr("M-1", lost=1), ctr("M-t", type="tank", steps=1, morale=None),
                            column="inf"), name="b.toml")
-    assert c.state.oob.fixed_column("M") is Column.INF
+    assert tcs_state(c).oob.fixed_column("M") is Column.INF
 
 
 # -- weighted turns --------------------------------------------------------------------------------
@@ -553,7 +556,7 @@ def accrued(c: Campaign) -> list[tuple[str, int, str]]:
 
 def test_weighted_turns_unassigned_three_per_turn(example1: Campaign) -> None:
     c = ex1_sheet(example1)
-    assert c.state.sheets["rest"].weighted_turns == 0
+    assert tcs_state(c).sheets["rest"].weighted_turns == 0
     c = turns(c)
     assert accrued(c) == [("rest", 3, "unassigned")]
 
@@ -561,7 +564,7 @@ def test_weighted_turns_unassigned_three_per_turn(example1: Campaign) -> None:
 def test_weighted_turns_other_sheet_two(example1: Campaign) -> None:
     c = turns(ex1_sheet(example1, other_sheet=("2/ErP112",)))
     assert accrued(c) == [("rest", 2, "on another Op Sheet")]
-    assert c.state.sheets["rest"].other_sheet == ("2/ErP112",)
+    assert tcs_state(c).sheets["rest"].other_sheet == ("2/ErP112",)
 
 
 def test_weighted_turns_other_sheet_must_be_on_the_sheet(example1: Campaign) -> None:
@@ -581,22 +584,24 @@ def test_weighted_turns_fired_one_and_lowest_applies(example1: Campaign) -> None
 def test_weighted_turns_night_two(tmp_path: Path) -> None:
     c = make(tmp_path, coy("A", ctr("A-1", lost=1)), start="1940-01-10T15:40:00")
     c = turns(sheet(c))
-    assert (c.state.clock.hour, c.state.night) == (16, True)
+    assert (tcs_state(c).clock.hour, tcs_state(c).night) == (16, True)
     assert accrued(c) == [("s", 2, "night turn")]
     c = turns(c, fired=("s",))
     assert accrued(c) == [("s", 1, "fired or fired upon")]
-    assert c.state.clock.hour == 17  # night turns last 60 minutes
-    assert c.state.sheets["s"].weighted_turns == 3
+    assert tcs_state(c).clock.hour == 17  # night turns last 60 minutes
+    assert tcs_state(c).sheets["s"].weighted_turns == 3
 
 
 def test_sheet_written_mid_game_accrues_next_turn(tmp_path: Path) -> None:
     c = make(tmp_path, coy("A", ctr("A-1", lost=1)), coy("B", ctr("B-1", lost=1)))
     c = turns(sheet(c, members=("A",), name="first"))
     c = sheet(c, members=("B",), name="second")
-    assert (c.state.sheets["first"].weighted_turns, c.state.sheets["second"].weighted_turns) == (
+    now = tcs_state(c)
+    assert (now.sheets["first"].weighted_turns, now.sheets["second"].weighted_turns) == (
         3, 0)
     c = turns(c)
-    assert (c.state.sheets["first"].weighted_turns, c.state.sheets["second"].weighted_turns) == (
+    state = tcs_state(c)
+    assert (state.sheets["first"].weighted_turns, state.sheets["second"].weighted_turns) == (
         6, 3)
 
 
@@ -631,9 +636,9 @@ def test_implementation_column_by_threshold(weighted: int, column: int | None) -
 
 def test_implementation_row_is_prep_plus_size(example1: Campaign) -> None:
     c = ex1_sheet(example1)
-    assert c.state.sheets["rest"].row == 3
+    assert tcs_state(c).sheets["rest"].row == 3
     c = sheet(example1, members=("ErP112",), name="big", size=4, centers=EX1_CENTERS)
-    assert c.state.sheets["big"].row == 6
+    assert tcs_state(c).sheets["big"].row == 6
 
 
 def test_command_prep_of_a_sheet_is_the_worst_of_its_companies(tmp_path: Path) -> None:
@@ -641,7 +646,7 @@ def test_command_prep_of_a_sheet_is_the_worst_of_its_companies(tmp_path: Path) -
              extra_formations=({"id": "Bn2", "side": "blue", "command_prep": 4,
                                 "companies": [coy("B", ctr("B-1", lost=1))]},))
     c = sheet(c, members=("Bn", "Bn2"), centers={"Bn": "10.10", "Bn2": "10.10"}, size=1)
-    assert last(c)["command_prep"] == 4 and c.state.sheets["s"].row == 5
+    assert last(c)["command_prep"] == 4 and tcs_state(c).sheets["s"].row == 5
 
 
 def test_implementation_dash_cell_cannot_implement(example1: Campaign) -> None:
@@ -658,7 +663,7 @@ def test_implementation_dash_cell_cannot_implement(example1: Campaign) -> None:
 def test_implementation_rows_nine_and_up_cannot_implement(example1: Campaign) -> None:
     c = turns(sheet(example1, members=("ErP112",), name="huge", size=7, centers=EX1_CENTERS), 24)
     # 23 day turns (3 each) and the first night turn at 16:00 (2): 71, column 11.
-    assert c.state.sheets["huge"].weighted_turns == 71 and c.state.sheets["huge"].row == 9
+    assert tcs_state(c).sheets["huge"].weighted_turns == 71 and tcs_state(c).sheets["huge"].row == 9
     refuse(c, CheckImplementation(expected_version=c.version, sheet="huge"), IllegalNowError)
 
 
@@ -678,18 +683,18 @@ def test_implementation_roll_at_or_above_the_cell(
                                                        faces[0] * 10 + faces[1])
     assert roll.odds == "needs 63+: P(implements) = 1/9"
     status = SheetStatus.IMPLEMENTED if implemented else SheetStatus.PENDING
-    assert c.state.sheets["s"].status is status
+    assert tcs_state(c).sheets["s"].status is status
 
 
 def test_missed_check_keeps_weighted_turns_one_check_per_turn(tmp_path: Path) -> None:
     c = turns(sheet(make(tmp_path, coy("A", ctr("A-1", lost=1)))), 4)
     c = run(c, CheckImplementation(expected_version=c.version, sheet="s"), (1, 1))
-    assert c.state.sheets["s"].status is SheetStatus.PENDING
-    assert c.state.sheets["s"].weighted_turns == 12
+    assert tcs_state(c).sheets["s"].status is SheetStatus.PENDING
+    assert tcs_state(c).sheets["s"].weighted_turns == 12
     refuse(c, CheckImplementation(expected_version=c.version, sheet="s"), IllegalNowError,
            "already checked this turn")
     c = turns(c)
-    assert c.state.sheets["s"].weighted_turns == 15
+    assert tcs_state(c).sheets["s"].weighted_turns == 15
     c = run(c, CheckImplementation(expected_version=c.version, sheet="s"), (5, 6, 2))
     assert (last(c)["column"], last(c)["needed"], last(c)["implemented"]) == (2, 56, True)
 
@@ -743,7 +748,7 @@ def test_odd_pile_limit(tmp_path: Path, limit: str) -> None:
         refuse(c, two, IllegalNowError, "at most 1 may")
         return
     c = run(c, two)
-    assert [c.state.counters[f"1/ErP112-d-{n}"].pile for n in (1, 2, 3)] == [
+    assert [tcs_state(c).counters[f"1/ErP112-d-{n}"].pile for n in (1, 2, 3)] == [
         Pile.MAP, Pile.MAP, Pile.VERY_DEAD]
 
 
@@ -763,7 +768,7 @@ def test_pairing_scope_formation(tmp_path: Path) -> None:
         False, 8, 1)
     refuse(c, D(c, "2/ErP112", resurrect={"2/ErP112-dead": 4}), IllegalNowError, "exactly 1")
     c = dist(c, "2/ErP112", resurrect={"2/ErP112-dead": 4}, very_dead=("3/ErP112-d-4",))
-    assert c.state.counters["3/ErP112-d-4"].pile is Pile.VERY_DEAD
+    assert tcs_state(c).counters["3/ErP112-d-4"].pile is Pile.VERY_DEAD
 
 
 def test_distribution_needs_exactly_the_very_dead_partners(example1: Campaign) -> None:
@@ -798,7 +803,7 @@ def test_distribution_spending_rules(example1: Campaign) -> None:
     # Healing and resurrecting in one distribution; steps may be left unspent.
     c = dist(c, one, heal={"1/ErP112-1": 1}, resurrect={"1/ErP112-d-1": 1},
              very_dead=("1/ErP112-d-2",))
-    assert (last(c)["unspent"], c.state.counters["1/ErP112-1"].steps) == (1, 4)
+    assert (last(c)["unspent"], tcs_state(c).counters["1/ErP112-1"].steps) == (1, 4)
     refuse(c, D(c, one), IllegalNowError, "no recovered steps")
 
 
@@ -817,19 +822,20 @@ def test_single_dead_counter_takes_every_step(example1: Campaign) -> None:
            IllegalNowError, "only counter")
     # Leaving it in the Dead Pile frees the steps for healing.
     c2 = dist(c, two, heal={"2/ErP112-a-1": 3, "2/ErP112-a-2": 1})
-    assert [c2.state.counters[f"2/ErP112-a-{n}"].steps for n in (1, 2)] == [5, 3]
-    assert c2.state.counters["2/ErP112-dead"].pile is Pile.DEAD
+    assert [tcs_state(c2).counters[f"2/ErP112-a-{n}"].steps for n in (1, 2)] == [5, 3]
+    assert tcs_state(c2).counters["2/ErP112-dead"].pile is Pile.DEAD
 
 
 def test_single_dead_counter_excess_steps_are_lost(tmp_path: Path) -> None:
     c = make(tmp_path, coy("S", ctr("S-1", morale=0, lost=1), ctr("S-d", steps=3, morale=0,
                                                                   pile="dead")))
     c = ready(c, (1,))  # 1 + 0 + 0 = 1: five steps on the Inf column
-    assert c.state.recoveries[0].steps == 5
+    assert tcs_state(c).recoveries[0].steps == 5
     refuse(c, D(c, "S", resurrect={"S-d": 3}, heal={"S-1": 1}), IllegalNowError, "excess is lost")
     refuse(c, D(c, "S", resurrect={"S-d": 2}), IllegalNowError)
     c = dist(c, "S", resurrect={"S-d": 3})
-    assert (last(c)["unspent"], c.state.counters["S-d"].steps, c.state.counters["S-1"].steps) == (
+    now = tcs_state(c)
+    assert (last(c)["unspent"], now.counters["S-d"].steps, now.counters["S-1"].steps) == (
         2, 3, 3)
     # The policy does the same.
     c2 = ready(make(tmp_path, coy("S", ctr("S-1", morale=0, lost=1),
@@ -870,9 +876,9 @@ def test_placement_in_or_adjacent_to_center(example1: Campaign) -> None:
                 place={"1/ErP112-d-1": "nowhere"}), MalformedInputError)
     c2 = dist(c, "1/ErP112", resurrect={"1/ErP112-d-1": 3}, very_dead=("1/ErP112-d-2",),
               place={"1/ErP112-d-1": "24.15"})
-    assert c2.state.counters["1/ErP112-d-1"].hex == "24.15"
+    assert tcs_state(c2).counters["1/ErP112-d-1"].hex == "24.15"
     c3 = dist(c, "1/ErP112", resurrect={"1/ErP112-d-1": 3}, very_dead=("1/ErP112-d-2",))
-    assert c3.state.counters["1/ErP112-d-1"].hex == "23.15"
+    assert tcs_state(c3).counters["1/ErP112-d-1"].hex == "23.15"
 
 
 @pytest.mark.parametrize(("a", "b", "even_down", "odd_down"), [
@@ -897,9 +903,10 @@ def test_hex_text_is_normalised_on_input(tmp_path: Path) -> None:
     assert Hex.normal("10.5") == "10.05" and Hex.normal(" a10.10 ") == "A10.10"
     assert Hex.parse("10.5") == Hex.parse("10.05")
     c = make(tmp_path, coy("R", ctr("R-1", hex="10.5"), ctr("R-2", hex="b3.7")))
-    assert (c.state.counters["R-1"].hex, c.state.counters["R-2"].hex) == ("10.05", "B3.07")
+    state = tcs_state(c)
+    assert (state.counters["R-1"].hex, state.counters["R-2"].hex) == ("10.05", "B3.07")
     c = run(c, MoveCounter(expected_version=c.version, counter="R-1", hex="a10.10"))
-    assert c.state.counters["R-1"].hex == "A10.10"
+    assert tcs_state(c).counters["R-1"].hex == "A10.10"
 
 
 def test_two_spellings_of_one_hex_share_it_for_redistribution(tmp_path: Path) -> None:
@@ -907,7 +914,8 @@ def test_two_spellings_of_one_hex_share_it_for_redistribution(tmp_path: Path) ->
              parameters={"allow_redistribution": True})
     c = ready(c, (6,), centers={"Bn": "10.5"})
     c = dist(c, "R", redistribute=(Transfer(source="R-2", target="R-1", steps=2),))
-    assert c.state.counters["R-1"].steps == 4 and c.state.counters["R-2"].pile is Pile.DEAD
+    state = tcs_state(c)
+    assert state.counters["R-1"].steps == 4 and state.counters["R-2"].pile is Pile.DEAD
 
 
 def _seam_campaign(tmp_path: Path) -> Campaign:
@@ -924,7 +932,7 @@ def test_a_center_across_a_map_seam_needs_an_attested_distance(tmp_path: Path) -
     refuse(c, write.model_copy(update={"attest_distance": 3}), IllegalNowError,
            "more than 2 hexes")
     c = run(c, write.model_copy(update={"attest_distance": 2}))
-    assert c.state.sheets["s"].centers == {"S": "A10.10"}
+    assert tcs_state(c).sheets["s"].centers == {"S": "A10.10"}
 
 
 def test_a_move_across_a_map_seam_attests_or_leaves(tmp_path: Path) -> None:
@@ -934,9 +942,10 @@ def test_a_move_across_a_map_seam_attests_or_leaves(tmp_path: Path) -> None:
     refuse(c, move, IllegalNowError, "different map sections")
     refuse(c, move.model_copy(update={"attest_distance": 4}), IllegalNowError, "4 hexes")
     near = run(c, move.model_copy(update={"attest_distance": 1}))
-    assert near.state.sheet_of("S") is not None and near.state.counters["S-1"].hex == "B2.10"
+    state = tcs_state(near)
+    assert state.sheet_of("S") is not None and state.counters["S-1"].hex == "B2.10"
     off = run(c, move.model_copy(update={"leave_center": True}))
-    assert off.state.sheet_of("S") is None
+    assert tcs_state(off).sheet_of("S") is None
     assert last_event(off, Moved).left_center is not None
     refuse(c, MoveCounter(expected_version=c.version, counter="S-1", hex="A11.10",
                           attest_distance=3), MalformedInputError, "but they are 1 apart")
@@ -960,7 +969,7 @@ def test_redistribution_same_hex_type_company(tmp_path: Path) -> None:
     c = redistribution_campaign(tmp_path)
     c = dist(c, "R", heal={"R-3": 2}, redistribute=(Transfer(source="R-2", target="R-1",
                                                              steps=2),))
-    s = c.state
+    s = tcs_state(c)
     assert (s.counters["R-1"].steps, s.counters["R-3"].steps) == (4, 4)
     # "Units that cease to exist by this procedure are placed in the Dead Pile."
     assert (s.counters["R-2"].steps, s.counters["R-2"].pile, s.counters["R-2"].hex) == (
@@ -983,7 +992,7 @@ def test_redistribution_after_healing(tmp_path: Path) -> None:
     # Transfers apply to the strengths after healing: R-2 healed to 3, then takes one from R-1.
     c = dist(c, "R", heal={"R-2": 1}, redistribute=(Transfer(source="R-1", target="R-2",
                                                              steps=1),))
-    assert (c.state.counters["R-1"].steps, c.state.counters["R-2"].steps) == (1, 4)
+    assert (tcs_state(c).counters["R-1"].steps, tcs_state(c).counters["R-2"].steps) == (1, 4)
 
 
 @pytest.mark.parametrize(("source", "target", "steps", "why"), [
@@ -1012,7 +1021,7 @@ def test_redistribution_switched_off(tmp_path: Path) -> None:
     refuse(c, D(c, "R", redistribute=(Transfer(source="R-2", target="R-1", steps=2),)),
            IllegalNowError, "switched off")
     c = dist(c, "R", heal={"R-1": 2})
-    assert c.state.counters["R-1"].steps == 4
+    assert tcs_state(c).counters["R-1"].steps == 4
 
 
 # -- leaving the center ----------------------------------------------------------------------------
@@ -1023,12 +1032,12 @@ def test_moving_beyond_two_hexes_needs_leave_center(example1: Campaign) -> None:
     refuse(c, MoveCounter(expected_version=c.version, counter="1/ErP112-1", hex="23.18"),
            IllegalNowError, "3 hexes")
     c2 = run(c, MoveCounter(expected_version=c.version, counter="1/ErP112-1", hex="23.17"))
-    assert c2.state.counters["1/ErP112-1"].hex == "23.17"
-    assert "1/ErP112" in c2.state.sheets["rest"].companies
+    assert tcs_state(c2).counters["1/ErP112-1"].hex == "23.17"
+    assert "1/ErP112" in tcs_state(c2).sheets["rest"].companies
     # A company not recovering moves freely.
     c3 = run(example1, MoveCounter(expected_version=example1.version, counter="1/ErP112-1",
                                    hex="40.40"))
-    assert c3.state.counters["1/ErP112-1"].hex == "40.40"
+    assert tcs_state(c3).counters["1/ErP112-1"].hex == "40.40"
     refuse(c, MoveCounter(expected_version=c.version, counter="1/ErP112-d-1", hex="23.15"),
            IllegalNowError, "not on the map")
     refuse(c, MoveCounter(expected_version=c.version, counter="1/ErP112-1", hex="x"),
@@ -1044,8 +1053,8 @@ def test_leaving_center_sends_half_the_dead_pile_very_dead(
                            leave_center=True))
     piles = obj(c.ruleset.state_json(c.state), "companies", "1/ErP112", "piles")
     assert (piles["dead"], piles["very_dead"]) == (3 - very_dead, very_dead)
-    assert c.state.counters["1/ErP112-1"].hex == "23.18"
-    sheet_state = c.state.sheets["rest"]
+    assert tcs_state(c).counters["1/ErP112-1"].hex == "23.18"
+    sheet_state = tcs_state(c).sheets["rest"]
     assert "1/ErP112" not in sheet_state.companies and sheet_state.left == ("1/ErP112",)
     assert sheet_state.status is SheetStatus.PENDING
 
@@ -1061,16 +1070,16 @@ def test_the_formation_at_a_center_leaves_it_together(tmp_path: Path) -> None:
     refuse(c, MoveCounter(expected_version=c.version, counter="A-1", hex="10.14"),
            IllegalNowError, "A \\+ B would leave Recovery Op Sheet s and send 1 Dead Pile")
     c = run(c, MoveCounter(expected_version=c.version, **move))
-    assert c.state.sheets["s"].status is SheetStatus.CANCELLED
-    assert c.state.sheets["s"].left == ("A", "B")
+    assert tcs_state(c).sheets["s"].status is SheetStatus.CANCELLED
+    assert tcs_state(c).sheets["s"].left == ("A", "B")
     # The default choice keeps the most valuable: the last in scenario order goes first.
-    assert [c.state.counters[i].pile for i in ("B-d", "B-e")] == [Pile.DEAD, Pile.VERY_DEAD]
+    assert [tcs_state(c).counters[i].pile for i in ("B-d", "B-e")] == [Pile.DEAD, Pile.VERY_DEAD]
     assert "A + B leave(s) the center, Very Dead: B-e" in c.ruleset.describe(c.typed[-1])
     solo = sheet(make(tmp_path, *companies, parameters={"leave_center_scope": "company"},
                       name="solo.toml"))
     solo = run(solo, MoveCounter(expected_version=solo.version, **move))
-    assert solo.state.sheets["s"].companies == ("B",)
-    assert solo.state.counters["B-d"].pile is Pile.DEAD
+    assert tcs_state(solo).sheets["s"].companies == ("B",)
+    assert tcs_state(solo).counters["B-d"].pile is Pile.DEAD
 
 
 def test_example1_3rd_company_and_the_mg_share_a_center_and_leave_together(
@@ -1078,7 +1087,7 @@ def test_example1_3rd_company_and_the_mg_share_a_center_and_leave_together(
     c = ex1_sheet(example1)
     c = run(c, LeaveCenter(expected_version=c.version, company="MG/ErP112",
                            very_dead=("3/ErP112-d-1", "3/ErP112-d-4")))
-    assert c.state.sheets["rest"].companies == ("1/ErP112", "2/ErP112")
+    assert tcs_state(c).sheets["rest"].companies == ("1/ErP112", "2/ErP112")
     assert last(c)["companies"] == ["3/ErP112", "MG/ErP112"]
 
 
@@ -1091,20 +1100,20 @@ def test_leave_center_command_and_cancelled_sheet(tmp_path: Path) -> None:
     refuse(c, LeaveCenter(expected_version=c.version, company="ghost"), UnknownIdError)
     c = run(c, LeaveCenter(expected_version=c.version, company="3/ErP112",
                            very_dead=("3/ErP112-d-1", "3/ErP112-d-4")))
-    assert [c.state.counters[f"3/ErP112-d-{n}"].pile for n in (1, 2, 3, 4)] == [
+    assert [tcs_state(c).counters[f"3/ErP112-d-{n}"].pile for n in (1, 2, 3, 4)] == [
         Pile.VERY_DEAD, Pile.DEAD, Pile.DEAD, Pile.VERY_DEAD]
     refuse(c, LeaveCenter(expected_version=c.version, company="3/ErP112"), IllegalNowError,
            "not recovering")
     for company in ("1/ErP112", "2/ErP112"):
         c = run(c, LeaveCenter(expected_version=c.version, company=company))
-        assert c.state.sheets["rest"].status is SheetStatus.PENDING
+        assert tcs_state(c).sheets["rest"].status is SheetStatus.PENDING
     c = run(c, LeaveCenter(expected_version=c.version, company="MG/ErP112"))
     assert last(c)["sheet_cancelled"] is True and last(c)["very_dead"] == []
-    assert c.state.sheets["rest"].status is SheetStatus.CANCELLED
+    assert tcs_state(c).sheets["rest"].status is SheetStatus.CANCELLED
     refuse(c, CheckImplementation(expected_version=c.version, sheet="rest"), IllegalNowError)
     # A company that left can be written up again.
     c = sheet(c, members=("1/ErP112",), name="again", centers={"1/ErP112": "23.15"})
-    assert c.state.sheets["again"].companies == ("1/ErP112",)
+    assert tcs_state(c).sheets["again"].companies == ("1/ErP112",)
 
 
 def test_company_that_left_does_not_roll(example1: Campaign) -> None:
@@ -1131,7 +1140,7 @@ def test_centers_keep_living_units_within_two_hexes(example1: Campaign) -> None:
            IllegalNowError, "more than 2 hexes")
     near = {**EX1_CENTERS, "1/ErP112": "23.17"}
     c = ex1_sheet(example1, centers=near)
-    assert c.state.sheets["rest"].centers["1/ErP112"] == "23.17"
+    assert tcs_state(c).sheets["rest"].centers["1/ErP112"] == "23.17"
 
 
 def test_attacked_recovering_company_keeps_recovering(example1: Campaign) -> None:
@@ -1143,7 +1152,7 @@ def test_attacked_recovering_company_keeps_recovering(example1: Campaign) -> Non
     c = run(c, RecordLoss(expected_version=c.version, counter="2/ErP112-a-2"))
     shown = view(c)["sheets"]["rest"]
     assert shown["status"] == "pending" and "2/ErP112" in shown["companies"]
-    assert c.state.counters["2/ErP112-a-2"].pile is Pile.DEAD
+    assert tcs_state(c).counters["2/ErP112-a-2"].pile is Pile.DEAD
     c = implement(turns(c, 6), (1, 1, 1), name="rest")
     assert c.ruleset.pending(c.state)[1].options["resurrect"] == {"2/ErP112-dead": 5,
                                                                    "2/ErP112-a-2": 5}
@@ -1160,7 +1169,7 @@ def test_center_by_formation_and_company(example1: Campaign) -> None:
     # A formation-wide center applies to every company unless a company has its own.
     c = sheet(example1, members=("ErP112",), name="rest",
               centers={"ErP112": "8.21", "1/ErP112": "23.15", "2/ErP112": "17.21"})
-    assert c.state.sheets["rest"].centers == EX1_CENTERS
+    assert tcs_state(c).sheets["rest"].centers == EX1_CENTERS
 
 
 def write(c: Campaign, members: tuple[str, ...], centers: dict[str, str],
@@ -1187,9 +1196,9 @@ def test_annihilated_formation_can_be_written_up(example1: Campaign) -> None:
     # "Even an annihilated formation can be assigned to a Recovery Op Sheet, either by itself or
     # along with other formations."
     c = sheet(example1, members=("3/ErP112",), name="ghosts", centers={"3/ErP112": "5.05"})
-    assert c.state.sheets["ghosts"].companies == ("3/ErP112",)
+    assert tcs_state(c).sheets["ghosts"].companies == ("3/ErP112",)
     c = implement(turns(c), (1,), name="ghosts")
-    assert c.state.recoveries[0].steps == 4
+    assert tcs_state(c).recoveries[0].steps == 4
 
 
 def test_sheet_cannot_mix_sides(tmp_path: Path) -> None:
@@ -1220,7 +1229,7 @@ def test_complete_battalion_reading(
     c = implement(turns(c), (1,), name="rest")  # 1 + 1 + 4 = 6: four steps
     c = dist(c, "1/ErP112", (6,) if rolls else (), resurrect={"1/ErP112-d-1": 4},
              very_dead=("1/ErP112-d-2",))
-    assert c.state.morale["ErP112"] == after
+    assert tcs_state(c).morale["ErP112"] == after
     assert len(last(c)["morale"]) == (1 if rolls else 0)
 
 
@@ -1233,7 +1242,7 @@ def test_battalion_morale_never_below_zero(example1: Campaign) -> None:
                 (6,) if len(decisions) == 1 else ())
     (morale,) = last(c)["morale"]
     assert (morale["points"], morale["before"], morale["after"]) == (3, 1, 0)
-    assert c.state.morale["ErP112"] == 0
+    assert tcs_state(c).morale["ErP112"] == 0
 
 
 def test_battalion_morale_rolled_in_check_when_nothing_to_distribute(tmp_path: Path) -> None:
@@ -1244,7 +1253,7 @@ def test_battalion_morale_rolled_in_check_when_nothing_to_distribute(tmp_path: P
     c = implement(turns(c), (4,), name="mg")
     (morale,) = last(c)["morale"]
     assert (morale["points"], morale["before"], morale["after"]) == (2, 4, 2)
-    assert c.state.morale["ErP112"] == 2 and c.ruleset.pending(c.state) == []
+    assert tcs_state(c).morale["ErP112"] == 2 and c.ruleset.pending(tcs_state(c)) == []
 
 
 def test_skip_moot_rolls_off_rolls_anyway(tmp_path: Path) -> None:
@@ -1268,7 +1277,7 @@ def test_skip_moot_rolls_off_rolls_anyway(tmp_path: Path) -> None:
 def test_set_morale(example1: Campaign, example2: Campaign) -> None:
     c = run(example1, SetMorale(expected_version=example1.version, formation="ErP112", value=6,
                                 reason="lost 6 steps in one fire"))
-    assert c.state.morale["ErP112"] == 6 and last(c)["before"] == 4
+    assert tcs_state(c).morale["ErP112"] == 6 and last(c)["before"] == 4
     refuse(example1, SetMorale(expected_version=example1.version, formation="nope", value=1),
            UnknownIdError)
     refuse(example2, SetMorale(expected_version=example2.version, formation="4TB", value=1),
@@ -1284,7 +1293,7 @@ def fo_campaign(tmp_path: Path, game: str = "GD '41", number: int | None = None,
     c = make(tmp_path, coy("FOs", ctr("FO", type="inf", kind="fo", steps=1, morale=None,
                                       count=fo_count)),
              fo_pile=True, nationality="soviet", game=game, fo_number=number)
-    ids = c.state.oob.counters_of["FOs"]
+    ids = tcs_state(c).oob.counters_of["FOs"]
     for ident in ids:
         c = run(c, RecordLoss(expected_version=c.version, counter=ident))
     return c
@@ -1292,21 +1301,21 @@ def fo_campaign(tmp_path: Path, game: str = "GD '41", number: int | None = None,
 
 def test_fo_recovery_on_whole_hours_once(tmp_path: Path) -> None:
     c = fo_campaign(tmp_path)
-    assert c.state.clock.minute == 0
+    assert tcs_state(c).clock.minute == 0
     c = run(c, RollFos(expected_version=c.version), (5, 5))
     assert last(c)["rolls"][0]["returned"] is False and last(c)["number"] == 11
-    assert c.state.counters["FO"].pile is Pile.FO
+    assert tcs_state(c).counters["FO"].pile is Pile.FO
     refuse(c, RollFos(expected_version=c.version), IllegalNowError, "already rolled")
     c = turns(c)
     refuse(c, RollFos(expected_version=c.version), IllegalNowError, "whole-hour")
     c = turns(c, 2)
-    assert c.state.clock.hour == 9 and c.state.clock.minute == 0
+    assert tcs_state(c).clock.hour == 9 and tcs_state(c).clock.minute == 0
     c = run(c, RollFos(expected_version=c.version, place={"FO": "12.12"}), (5, 6))
     roll = Roll.model_validate(last(c)["rolls"][0]["roll"])
     assert (roll.dice, roll.faces, roll.total) == ("2d6", (5, 6), 11)
     assert roll.odds == "needs 11+: P(returns) = 1/12"
-    assert (c.state.counters["FO"].pile, c.state.counters["FO"].steps,
-            c.state.counters["FO"].hex) == (Pile.MAP, 1, "12.12")
+    assert (tcs_state(c).counters["FO"].pile, tcs_state(c).counters["FO"].steps,
+            tcs_state(c).counters["FO"].hex) == (Pile.MAP, 1, "12.12")
     refuse(turns(c, 3), RollFos(expected_version=c.version + 3), IllegalNowError, "no FO")
 
 
@@ -1322,7 +1331,7 @@ def test_fo_two_dice_per_dead_fo(tmp_path: Path) -> None:
                                               ("Black Wednesday", 9)])
 def test_fo_recovery_number_guideline(tmp_path: Path, game: str, number: int) -> None:
     c = fo_campaign(tmp_path, game=game)
-    assert rec.fo_number(c.state) == number
+    assert rec.fo_number(tcs_state(c)) == number
     total = number - 1
     c_miss = run(c, RollFos(expected_version=c.version), (total - total // 2, total // 2))
     assert last(c_miss)["rolls"][0]["returned"] is False
@@ -1343,7 +1352,7 @@ def test_fo_without_a_number_refused(tmp_path: Path) -> None:
 
 def test_dead_fo_is_not_in_the_dead_pile(tmp_path: Path) -> None:
     c = fo_campaign(tmp_path, fo_count=2)
-    assert c.state.in_pile("FOs", Pile.DEAD) == []
+    assert tcs_state(c).in_pile("FOs", Pile.DEAD) == []
 
 
 # -- versions, refusals and undo -------------------------------------------------------------------
@@ -1409,8 +1418,8 @@ def test_redistribution_may_use_a_counter_just_brought_back(tmp_path: Path) -> N
     c = ready(c, (1,))  # 1 + 1 = 2: five steps; R-2 is the lone dead counter and takes them all
     c = dist(c, "R", resurrect={"R-2": 4},
              redistribute=(Transfer(source="R-2", target="R-1", steps=2),))
-    assert (c.state.counters["R-1"].steps, c.state.counters["R-2"].steps) == (4, 2)
-    assert c.state.counters["R-2"].hex == "10.10"
+    assert (tcs_state(c).counters["R-1"].steps, tcs_state(c).counters["R-2"].steps) == (4, 2)
+    assert tcs_state(c).counters["R-2"].hex == "10.10"
 
 
 def test_hwy_and_to_company_with_nothing_to_recover_needs_no_choice(tmp_path: Path) -> None:
@@ -1441,7 +1450,7 @@ def test_a_company_that_recovered_no_steps_may_still_pool_in_one_hex(tmp_path: P
     [decision] = c.ruleset.pending(c.state)
     assert "may pool their steps" in decision.prompt
     c = dist(c, "P", redistribute=(Transfer(source="P-2", target="P-1", steps=1),))
-    assert (c.state.counters["P-1"].steps, c.state.counters["P-2"].pile) == (2, Pile.DEAD)
+    assert (tcs_state(c).counters["P-1"].steps, tcs_state(c).counters["P-2"].pile) == (2, Pile.DEAD)
     assert not c.ruleset.pending(c.state)
 
 

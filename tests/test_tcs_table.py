@@ -33,6 +33,7 @@ from rallypoint.rulesets.tcs.commands import (
 )
 from rallypoint.rulesets.tcs.events import READER, Accrual, SheetWritten, TurnAdvanced
 from rallypoint.rulesets.tcs.fixes import PLAIN, FixKind
+from rallypoint.rulesets.tcs.front.campaign import tcs_state
 from rallypoint.rulesets.tcs.outlook import DueKind, due_now, sheet_outlook
 from rallypoint.rulesets.tcs.scenario import Pile
 from test_tcs_rules import (
@@ -54,7 +55,7 @@ def test_a_turn_cannot_leave_an_hour_whose_fo_roll_is_due(tmp_path: Path) -> Non
     # Seed: "on every whole hour, roll two dice for each dead FO." At 08:00 the FO is dead and
     # not rolled: moving on to 08:20 would lose the roll, so it is refused until rolled.
     c = fo_campaign(tmp_path)
-    assert [d.kind for d in due_now(c.state)] == [DueKind.FO]
+    assert [d.kind for d in due_now(tcs_state(c))] == [DueKind.FO]
     error = refuse(c, AdvanceTurn(expected_version=c.version), IllegalNowError, "is due")
     # The rules name the fix by kind and say it in plain words; the CLI words it with its
     # commands (test_tcs_cli: `rallypoint tcs fo`, --skip-fo).
@@ -62,8 +63,8 @@ def test_a_turn_cannot_leave_an_hour_whose_fo_roll_is_due(tmp_path: Path) -> Non
     assert str(error).endswith("leaving the hour would lose it. Roll it first, or let the hour "
                                "pass without it.")
     rolled = run(c, RollFos(expected_version=c.version), (1, 1))
-    assert due_now(rolled.state) == ()
-    assert turns(rolled).state.clock.minute == 20
+    assert due_now(tcs_state(rolled)) == ()
+    assert tcs_state(turns(rolled)).clock.minute == 20
 
 
 def test_skipping_a_due_fo_roll_is_logged(tmp_path: Path) -> None:
@@ -73,7 +74,7 @@ def test_skipping_a_due_fo_roll_is_logged(tmp_path: Path) -> None:
     assert "the due FO roll was skipped: FO stay dead this hour" in c.describe(c.version)
     # 08:20 and 08:40 are not whole hours: nothing is due, turns go on.
     c = turns(c, 2)
-    assert c.state.clock.hour == 9 and [d.kind for d in due_now(c.state)] == [DueKind.FO]
+    assert tcs_state(c).clock.hour == 9 and [d.kind for d in due_now(tcs_state(c))] == [DueKind.FO]
 
 
 # -- reassignment (another Op Sheet) ---------------------------------------------------------------
@@ -86,12 +87,12 @@ def two_company_sheet(tmp_path: Path) -> Campaign:
 
 def test_reassignment_onto_another_sheet_changes_the_accrual(tmp_path: Path) -> None:
     c = turns(two_company_sheet(tmp_path))
-    assert c.state.sheets["s"].weighted_turns == 3  # unassigned: 3
+    assert tcs_state(c).sheets["s"].weighted_turns == 3  # unassigned: 3
     c = run(c, Reassign(expected_version=c.version, members=("a",), other_sheet=True,
                         reason="holds the ridge"))
     assert last(c) == {"v": 3, "counters": {}, "sheet": "s", "companies": ["A"],
                        "other_sheet": True, "turn": 2, "reason": "holds the ridge"}
-    assert c.state.sheets["s"].other_sheet == ("A",)
+    assert tcs_state(c).sheets["s"].other_sheet == ("A",)
     assert c.describe(c.version) == "A (s) now also on another Op Sheet — holds the ridge"
     c = turns(c)
     assert last_event(c, TurnAdvanced).accruals[0] == Accrual(
@@ -106,9 +107,9 @@ def test_reassignment_off_the_other_sheet_and_refusals(tmp_path: Path) -> None:
     refuse(c, Reassign(expected_version=c.version, members=("A",), other_sheet=False),
            IllegalNowError, "not on another Op Sheet")
     c = run(c, Reassign(expected_version=c.version, members=("Bn",), other_sheet=True))
-    assert c.state.sheets["s"].other_sheet == ("A", "B")
+    assert tcs_state(c).sheets["s"].other_sheet == ("A", "B")
     c = run(c, Reassign(expected_version=c.version, members=("B",), other_sheet=False))
-    assert c.state.sheets["s"].other_sheet == ("A",)
+    assert tcs_state(c).sheets["s"].other_sheet == ("A",)
     free = make(tmp_path, coy("C", ctr("C-1")), name="free.toml")
     refuse(free, Reassign(expected_version=free.version, members=("C",), other_sheet=True),
            IllegalNowError, "not recovering")
@@ -124,15 +125,15 @@ def test_an_attacked_recovering_formation_is_no_orders_and_fired_upon(tmp_path: 
     assert last(c)["companies"] == ["B"] and last(c)["sheets"] == ["s"]
     assert c.describe(c.version) == ("B attacked while recovering (s): treated as No Orders, "
                                      "fired upon this turn — Soviet raid")
-    assert [(d.kind, d.text) for d in due_now(c.state) if d.kind is DueKind.NO_ORDERS] == [
+    assert [(d.kind, d.text) for d in due_now(tcs_state(c)) if d.kind is DueKind.NO_ORDERS] == [
         (DueKind.NO_ORDERS, "B was attacked this turn: treat it as a formation with No Orders")]
     # The outlook plans the coming accrual at the fired-upon rate, as the turn then gives.
-    assert sheet_outlook(c.state, "s", 1).checks[-1].weighted_turns == 4
+    assert sheet_outlook(tcs_state(c), "s", 1).checks[-1].weighted_turns == 4
     c = turns(c)
     assert last_event(c, TurnAdvanced).accruals[0] == Accrual(
         sheet="s", added=1, reason="attacked: fired upon", total=4)
     # The attack was that turn's: the next one accrues 3 again, and no one is No Orders.
-    assert not [d for d in due_now(c.state) if d.kind is DueKind.NO_ORDERS]
+    assert not [d for d in due_now(tcs_state(c)) if d.kind is DueKind.NO_ORDERS]
     assert last_event(turns(c), TurnAdvanced).accruals[0].added == 3
 
 
@@ -194,7 +195,8 @@ def test_a_counter_resurrected_across_a_seam_needs_an_attested_placement(tmp_pat
     with pytest.raises(ValueError):
         Distribute.model_validate({**back.model_dump(), "attest_distance": 2})
     c = run(c, back.model_copy(update={"attest_distance": 1}))
-    assert (c.state.counters["S-d"].pile, c.state.counters["S-d"].hex) == (Pile.MAP, "B1.11")
+    state = tcs_state(c)
+    assert (state.counters["S-d"].pile, state.counters["S-d"].hex) == (Pile.MAP, "B1.11")
     assert last(c)["attest_distance"] == 1
     assert "attested 1 hex(es) across a map seam" in c.describe(c.version)
 
@@ -204,7 +206,7 @@ def test_a_resurrection_on_the_centers_section_needs_no_attestation(tmp_path: Pa
     c = implement(turns(c), (6,))
     c = run(c, Distribute(expected_version=c.version, company="S", resurrect={"S-d": 4},
                           very_dead=("S-e",), place={"S-d": "a10.11"}))
-    assert c.state.counters["S-d"].hex == "A10.11" and last(c)["attest_distance"] is None
+    assert tcs_state(c).counters["S-d"].hex == "A10.11" and last(c)["attest_distance"] is None
 
 
 # -- ids in any case, with suggestions -------------------------------------------------------------
@@ -214,7 +216,7 @@ def test_ids_match_in_any_case_and_events_keep_the_scenarios_spelling(
         example1: Campaign) -> None:
     c = run(example1, RecordLoss(expected_version=example1.version, counter="1/erp112-1",
                                  steps=1))
-    assert last(c)["counter"] == "1/ErP112-1" and c.state.counters["1/ErP112-1"].steps == 2
+    assert last(c)["counter"] == "1/ErP112-1" and tcs_state(c).counters["1/ErP112-1"].steps == 2
     c = sheet(c, members=("erp112",), name="rest", centers={
         "erp112": "8.21", "1/ERP112": "23.15", "2/erp112": "17.21"})
     assert last(c)["companies"] == ["1/ErP112", "2/ErP112", "3/ErP112", "MG/ErP112"]

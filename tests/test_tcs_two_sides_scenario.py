@@ -19,6 +19,7 @@ from rallypoint.cli.main import app
 from rallypoint.core.errors import RallypointError
 from rallypoint.core.ruleset import get_ruleset
 from rallypoint.rulesets.tcs.commands import WriteSheet
+from rallypoint.rulesets.tcs.front.campaign import tcs_state
 from rallypoint.rulesets.tcs.outlook import due_now
 from rallypoint.session import Session
 
@@ -64,7 +65,8 @@ def test_both_sides_write_sheets_with_their_prefix_and_the_soviet_fos_use_their_
     state = TCS.state_json(c.state)
     fo = obj(state, "companies", "FO/609", "counters")
     assert (at(fo, "FO/609-1", "pile"), at(fo, "FO/609-2", "pile")) == ("fo", "map")
-    assert "the dead FOs roll at 08:00 (FO/609-1)" in " ".join(d.text for d in due_now(c.state))
+    due = " ".join(d.text for d in due_now(tcs_state(c)))
+    assert "the dead FOs roll at 08:00 (FO/609-1)" in due
     sheets = [("F-rest", ("ErP112",), {"ErP112": "8.21", "1/ErP112": "23.15",
                                       "2/ErP112": "17.21"}),
               ("S-rest", ("609RR",), {"609RR": "31.11", "1/609": "30.10", "2/609": "31.12"})]
@@ -89,6 +91,6 @@ def test_the_lab_rests_the_first_side_under_its_prefix_past_the_fo_hours() -> No
 
     spec = tcs_sim.RestSpec(str(TWO), turns=12)
     begin = tcs_sim.prepared(spec)
-    assert list(begin.state.sheets) == ["F-rest"]
+    assert list(tcs_state(begin).sheets) == ["F-rest"]
     result = tcs_sim.simulate_rest(spec, 4, 1, 1, Backend(workers=1))
     assert len(result.metrics["implemented"]) == 4

@@ -7,6 +7,7 @@ import re
 from fastapi.testclient import TestClient
 
 from rallypoint.core.ruleset import get_ruleset
+from rallypoint.rulesets.squares.front.campaign import squares_state
 from rallypoint.rulesets.squares.front.web import RallyChoice, UnitPanel, unit_panel
 from rallypoint.session import Session
 from rallypoint.web.settings import WebSettings
@@ -18,7 +19,7 @@ def test_the_unit_part_lists_each_rally_and_each_refusal(client: TestClient,
     session = Session(settings.db)
     info = session.create(ridge, name="ridge", seed="s")
     c = session.load("ridge")
-    panel = unit_panel(c.state, "28th")
+    panel = unit_panel(squares_state(c), "28th")
     assert isinstance(panel, UnitPanel) and panel.id == "28th"
     assert panel.choices and all(isinstance(ch, RallyChoice) for ch in panel.choices)
     page = client.get(f"/c/{info.id}/part/unit?unit=28th")

@@ -194,7 +194,7 @@ class Campaign:
     campaign_id: str
     ruleset: Ruleset[Any]
     events: Sequence[EventRecord]
-    state: Any
+    state: object
     undone: frozenset[int]
     typed: Sequence[EventModel]
 
