@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
     from rallypoint.core.ruleset import Command
     from rallypoint.rulesets.tcs.outlook import Due
+    from rallypoint.rulesets.tcs.state import SheetState, TcsState
     from rallypoint.session import Campaign
 
 app = typer.Typer(help="TCS R&R: losses, Recovery Op Sheets, implementation, distribution, FOs.",
@@ -438,15 +439,24 @@ def fo(
          ask_dice=ask_dice)
 
 
-def _assignment(sheet: dict[str, Any]) -> str:
+def _assignment(sheet: SheetState) -> str:
     """Seed: 'The units immediately become unassigned. (If they are on another implemented Op
     Sheet, the units stay on that one.)' — said under an implemented sheet in ``show``."""
-    if sheet["status"] != "implemented":
+    from rallypoint.rulesets.tcs.state import SheetStatus
+
+    if sheet.status is not SheetStatus.IMPLEMENTED:
         return ""
-    stays = [c for c in sheet["companies"] if c in sheet["other_sheet"]]
-    free = [c for c in sheet["companies"] if c not in stays]
+    stays = [c for c in sheet.companies if c in sheet.other_sheet]
+    free = [c for c in sheet.companies if c not in stays]
     return ("; unassigned now: " + (", ".join(free) or "none")
             + (f"; stay on their other Op Sheet: {', '.join(stays)}" if stays else ""))
+
+
+def _on_map(state: TcsState, ids: Iterable[str]) -> list[str]:
+    """The company's counters on the map: ``id steps/full`` and ``@hex`` when it has one."""
+    return [f"{i} {state.counters[i].steps}/{state.full(i)}"
+            + (f"@{state.counters[i].hex}" if state.counters[i].hex else "")
+            for i in ids if state.counters[i].pile.value == "map"]
 
 
 def render(c: Campaign) -> None:
@@ -454,35 +464,33 @@ def render(c: Campaign) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    data: dict[str, Any] = c.ruleset.state_json(c.state)
-    console.print(f"[bold]{escape(c.name)}[/] — {escape(data['title'])} · turn {data['turn']} "
-                  f"({data['clock'][11:16]}{', night' if data['night'] else ''}) · "
+    state = tcs_state(c)
+    clock = state.clock.isoformat(timespec="minutes")[11:16]
+    console.print(f"[bold]{escape(c.name)}[/] — {escape(state.oob.scenario.scenario.title)} · "
+                  f"turn {state.turn} ({clock}{', night' if state.night else ''}) · "
                   f"version {c.version}", highlight=False)
-    fos = any(v["pile"] == "fo" for comp in data["companies"].values()
-              for v in comp["counters"].values())
+    fos = any(state.counters[i].pile.value == "fo"
+              for ids in state.oob.counters_of.values() for i in ids)
     table = Table()
     for header in ("company", "on map (steps/full @hex)", "dead", "very dead", "fo")[:5 if fos
                                                                                    else 4]:
         # A long id folds onto a second line rather than losing its end to an ellipsis.
         table.add_column(header, overflow="fold")
-    for cid, comp in data["companies"].items():
-        living = [f"{i} {v['steps']}/{v['full']}" + (f"@{v['hex']}" if v["hex"] else "")
-                  for i, v in comp["counters"].items() if v["pile"] == "map"]
+    for cid, ids in state.oob.counters_of.items():
+        def pile(name: str, ids: tuple[str, ...] = ids) -> str:
+            return escape("\n".join(i for i in ids if state.counters[i].pile.value == name))
 
-        def pile(name: str, ids: dict[str, Any] = comp["counters"]) -> str:
-            return escape("\n".join(i for i, v in ids.items() if v["pile"] == name))
-
-        cells = [escape(cid), escape("\n".join(living)) or "—", pile("dead") or "—",
+        cells = [escape(cid), escape("\n".join(_on_map(state, ids))) or "—", pile("dead") or "—",
                  pile("very_dead") or "—", pile("fo")]
         table.add_row(*cells[:5 if fos else 4])
     console.print(table)
-    if data["morale"]:
+    if state.morale:
         console.print("battalion morale (0 = normal): " + ", ".join(
-            f"{k} {v}" for k, v in data["morale"].items()), highlight=False)
-    for sid, s in data["sheets"].items():
-        console.print(f"sheet [bold]{escape(sid)}[/]: {s['status']}, {s['weighted_turns']} "
-                      f"weighted turns, row {s['row']}; centers " + escape(", ".join(
-                          f"{k}@{v}" for k, v in s["centers"].items() if k in s["companies"]))
+            f"{k} {v}" for k, v in state.morale.items()), highlight=False)
+    for s in state.sheets.values():
+        console.print(f"sheet [bold]{escape(s.id)}[/]: {s.status.value}, {s.weighted_turns} "
+                      f"weighted turns, row {s.row}; centers " + escape(", ".join(
+                          f"{k}@{v}" for k, v in s.centers.items() if k in s.companies))
                       + escape(_assignment(s)), highlight=False)
     from rallypoint.rulesets.tcs.outlook import due_now
 
