@@ -13,7 +13,7 @@ import math
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -23,7 +23,9 @@ from rallypoint.cli.session import JsonOpt, console, guarded, print_json
 from rallypoint.core.errors import MalformedInputError, UnknownIdError
 from rallypoint.core.parts import LabPart, is_lab_part
 from rallypoint.core.ruleset import plugin, ruleset_line_fix
-from rallypoint.lab.declared import RollSample, declared_at_start, sample_declared
+
+if TYPE_CHECKING:
+    from rallypoint.lab.declared import RollSample
 
 ScenarioArg = Annotated[Path, typer.Argument(
     help="A scenario file, or a shipped scenario's name (`rallypoint scenarios` lists them).",
@@ -91,6 +93,10 @@ def _declared_rolls(name: str, path: Path, runs: int, seed: int) -> tuple[RollSa
     Raises:
         UnknownIdError: Its rules declare no roll open at the scenario's start either.
     """
+    # Imported here: the lab's dice import numpy, which no other command should pay for
+    # (tests/test_instant.py).
+    from rallypoint.lab.declared import declared_at_start, sample_declared
+
     nodes = declared_at_start(name, path)
     if not nodes:
         raise UnknownIdError(
