@@ -16,6 +16,11 @@ from rallypoint.core.campaign import Campaign, created_event, start
 from rallypoint.core.events import EventModel
 from rallypoint.core.ruleset import Command, get_ruleset
 from rallypoint.dice import ScriptedRoller
+from suite_plan import (  # noqa: F401  (hooks: how the whole suite runs on two cores)
+    pytest_collection_modifyitems,
+    pytest_configure,
+    pytest_xdist_auto_num_workers,
+)
 
 
 def tcs_campaign(path: Path | str, seed: str = "test-seed") -> Campaign:
