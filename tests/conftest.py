@@ -19,6 +19,7 @@ from rallypoint.dice import ScriptedRoller
 from suite_plan import (  # noqa: F401  (hooks: how the whole suite runs on two cores)
     pytest_collection_modifyitems,
     pytest_configure,
+    pytest_configure_node,
     pytest_xdist_auto_num_workers,
 )
 

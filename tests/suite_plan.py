@@ -10,11 +10,11 @@ the longest files first.
 - a run of named files (``uv run pytest tests/test_x.py -k y``) stays in one process:
   starting workers costs more than it saves there. ``-n 2`` or ``-n 0`` decides outright.
 
-Not yet the default in pyproject's ``addopts``: under two workers four tests of the command
-line's wrapped output (test_due, test_scenario_cli, test_scenario_import, test_tcs_readme)
-fail while they pass in one process, so some console width is carried from test to test
-(docs/performance.md, "Test suite time"). A file is the unit of work (``loadfile``): its module
-fixtures (a lab sample, a shared chromium) are built once.
+Not yet the default in pyproject's ``addopts``: under two workers three tests of the command
+line's wrapped output (test_scenario_cli, test_scenario_import, test_tcs_readme) fail while
+they pass in one process: a worker's temporary path is longer, so a printed path folds
+mid-word (docs/performance.md, "Test suite time"). A file is the unit of work (``loadfile``):
+its module fixtures (a lab sample, a shared chromium) are built once.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import compileall
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -61,8 +62,31 @@ def pytest_configure(config: pytest.Config) -> None:
     this editable source. Compiling here (in the controller only, under xdist) writes the same
     ``__pycache__`` a plain run would; a changed file is compiled anew next run.
     """
-    if sys.dont_write_bytecode and not hasattr(config, "workerinput"):
+    worker = getattr(config, "workerinput", None)
+    if worker is not None:
+        _terminal_as_the_controllers(worker)
+    elif sys.dont_write_bytecode:
         compileall.compile_dir(SRC, quiet=1)
+
+
+TERMINAL = ("COLUMNS", "LINES")
+"""What a worker's environment says of the terminal: execnet sets 80 x 24 in each worker, and
+the command line wraps its output at a ``COLUMNS`` it is given (piped, none given, it does
+not), so a worker must see the controller's own values."""
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """Hand each worker the controller's ``COLUMNS`` and ``LINES`` (or their absence)."""
+    node.workerinput["terminal"] = {name: os.environ.get(name) for name in TERMINAL}
+
+
+def _terminal_as_the_controllers(worker: dict[str, Any]) -> None:
+    for name, value in worker.get("terminal", {}).items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @pytest.hookimpl(optionalhook=True)
