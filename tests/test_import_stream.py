@@ -170,31 +170,32 @@ def test_a_forged_last_event_after_thousands_inserted_leaves_the_database_as_bef
     assert _dump(reader) == before  # rows, chain marks, snapshots, use order: all as they were
 
 
-def test_a_bad_header_hash_checked_at_the_end_leaves_the_database_as_before(
-        files: dict[int, Path], reader: Path, tmp_path: Path) -> None:
+STRANGER = [{"algorithm": "ed25519", "key_id": "ab" * 32, "seat": "axis",
+             "signature": "cd" * 64}]
+"""A signature by a key the campaign's seats never named."""
+
+
+@pytest.mark.parametrize(("field", "value", "refusal"), [
+    ("header_hash", "0" * 64, "header does not match its header_hash"),
+    ("signatures", STRANGER, "names no seat keys"),
+], ids=["bad header hash", "stranger's signature"])
+def test_a_check_over_the_whole_file_refuses_at_the_end_and_leaves_the_database_as_before(
+        files: dict[int, Path], reader: Path, tmp_path: Path, field: str, value: object,
+        refusal: str) -> None:
     # What a signature covers (the header hash, binding the head) can only be checked once the
-    # last event is read: after 1,800 rows went in, they all go.
+    # last event is read: after 1,800 rows went in, they all go; `verify FILE`'s one pass
+    # refuses it too (it must not answer for a file it cannot vouch for).
     data = json.loads(files[2400].read_text(encoding="utf-8"))
-    data["header_hash"] = "0" * 64
-    path = tmp_path / "unsigned.json"
+    data[field] = value
+    path = tmp_path / "edited.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     before = _dump(reader)
-    with pytest.raises(IntegrityError, match="header does not match its header_hash"):
+    with pytest.raises(IntegrityError, match=refusal):
         Session(reader).import_file(path)
     assert _dump(reader) == before
-
-
-def test_a_signature_checked_at_the_end_leaves_the_database_as_before(
-        files: dict[int, Path], reader: Path, tmp_path: Path) -> None:
-    data = json.loads(files[2400].read_text(encoding="utf-8"))
-    data["signatures"] = [{"algorithm": "ed25519", "key_id": "ab" * 32, "seat": "axis",
-                           "signature": "cd" * 64}]
-    path = tmp_path / "signed.json"
-    path.write_text(json.dumps(data), encoding="utf-8")
-    before = _dump(reader)
-    with pytest.raises(IntegrityError, match="names no seat keys"):
-        Session(reader).import_file(path)
-    assert _dump(reader) == before
+    assert verify_streamed(path) == (None, None)  # not answered here: verified whole...
+    with pytest.raises(IntegrityError, match=refusal):
+        pbem.verify_file(path)  # ...and refused there
 
 
 def test_the_rest_of_the_log_imports_after_the_prefix(
