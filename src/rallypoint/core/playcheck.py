@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from rallypoint.core.campaign import Campaign, bulk_reading, describe_event, event_rolls
 from rallypoint.core.errors import IntegrityError, RallypointError
-from rallypoint.core.events import UNDONE, EventRecord
+from rallypoint.core.events import UNDONE, EventModel, EventRecord
 from rallypoint.core.folding import LogFold, Source
 from rallypoint.core.inputs import shorten
 
@@ -64,15 +64,15 @@ class PlayCheck:
         self.folding: LogFold = _guard(first, fix, LogFold, first, source)
         self._last = first
 
-    def add(self, record: EventRecord) -> None:
-        """Play the next record.
+    def add(self, record: EventRecord, typed: EventModel | None = None) -> None:
+        """Play the next record (``typed``: its typed event, when the caller read it already).
 
         Raises:
             IntegrityError: It is malformed, cannot be applied, or undoes no event in effect.
         """
         if record.type == UNDONE:
             _check_undo(self.folding.effective, record, self._fix)
-        _guard(record, self._fix, _step, self.folding, record)
+        _guard(record, self._fix, _step, self.folding, record, typed)
         self._last = record
 
     def finish(self) -> None:
@@ -105,9 +105,9 @@ def _views(ruleset: Any, state: Any) -> None:
     ruleset.pending(state)
 
 
-def _step(folding: LogFold, record: EventRecord) -> None:
+def _step(folding: LogFold, record: EventRecord, typed: EventModel | None = None) -> None:
     """Fold one event, and read its description and rolls as ``log`` and the audit will."""
-    event = folding.add(record)
+    event = folding.add(record, typed)
     if record.type != UNDONE:
         describe_event(folding.ruleset, event)
         event_rolls(folding.ruleset, event)

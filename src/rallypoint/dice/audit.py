@@ -20,7 +20,7 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, MutableSequence, Sequence
 from enum import StrEnum
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -209,6 +209,8 @@ class Auditor:
         revealed_secret: As :func:`audit`.
         withheld: As :func:`audit`.
         burnt: As :func:`audit`.
+        failures_only: Keep only the verdicts that failed (a streamed import asks whether any
+            did, not for the list): memory then does not grow with the rolls that check.
 
     Raises:
         IntegrityError: A revealed secret does not open the commitment, or ``created`` names
@@ -217,22 +219,32 @@ class Auditor:
 
     def __init__(self, created: LoggedEvent, rolls_of: RollsOf,
                  revealed_secret: str | None = None, withheld: Collection[int] = (),
-                 burnt: Collection[int] = ()) -> None:
+                 burnt: Collection[int] = (), *, failures_only: bool = False) -> None:
         self._walk = _Walk(created.payload, revealed_secret, burnt)
         self._rolls_of = rolls_of
         self._withheld = withheld
+        self._failures_only = failures_only
         self._results: list[EventDice] = []
+
+    @property
+    def position(self) -> int:
+        """The logical position after the events added so far (:func:`logical_position`)."""
+        return self._walk.position
+
+    def _keep(self, found: EventDice) -> None:
+        if not self._failures_only or found.verdict is Verdict.FAILED:
+            self._results.append(found)
 
     def add(self, event: LoggedEvent) -> None:
         """Audit the next event's dice and move past it."""
         walk = self._walk
         if event.seq in self._withheld or _is_redacted(event.payload):
-            self._results.append(_withheld(walk, event))
+            self._keep(_withheld(walk, event))
         elif event.type != _UNDONE:
             rolls = list(self._rolls_of(event))
             found = _check_event(walk, event, rolls)
             if found is not None:
-                self._results.append(found)
+                self._keep(found)
         walk.advance(event)
 
     def report(self) -> DiceReport:
@@ -316,9 +328,23 @@ def sides_of(roll: Roll) -> int:
     return int(sides[: len(sides) // 2])
 
 
+@runtime_checkable
+class WalkedLog(Protocol):
+    """A log whose logical position and highest pair round were taken as it was read once (a
+    streamed import's rows, :mod:`rallypoint.session.row_log`): the functions that would walk
+    it again (:func:`logical_position`, ``pair.last_round``) read them instead."""
+
+    @property
+    def position(self) -> int: ...
+    @property
+    def last_round(self) -> int: ...
+
+
 def logical_position(events: Sequence[LoggedEvent]) -> int:
     """The seq of the latest effective event of a log (``created`` counts, undone ones do not):
     the position a command decided now is keyed by."""
+    if isinstance(events, WalkedLog):
+        return events.position
     stack = [1]
     for event in events[1:]:
         _advance(stack, event)

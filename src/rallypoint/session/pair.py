@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from rallypoint.core.campaign import Campaign
 from rallypoint.core.errors import IllegalNowError, IntegrityError
-from rallypoint.dice.audit import PROOF_KEY, LoggedEvent
+from rallypoint.dice.audit import PROOF_KEY, LoggedEvent, WalkedLog
 from rallypoint.dice.sealed import (
     NONCE_BYTES,
     AnyRequest,
@@ -86,6 +86,8 @@ def pair_rounds(log: Sequence[LoggedEvent]) -> list[tuple[int, ProofHead]]:
 
 def last_round(log: Sequence[LoggedEvent]) -> int:
     """The highest round any event of ``log`` used (0: none yet), withheld proofs included."""
+    if isinstance(log, WalkedLog):
+        return log.last_round
     return max((h.round or 0 for _, h in pair_rounds(log)), default=0)
 
 

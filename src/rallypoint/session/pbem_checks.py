@@ -13,7 +13,7 @@ from rallypoint.core.campaign import stored_rolls
 from rallypoint.core.errors import IntegrityError
 from rallypoint.core.events import GENESIS_HASH, EventRecord, NewEvent
 from rallypoint.core.ruleset import get_ruleset
-from rallypoint.dice.audit import DICE_KEY, Verdict, audit, logical_position
+from rallypoint.dice.audit import DICE_KEY, DiceReport, Verdict, audit, logical_position
 from rallypoint.dice.sealed import (
     AnyRequest,
     PairAnswer,
@@ -97,17 +97,25 @@ def new_events(path: Path, stored: Sequence[EventRecord], records: Sequence[Even
                 "sender's differ", where=f"seq {mine.seq}",
                 fix=f"Keep theirs as a new campaign: `rallypoint import {path} --as NAME`",
                 instead=Hint.BY_MAIL)
+    return count_new(len(stored), len(records), records[-1].seq, exported, known, answered)
+
+
+def count_new(stored: int, count: int, head: int, exported: ExportedCampaign,
+              known: set[tuple[int, str, str | None]], answered: bool = False) -> int:
+    """How many of the file's ``count`` events (its last at seq ``head``) are new beyond the
+    ``stored`` ones of a log they extend; a signed file that brings nothing new is a replay.
+
+    Raises:
+        IntegrityError: The replay.
+    """
     request = exported.turn.request if exported.turn else None
     fresh = answered or (request is not None and (
         request.get("round"), request.get("seat"), request.get("commitment")) not in known)
-    if exported.signatures and (len(records) < len(stored) or (
-            len(records) == len(stored) and not fresh)):
-        head = records[-1].seq
-        what = ("is your head" if head == len(stored) else
-                f"is behind yours (#{len(stored)})")
+    if exported.signatures and (count < stored or (count == stored and not fresh)):
+        what = ("is your head" if head == stored else f"is behind yours (#{stored})")
         raise IntegrityError(f"replayed: the file's head #{head} {what}, so it holds nothing new",
                              fix="Ask the sender for their latest turn file")
-    return max(0, len(records) - len(stored))
+    return max(0, count - stored)
 
 
 def check_dice(exported: ExportedCampaign, cards: dict[str, SeatCard], signer: str | None,
@@ -120,13 +128,8 @@ def check_dice(exported: ExportedCampaign, cards: dict[str, SeatCard], signer: s
     turn = exported.turn or TurnHeader()
     burnt = stall.file_voids(exported) | (stall.burnt_rounds(store, campaign_id) if stored
                                           else frozenset())
-    report = audit(records, stored_rolls(get_ruleset(exported.campaign.ruleset)),
-                   turn.revealed_secret, withheld=hidden, burnt=burnt)
-    failed = next((e for e in report.events if e.verdict is Verdict.FAILED), None)
-    # A log from before dice-v1 did not mark typed-in dice, so its misses prove nothing.
-    if failed is not None and report.scheme == "dice-v1":
-        raise IntegrityError(f"the dice of #{failed.seq} do not check: {failed.reason}",
-                             where=f"seq {failed.seq}", fix=_DISTRUST)
+    check_report(audit(records, stored_rolls(get_ruleset(exported.campaign.ruleset)),
+                       turn.revealed_secret, withheld=hidden, burnt=burnt))
     if not cards or signer is None:
         return
     sealed.check_resolves(store, campaign_id, mine, stored, records)
@@ -140,13 +143,26 @@ def check_dice(exported: ExportedCampaign, cards: dict[str, SeatCard], signer: s
                     "command: that needs the other seat's consent", where=f"seq {record.seq}",
                     fix=f"Ask {signer} for a turn file without it (you may undo it yourself)")
         for seq, proof in pair.pair_proofs([record]):
-            if proof.seat in mine and not _asked(asked, proof):
+            if proof.seat in mine and not asked_for(asked, proof):
                 raise IntegrityError(
                     f"#{seq} resolves round {proof.round} as your command, but it is not the "
                     "command you asked for", where=f"seq {seq}", fix=_DISTRUST)
 
 
-def _asked(asked: dict[int, AnyRequest], proof: DiceProof) -> bool:
+def check_report(report: DiceReport) -> None:
+    """The file's dice audit found no failed roll.
+
+    Raises:
+        IntegrityError: Naming the first that failed.
+    """
+    failed = next((e for e in report.events if e.verdict is Verdict.FAILED), None)
+    # A log from before dice-v1 did not mark typed-in dice, so its misses prove nothing.
+    if failed is not None and report.scheme == "dice-v1":
+        raise IntegrityError(f"the dice of #{failed.seq} do not check: {failed.reason}",
+                             where=f"seq {failed.seq}", fix=_DISTRUST)
+
+
+def asked_for(asked: dict[int, AnyRequest], proof: DiceProof) -> bool:
     """Whether ``proof`` resolves the request this seat made for its round (a sealed one is
     resolved only here, never in the other seat's file)."""
     request = asked.get(proof.round or 0)

@@ -6,23 +6,30 @@ history (a fork can be kept as a new campaign instead), whose events are not wha
 decide, or whose dice rounds do not check (docs/two-player.md). The steps, in order:
 :func:`_trust` (whom it comes from, what is new), :func:`_rederive` (every new event decided
 again), :func:`_rounds` (the dice rounds it carries), :func:`_store_turn` (what it writes).
+
+A file that hides nothing is first checked and stored in one streaming pass
+(:func:`_import_streamed`, :mod:`rallypoint.session.turn_stream`), so a long log is never held
+in memory; any file that pass does not accept is rolled back and checked whole as above.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
 from rallypoint.core.events import EventRecord
 from rallypoint.core.playcheck import fold_stored
 from rallypoint.dice.sealed import AnyRequest, PairAnswer, parse_request, public_commitment
-from rallypoint.session import ownership, pair, rederive, sealed_answers, snapshots, stall
+from rallypoint.session import ownership, pair, rederive, sealed, sealed_answers, snapshots, stall
 from rallypoint.session import pbem_checks as checks
 from rallypoint.session.handle import Handle
+from rallypoint.session.import_stream import streaming
 from rallypoint.session.importing import check_import
 from rallypoint.session.owed import owed_events, store_owed
 from rallypoint.session.results import Executed
+from rallypoint.session.turn_stream import TurnWalk, Walked
 from rallypoint.store import CampaignInfo, EventStore
 from rallypoint.store.exchange import (
     ExportedCampaign,
@@ -31,6 +38,7 @@ from rallypoint.store.exchange import (
     check_signed,
     read_export,
 )
+from rallypoint.store.location import exists
 from rallypoint.store.signing import SeatCard, fingerprint, seat_cards, seat_keys
 from rallypoint.store.visibility import withheld
 
@@ -82,6 +90,10 @@ def import_turn(session: Handle, path: Path, *, name: str | None = None,
         IntegrityError: Edited, cut, reordered, re-hashed, replayed, forked (without
             ``as_name``), addressed to another seat, signed by a stranger, or its dice fail.
     """
+    if as_name is None:
+        streamed = _import_streamed(session, path, name)
+        if streamed is not None:
+            return streamed
     exported = _read_turn(path)
     # One transaction: a file refused at any step, however late, leaves nothing written.
     with session.transaction() as store:
@@ -97,6 +109,63 @@ def import_turn(session: Handle, path: Path, *, name: str | None = None,
                     request, as_name is not None, note,
                     len([s for s in turn.hidden if s > len(records) - turn.new]), owed,
                     resolved)
+
+
+def _import_streamed(session: Handle, path: Path, name: str | None) -> Imported | None:
+    """The file checked and stored in one streaming pass (:mod:`rallypoint.session
+    .turn_stream`: memory holds the running state, not the log), then its dice rounds and
+    requests as :func:`_rounds` and :func:`_store_turn` take them, in one transaction.
+
+    Returns:
+        ``None`` when that pass does not decide the file (it hides something from a seat,
+        or fails any check): the transaction is rolled back, nothing
+        is written, and the caller checks the file whole, whose answer or one-line refusal
+        stands.
+    """
+    if not exists(session.location):
+        return None  # the whole check refuses a bad file before it creates the database
+    try:
+        with ExitStack() as stack:
+            walk = TurnWalk(stack, session.transaction, name)
+            with streaming():
+                exported = read_export(path, walk)
+            if walk.exported is None:
+                return None  # the header came after the events: read whole (nothing opened)
+            return _after_walk(session, path, walk.finish(exported))
+    except Exception:  # rolled back: the whole check decides (see above)
+        return None
+
+
+def _after_walk(session: Handle, path: Path, walked: Walked) -> Imported:
+    """What :func:`_trust`, :func:`_rederive`, :func:`_rounds` and :func:`_store_turn` check and
+    write beyond one event at a time, on the log the walk read (its rows, read back).
+
+    Raises:
+        IntegrityError: A check fails (the caller rolls back and checks the file whole).
+    """
+    store, exported, records, stored = (walked.store, walked.exported, walked.records,
+                                        walked.stored)
+    campaign_id, signer = exported.campaign.id, walked.signer
+    if walked.cards:
+        checks.check_reader(exported, walked.cards, walked.mine, signer)
+    known = {(r, s, public_commitment(parse_request(t)))
+             for r, s, t in store.dice_requests(campaign_id)}
+    # As checks.fresh_answer and stall.fresh_void, against the log as it was before the file.
+    answered = sealed.answer_is_fresh(exported.turn.answer if exported.turn else None, stored) or (
+        bool(stored) and bool(stall.file_voids(exported) - stall.burnt_rounds(store, campaign_id)))
+    new = checks.count_new(len(stored), len(records), len(records), exported, known, answered)
+    checks.check_report(walked.dice)
+    if walked.cards and signer is not None:
+        sealed.check_resolves(store, campaign_id, walked.mine, stored, records)
+    turn = _Turn(store, path, exported.model_copy(update={"events": records}), None, stored,
+                 walked.cards, signer, walked.mine, frozenset(), new)
+    rounds = _rounds(turn)
+    info, request, note, owed = _keep_rounds(turn, rounds, store.campaign(campaign_id))
+    resolved = (None if rounds.answer is None
+                else sealed_answers.resolve_answer(session, info.id, rounds.answer))
+    return Imported(info, new, signer,
+                    fingerprint(walked.cards[signer].key) if signer else None,
+                    request, False, note, 0, owed, resolved)
 
 
 def _read_turn(path: Path) -> ExportedCampaign:
@@ -234,13 +303,21 @@ def _store_turn(turn: _Turn, rounds: _Rounds,
         The campaign; the sender's request as kept (``None``: it crossed this seat's, which
         goes first); the note on this seat's own request; the owed events appended.
     """
-    store, exported, records, mine = turn.store, turn.exported, turn.records, turn.mine
+    store, exported = turn.store, turn.exported
     header = exported.campaign
     if turn.as_name is not None:
         info = checks.store_fork(store, exported, turn.as_name)
     else:
         info = store.import_records(header.id, name or header.name, header.ruleset,
-                                    header.created_at, records)
+                                    header.created_at, turn.records)
+    return _keep_rounds(turn, rounds, info)
+
+
+def _keep_rounds(turn: _Turn, rounds: _Rounds, info: CampaignInfo,
+                 ) -> tuple[CampaignInfo, AnyRequest | None, str | None, int]:
+    """After the file's events are written: its voids, the sender's request, a revealed dice
+    secret, and this seat's owed hidden bookkeeping (as :func:`_store_turn` returns them)."""
+    store, exported, records, mine = turn.store, turn.exported, turn.records, turn.mine
     void_note = stall.keep_voids(store, info.id, rounds.voids, mine)
     note = checks.tidy_requests(store, info.id, records, mine) or void_note
     request = rounds.request

@@ -252,7 +252,16 @@ def fresh_answer(turn_answer: Mapping[str, Any] | None, store: EventStore,
     if not isinstance(turn_answer, Mapping) or not isinstance(turn_answer.get("round"), int):
         return False
     known = [c.id for c in store.campaigns() if c.id == campaign_id]
-    return bool(known) and int(turn_answer["round"]) > last_round(store.events(campaign_id))
+    return bool(known) and answer_is_fresh(turn_answer, store.events(campaign_id))
+
+
+def answer_is_fresh(turn_answer: Mapping[str, Any] | None,
+                    stored: Sequence[LoggedEvent]) -> bool:
+    """:func:`fresh_answer` against ``stored``, this database's log of the campaign before the
+    file (empty: the campaign is new here)."""
+    if not isinstance(turn_answer, Mapping) or not isinstance(turn_answer.get("round"), int):
+        return False
+    return bool(stored) and int(turn_answer["round"]) > last_round(stored)
 
 
 def check_resolves(store: EventStore, campaign_id: str, mine: Sequence[str],

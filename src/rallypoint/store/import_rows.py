@@ -37,7 +37,8 @@ class ImportRows:
     def __init__(self, store: StoreBase, conn: Any, campaign_id: str, stored: int) -> None:
         self._base, self._conn = store, conn
         self._campaign_id = campaign_id
-        self._stored = stored
+        self.stored = stored
+        """How many events the store held of the campaign before (0: new here)."""
         self._hashes: dict[int, str] = {}  # one page of the stored log's hashes
         self._pending: list[tuple[Any, ...]] = []
         self.inserted = 0
@@ -49,7 +50,7 @@ class ImportRows:
         Raises:
             IntegrityError: The file's log diverges from the stored one at ``record``.
         """
-        if record.seq <= self._stored:
+        if record.seq <= self.stored:
             if record.hash != self._stored_hash(record.seq):
                 raise IntegrityError(
                     f"the logs diverge at seq {record.seq}", where=self._campaign_id,
@@ -74,10 +75,14 @@ class ImportRows:
         """The campaign's records with seqs in ``[first, stop)`` as this transaction holds them
         (a fold that keeps no record reads older ones again from here)."""
         self.flush()
-        rows = self._conn.execute(self._base._sql(
-            "SELECT campaign_id, seq, type, payload, recorded_at, prev_hash, hash FROM events "
-            "WHERE campaign_id = ? AND seq >= ? AND seq < ? ORDER BY seq"),
-            (self._campaign_id, first, stop)).fetchall()
+        # A cursor of its own in the open transaction: the log is read back after the import's
+        # own cursor closed (a streamed turn file's later checks, :mod:`rallypoint.session
+        # .row_log`).
+        with self._base._read() as conn:
+            rows = conn.execute(self._base._sql(
+                "SELECT campaign_id, seq, type, payload, recorded_at, prev_hash, hash FROM events "
+                "WHERE campaign_id = ? AND seq >= ? AND seq < ? ORDER BY seq"),
+                (self._campaign_id, first, stop)).fetchall()
         for campaign, seq, type_, payload, recorded_at, prev_hash, hash_ in rows:
             yield EventRecord(campaign_id=campaign, seq=seq, type=type_,
                               payload=json.loads(payload), recorded_at=recorded_at,

@@ -1,0 +1,291 @@
+"""A turn file's events checked and stored in one streaming pass (``rallypoint import``).
+
+:func:`rallypoint.session.pbem_import.import_turn` checks a turn file whole: every record held
+(about 5 times the file's size), this database's log read whole beside it, then each check a
+pass over both. :class:`TurnWalk` takes the file's events one at a time as
+:func:`rallypoint.store.exchange.read_export` validates them, inside the write transaction, and
+puts each through every per-event check of that path before its row goes in: the campaign and
+hash chain, the clock, the fold (:class:`~rallypoint.core.playcheck.PlayCheck`), the events
+this database already holds (the same hash at each seq: no fork), each new event decided again
+from its command against the fold's campaign (:mod:`rallypoint.session.rederive`), its dice
+(:class:`~rallypoint.dice.audit.Auditor`), and the dice rounds of this seat's own commands it
+resolves. What depends on the signer (known once the header's signature is checked, at the
+end) is noted on the way and decided in :meth:`TurnWalk.finish`.
+
+This pass may refuse more than the whole-file check (it folds every event the same way, so it
+asks of an earlier event's command what the whole check asks only of a newer one); it never
+accepts less. Its caller rolls back on any refusal and checks the file whole instead, so the
+answer, or the one-line refusal, is always the whole-file check's. A file that shows an event
+redacted for its reader, or that hides anything from a seat, is not walked here
+(:class:`Whole`): its seats' views of the log differ, which the whole check decides.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager, ExitStack
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rallypoint.core.campaign import describe_event, read_event, stored_rolls
+from rallypoint.core.differences import Difference
+from rallypoint.core.events import UNDONE, EventModel, EventRecord
+from rallypoint.core.playcheck import PlayCheck
+from rallypoint.core.visibility import BLIND, is_redacted
+from rallypoint.dice.audit import PROOF_KEY, Auditor, DiceReport
+from rallypoint.dice.sealed import AnyRequest, parse_request
+from rallypoint.dice.v1 import proof_head
+from rallypoint.session import pair, stall
+from rallypoint.session import pbem_checks as checks
+from rallypoint.session.import_stream import sweep
+from rallypoint.session.made_by import check_carried, check_owner, commands_required, made_by
+from rallypoint.session.rederive import decide_again, refusal
+from rallypoint.session.rederive_undo import target_difference
+from rallypoint.session.row_log import RowLog
+from rallypoint.store.importcheck import (
+    IMPORT_FIX,
+    ChainCheck,
+    ClockCheck,
+    check_created,
+    check_created_at,
+)
+from rallypoint.store.signing import SeatCard, seat_cards, seat_keys
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from rallypoint.store import EventStore
+    from rallypoint.store.exchange import ExportedCampaign
+    from rallypoint.store.import_rows import ImportRows
+
+
+class Whole(Exception):
+    """This pass does not decide the file (see the module docstring): check it whole."""
+
+
+@dataclass(frozen=True)
+class Walked:
+    """What one pass over a turn file found, its rows written in the open transaction.
+
+    Attributes:
+        store: The transaction's store.
+        exported: The file's header (its ``events`` empty: see ``records``).
+        records: The file's log, read back from the transaction's rows.
+        stored: This database's log of the campaign before the file (empty: new here).
+        cards: The seats' cards, from this database's own ``created`` when it has one.
+        signer: The seat whose key signed the file (``None``: unsigned).
+        mine: The seats whose keys this database holds.
+        dice: The dice audit's failed verdicts (none: every roll checks).
+    """
+
+    store: EventStore
+    exported: ExportedCampaign
+    records: RowLog
+    stored: RowLog
+    cards: dict[str, SeatCard]
+    signer: str | None
+    mine: list[str]
+    dice: DiceReport
+
+
+class TurnWalk:
+    """The running checks and rows of one turn file (an ``ExportStream``).
+
+    Args:
+        stack: Holds the transaction open until the caller is done with it.
+        open_store: Opens the database's write transaction (once the header is read).
+        name: Name for a campaign new here (default: the exported name).
+    """
+
+    def __init__(self, stack: ExitStack,
+                 open_store: Callable[[], AbstractContextManager[EventStore]],
+                 name: str | None) -> None:
+        self._stack, self._open, self._name = stack, open_store, name
+        self.exported: ExportedCampaign | None = None
+        self._store: EventStore | None = None
+        self._rows: ImportRows | None = None
+        self._rows_open: ExitStack | None = None
+        self._chain: ChainCheck | None = None
+        self._clocks = ClockCheck()
+        self._play: PlayCheck | None = None
+        self._audit: Auditor | None = None
+        self._first: EventRecord | None = None
+        self._last: EventRecord | None = None
+        self._trusted: dict[str, object] = {}
+        self._mine: list[str] = []
+        self._asked: dict[int, AnyRequest] = {}
+        self._required = False
+        self._made_seen = False
+        self._round = 0
+        self._stored_at = (1, 0)  # the position and last round at the stored head
+        self._made_seats: set[object] = set()  # seats the new events say decided them
+        self._undo_seats: set[str | None] = set()  # seats whose rolls new undos cancel
+
+    def header(self, exported: ExportedCampaign) -> bool:
+        """Open the transaction and the campaign's rows (a new campaign's name is checked)."""
+        header = exported.campaign
+        self.exported = exported
+        self._chain = ChainCheck(header.id)
+        self._store = self._stack.enter_context(self._open())
+        self._rows_open = self._stack.enter_context(ExitStack())
+        self._rows = self._rows_open.enter_context(self._store.importing(
+            header.id, self._name or header.name, header.ruleset, header.created_at))
+        return True
+
+    @property
+    def _stored(self) -> int:
+        assert self._rows is not None
+        return self._rows.stored
+
+    def event(self, record: EventRecord) -> None:
+        """Every per-event check of the whole-file import, then the row.
+
+        Raises:
+            Whole: The file hides something from a seat.
+            IntegrityError: A check fails (the caller checks the file whole instead).
+        """
+        assert self._chain is not None and self._rows is not None
+        if is_redacted(record) or BLIND in record.payload:
+            raise Whole
+        self._chain.add(record)
+        sweep(self._chain.count)
+        self._clocks.add(record)
+        if self._play is None:
+            self._start(record)
+        else:
+            self._step(record)
+        self._round = max(self._round, pair.last_round([record]))
+        if record.seq == self._stored:
+            assert self._audit is not None
+            self._stored_at = (self._audit.position, self._round)
+        self._last = record
+        self._rows.add(record)  # a held event: its hash must be the stored one (no fork)
+
+    def _start(self, first: EventRecord) -> None:
+        """The ``created`` event: whose seats these are (this database's own ``created``, when
+        it has one), the fold, the audit and the dice requests of this seat's commands."""
+        assert self.exported is not None and self._rows is not None and self._store is not None
+        check_created(self.exported.campaign, first)
+        self._first = first
+        self._trusted = (next(self._rows.records(1, 2)).payload if self._stored
+                         else first.payload)
+        self._mine = checks.held_seats(self._store, self._trusted)
+        self._play = PlayCheck(first, IMPORT_FIX, self._rows.records)
+        self._required = commands_required(first.payload)
+        campaign_id = self.exported.campaign.id
+        turn = self.exported.turn
+        burnt = stall.file_voids(self.exported) | (
+            stall.burnt_rounds(self._store, campaign_id) if self._stored else frozenset())
+        self._audit = Auditor(first, stored_rolls(self._play.folding.ruleset),
+                              turn.revealed_secret if turn else None, burnt=burnt,
+                              failures_only=True)
+        self._asked = {r: parse_request(t) for r, s, t in self._store.dice_requests(campaign_id)
+                       if s in self._mine}
+
+    def _step(self, record: EventRecord) -> None:
+        """One event after ``created``: a new one decided again and its dice rounds checked,
+        then every event folded and audited."""
+        assert self._play is not None and self._audit is not None
+        new = record.seq > self._stored
+        typed = self._rederive(record) if new else None
+        if made_by(record) is not None:
+            self._made_seen = True
+        self._play.add(record, typed)
+        self._audit.add(record)
+        if new and seat_cards(self._trusted):
+            self._own_rounds(record)
+
+    def _rederive(self, record: EventRecord) -> EventModel | None:
+        """A new event decided again from its command against the campaign before it, as
+        :func:`rallypoint.session.rederive.check_log` (a campaign new here) or ``check_new``
+        (new events beyond this database's head) decide it; an undo names the latest event in
+        effect, and (beyond the head) says what that event did.
+
+        Raises:
+            IntegrityError: A missing command, a command of another side, or any difference.
+        """
+        assert self._play is not None
+        fold = self._play.folding
+        required = self._required or (self._stored > 0 and self._made_seen)
+        made = check_carried(record, required)
+        if record.type == UNDONE:
+            self._check_undo(record, fold.effective[-1] if fold.effective else None)
+        if made is None:
+            return None
+        if self._stored:  # check_new: decided in the sender's database (check_log asks not)
+            self._made_seats.add(made.get("seat"))
+        campaign = fold.campaign()
+        check_owner(campaign, record, made, self._mine if self._stored else ())
+        found = decide_again(campaign, record)
+        if isinstance(found, Difference):
+            raise refusal(record, found)
+        return found
+
+    def _check_undo(self, record: EventRecord, latest: int | None) -> None:
+        """An undo of the latest effective event; beyond this database's head its summary is
+        what that event did (``rederive_undo.undo_difference``).
+
+        Raises:
+            Whole: It is not (the whole check names how).
+        """
+        if target_difference(latest, record) is not None or latest is None:
+            raise Whole
+        if self._stored:
+            assert self._rows is not None and self._play is not None
+            target = next(self._rows.records(latest, latest + 1))
+            typed = read_event(self._play.folding.ruleset, target)
+            if record.payload.get("summary") != describe_event(self._play.folding.ruleset,
+                                                                 typed):
+                raise Whole
+
+    def _own_rounds(self, record: EventRecord) -> None:
+        """A new event's dice rounds, as ``pbem_checks.check_dice`` checks them: a round
+        resolving this seat's command is the command this seat asked for; the seat whose
+        roll an undo cancels is noted (the sender may not undo its own resolved roll).
+
+        Raises:
+            IntegrityError: A round of this seat's that it did not ask for.
+        """
+        if record.type == UNDONE:
+            target = record.payload.get("target")
+            if isinstance(target, int) and 1 <= target < record.seq:
+                assert self._rows is not None
+                head = proof_head(next(self._rows.records(target, target + 1))
+                                  .payload.get(PROOF_KEY))
+                self._undo_seats.add(None if head is None else head.seat)
+        for seq, proof in pair.pair_proofs([record]):
+            if proof.seat in self._mine and not checks.asked_for(self._asked, proof):
+                raise Whole(f"#{seq} resolves a round of this seat it did not ask for")
+
+    def finish(self, exported: ExportedCampaign) -> Walked:
+        """The checks over the whole file, then the rows closed (the caller's transaction
+        commits them once the rest is checked).
+
+        Raises:
+            Whole: The header changed after the events, or an event was decided by another
+                seat than the signer, or undoes the signer's own resolved roll.
+            IntegrityError: The head, header hash, signature or ``created_at`` fails, or the
+                final state cannot be shown.
+        """
+        first, last, play, audit = self._first, self._last, self._play, self._audit
+        if (first is None or last is None or play is None or audit is None
+                or self._rows is None or self._rows_open is None or self._store is None
+                or self.exported is None or last.seq < self._stored
+                or (exported.campaign, exported.turn) != (self.exported.campaign,
+                                                          self.exported.turn)):
+            raise Whole  # a header that changed after the events, or a file behind this log
+        from rallypoint.store.exchange import check_header, check_signed
+
+        check_header(exported, last)
+        signer = check_signed(exported, seat_keys(self._trusted))
+        check_created_at(exported.campaign, first)
+        play.finish()
+        cards = seat_cards(self._trusted)
+        if cards and signer is not None and (
+                signer in self._undo_seats or self._made_seats - {signer}):
+            raise Whole
+        read = self._rows.records
+        self._rows_open.close()  # the rows flushed; they are read back from the transaction
+        return Walked(self._store, exported,
+                      RowLog(read, last.seq, audit.position, self._round),
+                      RowLog(read, self._stored, *self._stored_at),
+                      cards, signer, self._mine, audit.report())
