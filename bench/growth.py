@@ -15,6 +15,14 @@ For TCS campaigns of 1 000, 10 000 and 100 000 events (created, a sheet, then tu
   the same modules.
 - **verify FILE** of the same file (``pbem.verify_file``: also every event re-derived and every
   roll audited, in the same single pass), CPU time and peak memory in a child.
+- **import of a turn file** (``rallypoint import``: ``pbem.import_turn``, seats, signature,
+  dice rounds and owed bookkeeping besides, in one streaming pass): a two-seat squares
+  campaign of the same length (sight rulings decided in one seat's database), signed for the
+  other seat, imported into the other seat's database (which holds ``created``); CPU time and
+  peak memory in a child.
+- **reveal** (``rallypoint reveal``: ``reveal.reveal``) of that campaign at the same length:
+  the first seat merges the other's signed export with its own log and writes the whole log;
+  CPU time and peak memory in a child.
 - **``rallypoint tcs turn``** from the installed entry point at 10 events and at the longest
   log, median of 7 CPU times (goal: within 1.5x).
 
@@ -30,6 +38,7 @@ import json
 import os
 import platform
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -39,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 import doc_section  # bench/, beside this script
-from commands import DOC, ROOT, big_tcs, median_of, ten_events
+from commands import DOC, ROOT, SQUARES, big_tcs, median_of, ten_events
 
 BEGIN, END = "<!-- growth:begin -->", "<!-- growth:end -->"
 
@@ -64,6 +73,14 @@ def child(kind: str, file: Path, db: Path) -> dict[str, float]:
                                  header["created_at"], records)
     elif kind == "verify":
         verify_file(file)
+    elif kind == "turn":
+        from rallypoint.session.pbem import import_turn
+
+        import_turn(Session(db), file)
+    elif kind == "reveal":
+        from rallypoint.session.reveal import reveal
+
+        reveal(Session(db), file, db.with_suffix(".revealed.json"))
     elif kind != "baseline":
         raise SystemExit(f"unknown step {kind!r}")
     cpu = time.process_time() - began
@@ -79,19 +96,69 @@ def peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def measure(kind: str, file: Path, folder: Path) -> dict[str, float]:
-    """One step in a fresh child process (a fresh database each time)."""
+def measure(kind: str, file: Path, folder: Path, db_from: Path | None = None
+            ) -> dict[str, float]:
+    """One step in a fresh child process (a fresh database each time, or a copy of
+    ``db_from``)."""
     db = folder / f"{kind}-{time.monotonic_ns()}.sqlite3"
+    if db_from is not None:
+        shutil.copy(db_from, db)
     done = subprocess.run([sys.executable, __file__, "--child", kind, str(file), str(db)],
                           check=True, capture_output=True, text=True)
     db.unlink(missing_ok=True)
+    db.with_suffix(".revealed.json").unlink(missing_ok=True)
     result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
 
-def best(kind: str, file: Path, folder: Path, runs: int) -> dict[str, float]:
+def best(kind: str, file: Path, folder: Path, runs: int, db_from: Path | None = None
+         ) -> dict[str, float]:
     """The run with the least CPU of ``runs`` (the others paid for the machine's other work)."""
-    return min((measure(kind, file, folder) for _ in range(runs)), key=lambda r: r["cpu"])
+    return min((measure(kind, file, folder, db_from) for _ in range(runs)),
+               key=lambda r: r["cpu"])
+
+
+SIGHT = {"kind": "sight", "a": "B1", "b": "C2", "ruling": "clear"}
+"""A squares command of no side's that rolls nothing: one event, decided by the rules."""
+
+
+def two_seats(folder: Path, events: int) -> tuple[Path, Path, Path, Path]:
+    """A two-seat squares campaign of ``events`` events, built as ``tests/test_turn_stream.py``
+    builds it: French's database decides sight rulings (each with its command and seat, as
+    ``execute`` stores them) in one append. Returns French's turn file for Allied, Allied's
+    database before it (holding ``created``), and, for the reveal, French's database and
+    Allied's signed export after the import."""
+    from rallypoint.core.events import NewEvent
+    from rallypoint.dice import ScriptedRoller
+    from rallypoint.session import Session
+    from rallypoint.session.pbem import create_seated, export_turn, import_turn, new_seat
+    from rallypoint.store import EventStore
+
+    french = Session(folder / f"french{events}.sqlite3")
+    allied = Session(folder / f"allied{events}.sqlite3")
+    cards = [new_seat(french, "french"), new_seat(allied, "allied")]
+    info = create_seated(french, SQUARES, cards, name="farm")
+    first = folder / f"first{events}.json"
+    export_turn(french, info.id, first, for_seat="allied")
+    import_turn(allied, first)
+    before = folder / f"allied_before{events}.sqlite3"
+    shutil.copy(allied.path, before)
+    c = french.load(info.id)
+    ruleset, state = c.ruleset, c.state
+    command = ruleset.parse_command({**SIGHT, "expected_version": c.version})
+    stored: list[NewEvent] = []
+    while len(stored) < events - c.version:
+        event = ruleset.decide(state, command, ScriptedRoller(()))
+        stored.append(NewEvent.of(event).made_by(command.model_dump(mode="json"), "french"))
+        state = ruleset.apply(state, event)
+    with EventStore(french.path) as store:
+        store.append_many(info.id, c.version + 1, stored)
+    turn = folder / f"turn{events}.json"
+    export_turn(french, info.id, turn, for_seat="allied")
+    import_turn(allied, turn)
+    theirs = folder / f"allied_export{events}.json"
+    export_turn(allied, info.id, theirs)
+    return turn, before, french.path, theirs
 
 
 def appends(db: Path, count: int = 5) -> float:
@@ -122,8 +189,12 @@ def one_size(events: int, folder: Path) -> dict[str, Any]:
                            "append": appends(db)}
     for kind in ("import", "anchor", "verify"):
         row[kind] = best(kind, file, folder, runs)
-    print(json.dumps(row), flush=True)
     file.unlink()
+    turn, before, french, theirs = two_seats(folder, events)
+    row["turn_mib"] = turn.stat().st_size / 2**20
+    row["turn"] = best("turn", turn, folder, runs, before)
+    row["reveal"] = best("reveal", theirs, folder, runs, french)
+    print(json.dumps(row), flush=True)
     return row
 
 
@@ -156,6 +227,15 @@ def render(rows: list[dict[str, Any]], turn: tuple[float, float], baseline: floa
             f"{r['anchor']['cpu']:.2f} s | {r['import']['cpu'] / r['anchor']['cpu']:.2f}× | "
             f"{r['import']['maxrss']:.0f} MiB (anchor {r['anchor']['maxrss']:.0f} MiB) | "
             f"{r['verify']['cpu']:.2f} s, {r['verify']['maxrss']:.0f} MiB |")
+    lines += ["", "Two seats by mail (squares, sight rulings; each in a fresh child on a copy of "
+              "the seat's database):", "",
+              "| events | turn file | `import` of the turn file (CPU, peak memory) "
+              "| `reveal` (CPU, peak memory) |", "|---|---|---|---|"]
+    for r in rows:
+        lines.append(
+            f"| {r['events']:,} | {r['turn_mib']:.1f} MiB | {r['turn']['cpu']:.2f} s, "
+            f"{r['turn']['maxrss']:.0f} MiB | {r['reveal']['cpu']:.2f} s, "
+            f"{r['reveal']['maxrss']:.0f} MiB |")
     small, big = turn
     lines += ["", f"`rallypoint tcs turn` (installed entry point, median of 7, CPU): "
               f"{small * 1000:.0f} ms at 10 events, {big * 1000:.0f} ms at "

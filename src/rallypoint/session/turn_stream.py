@@ -111,6 +111,7 @@ class TurnWalk:
         self._first: EventRecord | None = None
         self._last: EventRecord | None = None
         self._trusted: dict[str, object] = {}
+        self._cards: dict[str, SeatCard] = {}
         self._mine: list[str] = []
         self._asked: dict[int, AnyRequest] = {}
         self._required = False
@@ -153,7 +154,7 @@ class TurnWalk:
             self._start(record)
         else:
             self._step(record)
-        self._round = max(self._round, pair.last_round([record]))
+        self._round = max([self._round, *(h.round or 0 for _, h in pair.pair_rounds([record]))])
         if record.seq == self._stored:
             assert self._audit is not None
             self._stored_at = (self._audit.position, self._round)
@@ -168,6 +169,7 @@ class TurnWalk:
         self._first = first
         self._trusted = (next(self._rows.records(1, 2)).payload if self._stored
                          else first.payload)
+        self._cards = seat_cards(self._trusted)  # each card's signature checked once
         self._mine = checks.held_seats(self._store, self._trusted)
         self._play = PlayCheck(first, IMPORT_FIX, self._rows.records)
         self._required = commands_required(first.payload)
@@ -191,7 +193,7 @@ class TurnWalk:
             self._made_seen = True
         self._play.add(record, typed)
         self._audit.add(record)
-        if new and seat_cards(self._trusted):
+        if new and self._cards:
             self._own_rounds(record)
 
     def _rederive(self, record: EventRecord) -> EventModel | None:
@@ -279,7 +281,7 @@ class TurnWalk:
         signer = check_signed(exported, seat_keys(self._trusted))
         check_created_at(exported.campaign, first)
         play.finish()
-        cards = seat_cards(self._trusted)
+        cards = self._cards
         if cards and signer is not None and (
                 signer in self._undo_seats or self._made_seats - {signer}):
             raise Whole
