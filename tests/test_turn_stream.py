@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_pbem import MARK, start_game
 
 from rallypoint.core import jsonstream
 from rallypoint.core.errors import IntegrityError
@@ -31,6 +30,7 @@ from rallypoint.dice import ScriptedRoller
 from rallypoint.session import Session, pbem_import
 from rallypoint.session.pbem import export_turn, import_turn
 from rallypoint.store import EventStore
+from test_pbem import MARK, start_game
 
 SIZES = (500, 2000)
 
