@@ -57,6 +57,7 @@ from rallypoint.store.exchange import (
     read_export,
     write_atomically,
 )
+from rallypoint.store.pages import events_between
 from rallypoint.store.secrets import KeptSeat
 from rallypoint.store.signing import SeatCard, SeatKey, fingerprint, seat_cards, seat_keys
 from rallypoint.store.visibility import redacted_digest, visible_records, withheld
@@ -235,7 +236,7 @@ def reveal(session: Handle, ref: str) -> str:
     """
     with session._store(write=True) as store:
         info = store.find(ref)
-        created = store.events(info.id)[0].payload
+        created = events_between(store, info.id, 1, 2)[0].payload  # not the whole log
         spec = created.get(DICE_KEY)
         if not isinstance(spec, dict) or spec.get("mode") != "server":
             raise IllegalNowError(f"{info.name!r} has no server dice secret to reveal (its dice "

@@ -16,12 +16,15 @@ anything, that
 
 The merged log is written as a signed export anyone can re-check offline (``rallypoint verify``)
 and keep (``rallypoint import FILE --as NAME``).
+
+These checks first run in one streaming pass (:mod:`rallypoint.session.reveal_stream`: neither
+log is held); a reveal that pass does not accept is checked whole here, whose answer or
+one-line refusal stands.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from rallypoint.core.campaign import stored_rolls
@@ -29,11 +32,12 @@ from rallypoint.core.errors import IllegalNowError, IntegrityError
 from rallypoint.core.events import EventRecord, verify_chain
 from rallypoint.core.ruleset import get_ruleset
 from rallypoint.core.visibility import Viewer, is_redacted, redact_events
-from rallypoint.dice.audit import DiceReport, Verdict, audit
+from rallypoint.dice.audit import Verdict, audit
 from rallypoint.errors import Hint
 from rallypoint.session.handle import Handle
 from rallypoint.session.importing import check_import
 from rallypoint.session.rederive import check_log
+from rallypoint.session.reveal_stream import Revealed, reveal_streamed
 from rallypoint.session.sealed import outgoing_voids
 from rallypoint.session.stall import burnt_rounds, file_voids
 from rallypoint.store.exchange import (
@@ -55,27 +59,6 @@ __all__ = ["Revealed", "reveal"]
 _DISTRUST = "Do not trust the other seat's file; ask them to export their database again"
 
 
-@dataclass(frozen=True)
-class Revealed:
-    """What :func:`reveal` wrote.
-
-    Attributes:
-        events: Events in the merged, whole log.
-        revealed: How many of them this database held redacted (now whole).
-        shown_to_them: How many of this seat's events the other seat held redacted.
-        other: The seat whose file was merged.
-        dice: The audit of every roll of the whole log.
-    """
-
-    events: int
-    revealed: int
-    shown_to_them: int
-    other: str
-    dice: DiceReport
-    rederived: int = 0
-    """Events decided again from the command each records, each identical."""
-
-
 def reveal(session: Handle, theirs: Path, out: Path, ref: str | None = None) -> Revealed:
     """Merge the other seat's export with this database's log into one whole, checked log.
 
@@ -90,6 +73,10 @@ def reveal(session: Handle, theirs: Path, out: Path, ref: str | None = None) -> 
         IntegrityError: Any check in the module docstring fails (nothing is written).
         IllegalNowError: The logs are not at the same head, or this database holds no seat.
     """
+    # One streaming pass first (memory bounded); anything it does not accept is checked whole.
+    streamed = reveal_streamed(session, theirs, out, ref)
+    if streamed is not None:
+        return streamed
     exported = read_export(theirs)
     check_importable(exported.campaign.id, exported.events, redacted=True)
     check_header(exported)

@@ -1,0 +1,376 @@
+"""The reveal in one streaming pass: the other seat's file read one event at a time beside this
+database's log, read a page at a time, each merged event checked and written as it comes.
+
+:func:`rallypoint.session.reveal.reveal` holds both logs, the merged one, each seat's redaction
+of it and the text written (about 19 KiB an event at 10,000 events). Here each pair of events
+goes through every check of that path before the next is read: the same hash in both logs,
+whole in one of them, the merged chain, what each seat was shown the honest redaction of the
+whole event (:func:`rallypoint.core.redaction.redact_events`, one event at a time), the fold,
+the decision again of every event against the log as it is and as each seat's database held
+it (:mod:`rallypoint.session.rederive`), and its dice (:class:`~rallypoint.dice.audit
+.Auditor`); the event then goes to the merged file (:class:`~rallypoint.store.export_writer
+.ExportWriter`), which is put in place only once the whole log and the file's signature and
+withheld digest (checked at the end) hold.
+
+This pass never accepts what the whole check refuses (it may refuse more: e.g. an undone event
+arriving redacted). Its caller checks the file whole after any refusal here, so the answer, or
+the one-line refusal, is always the whole check's, and nothing is written on a refusal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from rallypoint.core.campaign import stored_rolls
+from rallypoint.core.declarations import NOTHING, Declaration, EventSecrets, Owners
+from rallypoint.core.events import CREATED, UNDONE, EventModel, EventRecord, canonical_json
+from rallypoint.core.folding import LogFold
+from rallypoint.core.playcheck import PlayCheck
+from rallypoint.core.redaction import REDACTED, _created_secrets, _redact_record, _undone_secrets
+from rallypoint.core.visibility import BLIND, Viewer, declaration_of, is_redacted
+from rallypoint.dice.audit import Auditor, DiceReport, Verdict
+from rallypoint.session.import_stream import streaming, sweep
+from rallypoint.session.made_by import check_carried, commands_required
+from rallypoint.session.rederive import _check_event, _check_undo_target
+from rallypoint.session.sealed import outgoing_voids
+from rallypoint.session.stall import burnt_rounds, file_voids
+from rallypoint.store.exchange import ExportedCampaignHeader, ExportedHead, TurnHeader
+from rallypoint.store.export_writer import ExportWriter
+from rallypoint.store.importcheck import ChainCheck, ClockCheck, check_created, check_created_at
+from rallypoint.store.pages import events_between
+from rallypoint.store.signing import SeatKey, seat_cards, seat_keys
+from rallypoint.store.visibility import dishonest_redaction
+
+if TYPE_CHECKING:
+    from rallypoint.session.handle import Handle
+    from rallypoint.store import EventStore
+    from rallypoint.store.exchange import ExportedCampaign
+
+PAGE = 512
+"""This database's events read at once."""
+
+
+@dataclass(frozen=True)
+class Revealed:
+    """What :func:`reveal` wrote.
+
+    Attributes:
+        events: Events in the merged, whole log.
+        revealed: How many of them this database held redacted (now whole).
+        shown_to_them: How many of this seat's events the other seat held redacted.
+        other: The seat whose file was merged.
+        dice: The audit of every roll of the whole log.
+    """
+
+    events: int
+    revealed: int
+    shown_to_them: int
+    other: str
+    dice: DiceReport
+    rederived: int = 0
+    """Events decided again from the command each records, each identical."""
+
+
+class Whole(Exception):
+    """This pass does not decide the reveal: check it whole."""
+
+
+def reveal_streamed(session: Handle, theirs: Path, out: Path, ref: str | None) -> Revealed | None:
+    """The reveal in one pass (see the module docstring), or ``None``: not decided here,
+    nothing written; the caller checks it whole."""
+    out = Path(out)
+    if out.is_symlink() or (out.exists() and not out.is_file()):
+        return None  # a device or a link is written through by the whole path
+    try:
+        with ExitStack() as stack:
+            walk = _Walk(stack, session, out, ref)
+            with streaming():
+                from rallypoint.store.exchange import read_export
+
+                exported = read_export(theirs, walk)
+            if walk.writer is None:
+                return None
+            return walk.finish(exported)
+    except Exception:  # the writer's file is removed; the whole check decides
+        return None
+
+
+def _kept_only(first: int, stop: int) -> Iterator[EventRecord]:
+    """A fold's older records are not kept here: an undo reaching back past what the fold
+    keeps (a long run of undos) is decided by the whole check."""
+    raise Whole
+    yield  # a generator, as a fold's source is
+
+
+class _Secrets:
+    """:func:`rallypoint.core.redaction.event_secrets` one event at a time."""
+
+    def __init__(self, created: EventRecord) -> None:
+        self._scenario: dict[str, Any] = created.payload.get("scenario") or {}
+        self.declared: Declaration = declaration_of(str(created.payload.get("ruleset", "")))
+        self._shared = len(self.declared.sides(self._scenario)) > 1
+        self._owners: Owners = MappingProxyType({})
+        self._by_seq: dict[int, EventSecrets] = {}  # only events that hide something
+
+    def of(self, record: EventRecord) -> EventSecrets:
+        """What ``record`` hides (the next event of the log)."""
+        if record.type == CREATED:
+            hides = _created_secrets(record, shared=self._shared)
+        elif record.type == UNDONE:
+            hides = _undone_secrets(record, self._by_seq)
+        elif self._shared:
+            hides, self._owners = self.declared.event_secrets(
+                self._scenario, self._owners, record.type, record.payload)
+        else:
+            hides = NOTHING
+        if hides.secret:  # an undo reads only its target's secret (NOTHING when absent)
+            self._by_seq[record.seq] = hides
+        return hides
+
+
+class _Digest:
+    """:func:`rallypoint.store.visibility.redacted_digest` one event at a time."""
+
+    def __init__(self) -> None:
+        self._hash = hashlib.sha256(b"[")
+        self._count = 0
+
+    def add(self, record: EventRecord) -> None:
+        if is_redacted(record):
+            text = ("," if self._count else "") + canonical_json([record.seq, record.payload])
+            self._hash.update(text.encode("utf-8"))
+            self._count += 1
+
+    def value(self) -> str | None:
+        if not self._count:
+            return None
+        self._hash.update(b"]")
+        return self._hash.hexdigest()
+
+
+class _Walk:
+    """The running checks of one reveal (an ``ExportStream``)."""
+
+    def __init__(self, stack: ExitStack, session: Handle, out: Path, ref: str | None) -> None:
+        self._stack, self._session, self._out, self._ref = stack, session, out, ref
+        self.writer: ExportWriter | None = None
+        self._exported: ExportedCampaign | None = None
+        self._store: EventStore | None = None
+        self._mine: Iterator[EventRecord] = iter(())
+        self._count = 0
+        self._version = 0
+        self._chain: ChainCheck | None = None
+        self._clocks = ClockCheck()
+        self._play: PlayCheck | None = None
+        self._audit: Auditor | None = None
+        self._secrets: _Secrets | None = None
+        self._views: dict[str, LogFold] = {}
+        self._digest = _Digest()
+        self._first_theirs: EventRecord | None = None
+        self._first: EventRecord | None = None
+        self._last: EventRecord | None = None
+        self._me = self._other = ""
+        self._required = False
+        self._blind = False
+        self._by_view = False
+        self._rederived = self._revealed = self._shown = 0
+        self._burnt: frozenset[int] = frozenset()
+        self._campaign: ExportedCampaignHeader | None = None
+        self._head = ""
+
+    def header(self, exported: ExportedCampaign) -> bool:
+        """This database's campaign, seat and key; the merged file opened (not yet in place).
+
+        Raises:
+            Whole: Anything the whole check would refuse or decide otherwise.
+        """
+        from rallypoint.store.exchange import check_signed
+
+        self._exported = exported
+        store = self._stack.enter_context(self._session._store())
+        self._store = store
+        info = store.find(self._ref if self._ref is not None else exported.campaign.id)
+        if store.check(info.id) is not None or info.head_seq != info.version:
+            raise Whole
+        first = events_between(store, info.id, 1, 2)[0]
+        created = first.payload
+        cards = seat_cards(created)
+        held = [s for s, c in cards.items() if store.seat_key(c.key) is not None]
+        if len(held) != 1:
+            raise Whole
+        self._me = held[0]
+        kept = store.seat_key(cards[self._me].key)
+        assert kept is not None
+        key = SeatKey(self._me, bytes.fromhex(kept.private))
+        self._other = check_signed(exported, seat_keys(created)) or ""
+        if self._other in ("", self._me):
+            raise Whole
+        self._version, self._head = info.version, info.head_hash
+        self._mine = self._pages(info.id, info.version)
+        self._chain = ChainCheck(info.id)
+        turn = exported.turn or TurnHeader()
+        self._burnt = burnt_rounds(store, info.id) | file_voids(exported)
+        campaign = ExportedCampaignHeader(
+            id=info.id, name=str(created.get("name", info.name)),
+            ruleset=str(created.get("ruleset", info.ruleset)), created_at=info.created_at)
+        self._campaign = campaign
+        self.writer = ExportWriter(
+            self._out, campaign, ExportedHead(seq=info.version, hash=info.head_hash),
+            TurnHeader(sender=self._me, revealed_secret=turn.revealed_secret,
+                       voids=outgoing_voids(store, info.id, self._me)),
+            sign=lambda hashed: [key.sign(hashed, None)])
+        self._stack.callback(self._abort)
+        return True
+
+    def _abort(self) -> None:
+        if self.writer is not None:
+            self.writer.abort()
+
+    def _pages(self, campaign_id: str, version: int) -> Iterator[EventRecord]:
+        assert self._store is not None
+        for first in range(1, version + 1, PAGE):
+            yield from events_between(self._store, campaign_id, first,
+                                      min(first + PAGE, version + 1))
+
+    def event(self, theirs: EventRecord) -> None:
+        """Merge the next pair of events and check the merged one.
+
+        Raises:
+            Whole: The logs differ, neither holds it whole, or any check fails.
+        """
+        assert self._chain is not None and self.writer is not None
+        mine = next(self._mine, None)
+        assert self._exported is not None
+        if (mine is None or (mine.seq, mine.hash, mine.prev_hash) != (
+                theirs.seq, theirs.hash, theirs.prev_hash)
+                or theirs.campaign_id != self._exported.campaign.id
+                or (not is_redacted(theirs) and theirs.hash != theirs.expected_hash())):
+            raise Whole  # the logs differ, or the other file's own chain breaks
+        whole = mine if not is_redacted(mine) else theirs
+        if is_redacted(whole):
+            raise Whole
+        self._chain.add(whole)  # the merged chain: every event hashes to what both held
+        sweep(self._chain.count)
+        self._clocks.add(whole)
+        self._check_file_event(theirs)
+        if self._first is None:
+            self._start(whole)
+        hides = self._checked_secrets(whole)
+        self._check_shown(mine, whole, hides, self._me)
+        self._check_shown(theirs, whole, hides, self._other)
+        self._revealed += is_redacted(mine)
+        self._shown += is_redacted(theirs)
+        if whole.seq > 1:
+            self._step(whole, hides)
+        self._last = whole
+        self.writer.add(whole)
+
+    def _check_file_event(self, theirs: EventRecord) -> None:
+        """The other file's own event: of this campaign, linked, its withheld digest summed, an
+        honest kind of redaction (``check_redacted``)."""
+        self._digest.add(theirs)
+        if self._first_theirs is None:
+            self._first_theirs = theirs
+        if is_redacted(theirs):
+            if theirs.type == UNDONE:
+                raise Whole  # its target's kind is checked whole
+            log = [theirs] if theirs.seq == 1 else [self._first_theirs, theirs]
+            if dishonest_redaction(log) is not None:
+                raise Whole
+
+    def _start(self, first: EventRecord) -> None:
+        """``created``: the fold, the audit, the seats' views."""
+        assert self._exported is not None and self._campaign is not None
+        check_created(self._campaign, first)
+        self._first = first
+        self._play = PlayCheck(first, "The two databases' logs do not replay as one campaign "
+                               "(its cause is named above); nothing was written", _kept_only)
+        self._required = commands_required(first.payload)
+        self._secrets = _Secrets(first)
+        turn = self._exported.turn or TurnHeader()
+        self._audit = Auditor(first, stored_rolls(self._play.folding.ruleset),
+                              turn.revealed_secret, burnt=self._burnt)
+        self._views = {seat: LogFold(first, _kept_only)
+                       for seat in sorted(seat_cards(first.payload))}
+
+    def _checked_secrets(self, whole: EventRecord) -> EventSecrets:
+        assert self._secrets is not None
+        if BLIND in whole.payload:
+            self._blind = True
+        return self._secrets.of(whole)
+
+    def _check_shown(self, seen: EventRecord, whole: EventRecord, hides: EventSecrets,
+                     seat: str) -> None:
+        """What ``seat`` held of the event is the honest redaction of the whole one."""
+        if not is_redacted(seen):
+            return
+        honest = _redact_record(whole, hides, Viewer.of_side(seat),
+                                legacy=REDACTED in seen.payload)
+        if seen.payload != honest.payload:
+            raise Whole
+
+    def _step(self, record: EventRecord, hides: EventSecrets) -> None:
+        """One event after ``created``: decided again (``check_log``), folded, audited, and
+        folded into each seat's view (the log as its database held it)."""
+        assert self._play is not None and self._audit is not None
+        fold = self._play.folding
+        made = check_carried(record, self._required)
+        if record.type == UNDONE:
+            _check_undo_target(fold.effective, record)
+        typed: EventModel | None = None
+        if made is not None:
+            seat = made.get("seat")
+            views: list[Any] = [fold.campaign()]
+            if isinstance(seat, str):
+                if seat not in self._views:
+                    raise Whole
+                views.append(self._views[seat].campaign())
+            typed = _check_event(views, record.seq - 1, record, made, ())
+            self._by_view = self._by_view or typed is None
+            self._rederived += 1
+        self._play.add(record, typed)
+        self._audit.add(record)
+        for seat, view in self._views.items():
+            view.add(_redact_record(record, hides, Viewer.of_side(seat)))
+
+    def finish(self, exported: ExportedCampaign) -> Revealed:
+        """The checks over the whole log and file, then the merged file put in place.
+
+        Raises:
+            Whole: Any of them fails.
+        """
+        from rallypoint.store.exchange import check_header, check_signed
+
+        first, last, play, audit, writer = (self._first, self._last, self._play, self._audit,
+                                            self.writer)
+        if (first is None or last is None or play is None or audit is None or writer is None
+                or self._exported is None or next(self._mine, None) is not None
+                or (last.seq, last.hash) != (self._version, self._head)
+                or self._campaign is None
+                or (exported.campaign, exported.turn) != (self._exported.campaign,
+                                                          self._exported.turn)):
+            raise Whole
+        check_header(exported, last)
+        assert self._store is not None
+        if check_signed(exported, seat_keys(first.payload)) != self._other:
+            raise Whole
+        stated = exported.turn.redacted if exported.turn else None
+        if self._digest.value() != stated:
+            raise Whole
+        check_created_at(self._campaign, first)
+        play.finish()
+        if self._by_view and not self._blind:
+            raise Whole  # decided only against a seat's view, in a log that hides nothing
+        report = audit.report()
+        if any(e.verdict is Verdict.FAILED for e in report.events):
+            raise Whole
+        writer.commit()
+        self.writer = None
+        return Revealed(last.seq, self._revealed, self._shown, self._other, report,
+                        self._rederived)

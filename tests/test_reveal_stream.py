@@ -1,0 +1,155 @@
+"""The reveal in one streaming pass (session/reveal_stream.py): memory that does not follow the
+log, the same answer and the same merged file as the whole check, and a refusal however late
+that writes nothing.
+
+Oracles: the whole check (the streaming pass turned off), whose retained memory grows with the
+log (both logs, the merged one, each seat's redaction, the text written), and whose answer and
+file (byte for byte) the streamed reveal must give; the output folder, which a refused reveal
+leaves without the file or any temporary one.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import shutil
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rallypoint.core import jsonstream
+from rallypoint.core.errors import IntegrityError
+from rallypoint.core.events import EventRecord
+from rallypoint.session import Session, reveal_stream
+from rallypoint.session import reveal as reveal_module
+from rallypoint.session.pbem import export_turn, import_turn
+from rallypoint.session.reveal import reveal
+from test_pbem import start_game
+from test_pbem_hidden import Game, play
+from test_turn_stream import _mark
+
+SIZES = (1000, 4000)
+
+
+@pytest.fixture(scope="module")
+def long_games(tmp_path_factory: pytest.TempPathFactory) -> dict[int, tuple[Path, Path]]:
+    """Two seats whose databases both hold ``SIZES`` events (French decided them; Allied
+    imported French's turn file): French's database and Allied's signed export, at each size."""
+    folder = tmp_path_factory.mktemp("reveals")
+    game = start_game(folder)
+    made = {}
+    for size in SIZES:
+        _mark(game.french, game.campaign, size - game.french.load(game.campaign).version)
+        import_turn(game.allied, game.send(game.french, "allied"))
+        db = folder / f"french{size}.sqlite3"
+        shutil.copy(game.french.path, db)
+        theirs = folder / f"allied{size}.json"
+        export_turn(game.allied, game.campaign, theirs)
+        made[size] = (db, theirs)
+    return made
+
+
+def _whole_only(patch: pytest.MonkeyPatch) -> None:
+    patch.setattr(reveal_module, "reveal_streamed", lambda *args: None)
+
+
+def _streamed_only(patch: pytest.MonkeyPatch) -> None:
+    def refuse(path: Path) -> Any:
+        raise AssertionError("the file was read whole")
+    patch.setattr(reveal_module, "read_export", refuse)
+
+
+def _peak(run: Callable[[], Any]) -> int:
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        run()
+        return tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+
+
+def test_the_streamed_reveal_holds_neither_log(
+        long_games: dict[int, tuple[Path, Path]], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(jsonstream, "CHUNK", 1 << 16)  # both files fill the reader's chunk
+    peaks: dict[str, list[int]] = {"streamed": [], "whole": []}
+    answers: dict[str, list[Any]] = {"streamed": [], "whole": []}
+    for way in peaks:
+        with monkeypatch.context() as patch:
+            (_streamed_only if way == "streamed" else _whole_only)(patch)
+            for size in SIZES:
+                db, theirs = long_games[size]
+                mine = tmp_path / f"{way}{size}.sqlite3"
+                shutil.copy(db, mine)
+                out = tmp_path / f"{way}{size}.json"
+                peaks[way].append(_peak(lambda: answers[way].append(  # noqa: B023
+                    reveal(Session(mine), theirs, out))))  # noqa: B023
+    assert [(a.events, a.rederived, a.other) for a in answers["streamed"]] == [
+        (size, size - 1, "allied") for size in SIZES]
+    assert answers["streamed"] == answers["whole"]
+    for size in SIZES:
+        assert (tmp_path / f"streamed{size}.json").read_bytes() == \
+            (tmp_path / f"whole{size}.json").read_bytes()
+    grown = {way: p[1] - p[0] for way, p in peaks.items()}
+    # 3,000 more events: the whole check holds both logs and more (KiBs an event); the stream
+    # holds the running state, a page of this database's rows and 8 bytes per event in effect
+    # per fold (three: the log, each seat's view). Stated slack: 512 KiB.
+    assert grown["whole"] > 4 * 2**20, grown
+    assert grown["streamed"] < 2**19, grown
+
+
+def test_a_hidden_game_reveals_streamed_as_it_does_whole(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    game: Game = play(tmp_path)
+    theirs = game.export("finland", for_other=False)
+    soviet = game.dbs["soviet"].path
+    shutil.copy(soviet, tmp_path / "copy.sqlite3")
+    with monkeypatch.context() as patch:
+        _streamed_only(patch)
+        streamed = reveal(game.dbs["soviet"], theirs, tmp_path / "streamed.json")
+    with monkeypatch.context() as patch:
+        _whole_only(patch)
+        whole = reveal(Session(tmp_path / "copy.sqlite3"), theirs, tmp_path / "whole.json")
+    assert streamed.revealed > 0 and streamed.shown_to_them > 0  # it hid something both ways
+    assert streamed == whole
+    assert (tmp_path / "streamed.json").read_bytes() == (tmp_path / "whole.json").read_bytes()
+
+
+def test_an_event_changed_at_the_end_of_a_long_log_writes_nothing(
+        long_games: dict[int, tuple[Path, Path]], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Allied changes its copy of the last ruling after 3,999 good events and re-hashes it: the
+    # two logs differ at their last event, met only at the end of the stream.
+    db, theirs = long_games[SIZES[1]]
+    data = json.loads(theirs.read_text(encoding="utf-8"))
+    last = EventRecord.model_validate(data["events"][-1])
+    data["events"][-1]["payload"]["ruling"] = "blocked"
+    data["events"][-1]["hash"] = last.model_copy(
+        update={"payload": data["events"][-1]["payload"]}).expected_hash()
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps(data), encoding="utf-8")
+    mine = tmp_path / "mine.sqlite3"
+    shutil.copy(db, mine)
+    out_folder = tmp_path / "out"
+    out_folder.mkdir()
+    calls: list[object] = []
+    streamed = reveal_stream.reveal_streamed
+
+    def spy(*args: Any) -> Any:
+        calls.append(done := streamed(*args))
+        return done
+    monkeypatch.setattr(reveal_module, "reveal_streamed", spy)
+    with pytest.raises(IntegrityError) as info:
+        reveal(Session(mine), forged, out_folder / "whole.json")
+    assert calls == [None]  # refused by the stream, then by the whole check
+    assert "\n" not in str(info.value)
+    assert list(out_folder.iterdir()) == []  # no merged file, no temporary one
+    with monkeypatch.context() as patch, pytest.raises(IntegrityError) as whole:
+        _whole_only(patch)
+        reveal(Session(mine), forged, out_folder / "whole.json")
+    assert str(info.value) == str(whole.value)
