@@ -242,10 +242,11 @@ def render(rows: list[dict[str, Any]], turn: tuple[float, float], baseline: floa
               f"{rows[-1]['events']:,}: **{big / small:.2f}×** (goal ≤ 1.5×).", "",
               "Goals (issue 20): import within 2× of the plain load-hash-insert; append and "
               "`tcs turn` flat in the log's length; a 100,000-event file imports with memory "
-              "bounded. The import and `verify FILE` read the file as a stream "
-              "(`core/jsonstream.py`: one event's text and tree at a time) and check, fold and "
-              "(the import) insert each event as it is read, in one transaction "
-              "(`session/import_stream.py`, `session/verify_stream.py`), so their memory is the "
+              "bounded. The import, `verify FILE`, the import of a turn file and the reveal "
+              "read the file as a stream (`core/jsonstream.py`: one event's text and tree at a "
+              "time) and check, fold and (an import) insert or (the reveal) write each event as "
+              "it is read (`session/import_stream.py`, `session/verify_stream.py`, "
+              "`session/turn_stream.py`, `session/reveal_stream.py`), so their memory is the "
               "running state, not the log; the anchor holds the text, the parsed tree and the "
               "records.",
               END]
