@@ -109,7 +109,7 @@ def campaign_path_figure(figure: type, quick: bool) -> Figure:
     """Turns to implementation: the vectorised kernel against real ``CheckImplementation``
     commands through a Campaign (the path ``simulate tcs`` plays), per sheet check."""
     from rallypoint.core.campaign import created_event, start
-    from rallypoint.core.ruleset import get_ruleset
+    from rallypoint.core.registry import get_ruleset
     from rallypoint.lab.rollers import NumpyRoller, generator, root_sequence
     from rallypoint.rulesets.tcs.commands import AdvanceTurn, CheckImplementation
     from rallypoint.rulesets.tcs.front.lab_kernel import (

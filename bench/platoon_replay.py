@@ -12,7 +12,7 @@ import sys
 import time
 
 from rallypoint.core.campaign import Campaign, created_event, start
-from rallypoint.core.ruleset import get_ruleset
+from rallypoint.core.registry import get_ruleset
 from rallypoint.dice import SeededRoller
 
 

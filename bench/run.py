@@ -127,7 +127,7 @@ def bench_recoveries(quick: bool) -> list[Figure]:
     import numpy as np
 
     from rallypoint.core.campaign import created_event, start
-    from rallypoint.core.ruleset import get_ruleset
+    from rallypoint.core.registry import get_ruleset
     from rallypoint.dice import roll
     from rallypoint.lab.rollers import NumpyRoller, generator, root_sequence
     from rallypoint.rulesets.tcs.data import Column
@@ -193,7 +193,7 @@ def bench_store(quick: bool) -> Figure:
 
     from rallypoint.core.campaign import created_event
     from rallypoint.core.events import NewEvent
-    from rallypoint.core.ruleset import get_ruleset
+    from rallypoint.core.registry import get_ruleset
     from rallypoint.dice import SeededRoller
     from rallypoint.rulesets.tcs.commands import AdvanceTurn
     from rallypoint.store import EventStore
@@ -221,7 +221,7 @@ def bench_store(quick: bool) -> Figure:
 def bench_replay(quick: bool) -> Figure:
     from rallypoint.core.campaign import Campaign, created_event
     from rallypoint.core.events import GENESIS_HASH, EventRecord, NewEvent
-    from rallypoint.core.ruleset import get_ruleset
+    from rallypoint.core.registry import get_ruleset
     from rallypoint.dice import SeededRoller
     from rallypoint.rulesets.tcs.commands import AdvanceTurn
     from rallypoint.rulesets.tcs.front.lab_sim import sheet_command

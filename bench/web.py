@@ -63,7 +63,7 @@ def _free_port() -> int:
 
 def _prepare(db: Path) -> tuple[str, str]:
     """Example #1 with its sheet written and six turns played; the squares battle."""
-    from rallypoint.core.ruleset import registered
+    from rallypoint.core.registry import registered
     from rallypoint.session import Session
 
     session = Session(db)

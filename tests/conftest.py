@@ -14,7 +14,8 @@ from cheap_hash import cheap_password_hashing  # noqa: F401  (autouse: argon2 at
 from click_tree import one_click_tree_per_app  # noqa: F401  (autouse: typer builds an app once)
 from rallypoint.core.campaign import Campaign, created_event, start
 from rallypoint.core.events import EventModel
-from rallypoint.core.ruleset import Command, get_ruleset
+from rallypoint.core.registry import get_ruleset
+from rallypoint.core.ruleset import Command
 from rallypoint.dice import ScriptedRoller
 from suite_plan import (  # noqa: F401  (hooks: how the whole suite runs on two cores)
     pytest_collection_modifyitems,

@@ -6,7 +6,7 @@ from functools import cache
 
 from rallypoint.core.campaign import Campaign, created_event, start
 from rallypoint.core.events import NewEvent
-from rallypoint.core.ruleset import get_ruleset
+from rallypoint.core.registry import get_ruleset
 from rallypoint.dice import SeededRoller
 from rallypoint.store import EventStore
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from rallypoint.core.ruleset import plugins
+from rallypoint.core.registry import plugins
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "rallypoint"
 RULESET_NAMES = frozenset(plugins())
@@ -576,15 +576,17 @@ def test_flags_a_ruleset_named_in_code_but_not_in_a_docstring() -> None:
 
 # --- Any between the front ends and the rules: a ceiling that only goes down -----------------
 
-BOUNDARY = ("rallypoint.core.ruleset", "rallypoint.core.parts",
+BOUNDARY = ("rallypoint.core.ruleset", "rallypoint.core.registry", "rallypoint.core.erased",
+            "rallypoint.core.erased:Checked", "rallypoint.core.parts",
             "rallypoint.core.visibility:Declaration",
             "rallypoint.core.scenario_check:ScenarioFiles", "rallypoint.cli.generic:Render",
             "rallypoint.web.rulesets:RulesetView", "rallypoint.web.rulesets:View",
             "rallypoint.session")
 """Where front ends meet rules: the plugin parts' Protocols and the registry (a module: its
-public functions, Protocols and ``RulesetPlugin``), the web's view contract, and the session
+public functions, Protocols and ``RulesetPlugin``), the erased ruleset the registry hands out
+(``Checked``), the web's view contract, and the session
 API (a package: everything in its ``__all__``)."""
-ANY_CEILING = 4
+ANY_CEILING = 0
 """``Any`` in those signatures today. Lower it when you type one; it may never rise."""
 
 

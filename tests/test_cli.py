@@ -12,7 +12,7 @@ import typer
 from typer.testing import CliRunner
 
 from rallypoint.cli.main import app
-from rallypoint.core.ruleset import get_ruleset
+from rallypoint.core.registry import get_ruleset
 
 runner = CliRunner()
 EX1 = str(next(p for p in get_ruleset("tcs").example_scenarios() if p.stem.startswith("example1")))

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import toy_kit
 from rallypoint.core.campaign import Campaign, created_event, start
+from rallypoint.core.erased import ErasedRuleset
 from rallypoint.core.errors import StaleVersionError
 from rallypoint.core.events import canonical_json
-from rallypoint.core.ruleset import Ruleset, registered
+from rallypoint.core.registry import registered
 from rallypoint.dice import SeededRoller
 
 with toy_kit.installed():  # a fourth ruleset, installed as a third party's would be
@@ -45,7 +45,7 @@ def test_ruleset_conformance(name: str, scenario: Path) -> None:
         conforms(registered()[name], scenario)
 
 
-def conforms(ruleset: Ruleset[Any], scenario: Path) -> None:
+def conforms(ruleset: ErasedRuleset, scenario: Path) -> None:
     """Drive ``ruleset`` through its scripted playthrough, checking what every ruleset owes."""
     assert ruleset.policies(), "every ruleset offers at least one named policy"
     loaded = ruleset.load_scenario(scenario)

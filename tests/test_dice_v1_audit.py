@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from rallypoint.core.campaign import Campaign, created_event, read_event, start, stored_rolls
+from rallypoint.core.erased import ErasedRuleset
 from rallypoint.core.events import Created, EventRecord, NewEvent
-from rallypoint.core.ruleset import Ruleset, registered
+from rallypoint.core.registry import registered
 from rallypoint.dice import ScriptedRoller, SeededRoller, v1
 from rallypoint.dice.audit import DiceReport, Verdict, audit, logical_position
 from rallypoint.dice.play import roller_for, with_proof
@@ -26,7 +27,7 @@ CASES = [(name, path) for name, ruleset in registered().items()
 SQUARES_ROLLS = stored_rolls(registered()["squares"])
 
 
-def server_created(ruleset: Ruleset[Any], scenario: Path) -> NewEvent:
+def server_created(ruleset: ErasedRuleset, scenario: Path) -> NewEvent:
     created = created_event(ruleset, scenario, "audit", seed="unused").event
     assert isinstance(created, Created)
     dice = v1.ServerCommitment(commitment=v1.commitment(SECRET)).model_dump()
@@ -40,7 +41,7 @@ def decide(c: Campaign, command: Any, script: list[int] | None = None) -> NewEve
 
 
 def playthrough(name: str, scenario: Path) -> Campaign:
-    ruleset: Ruleset[Any] = registered()[name]
+    ruleset: ErasedRuleset = registered()[name]
     c = start(server_created(ruleset, scenario))
     while (command := ruleset.conformance_commands(c.state, c.version)) is not None:
         c = c.record(decide(c, command))

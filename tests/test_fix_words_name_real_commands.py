@@ -17,7 +17,7 @@ import typer.main
 
 from rallypoint.cli.main import app
 from rallypoint.core.parts import is_word_map
-from rallypoint.core.ruleset import plugins
+from rallypoint.core.registry import plugins
 
 
 class Command(Protocol):

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from rallypoint.cli.main import app
-from rallypoint.core.ruleset import get_ruleset
+from rallypoint.core.registry import get_ruleset
 
 runner = CliRunner()
 SQUARES = str(get_ruleset("squares").example_scenarios()[0])

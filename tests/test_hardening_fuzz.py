@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from rallypoint.cli.main import app
-from rallypoint.core.ruleset import get_ruleset
+from rallypoint.core.registry import get_ruleset
 
 pytestmark = pytest.mark.slow
 

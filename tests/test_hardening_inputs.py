@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from rallypoint.cli.main import app
-from rallypoint.core.ruleset import get_ruleset
+from rallypoint.core.registry import get_ruleset
 
 runner = CliRunner()
 SCENARIO = {name: str(get_ruleset(name).example_scenarios()[0])

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rallypoint.core.ruleset import get_ruleset, plugins
+from rallypoint.core.registry import get_ruleset, plugins
 from rallypoint.session import Session
 
 HEAVY = ("icepool", "numpy", "matplotlib", "dask")

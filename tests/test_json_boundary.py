@@ -15,7 +15,8 @@ from pydantic import ValidationError
 
 from rallypoint.core.campaign import created_event, start
 from rallypoint.core.json_types import JsonObject
-from rallypoint.core.ruleset import Decision, get_ruleset
+from rallypoint.core.registry import get_ruleset
+from rallypoint.core.ruleset import Decision
 from rallypoint.rulesets.platoon.choices import CommanderChoices, TankChoices
 from rallypoint.rulesets.tcs.choices import DistributeChoices
 from rallypoint.session.results import CampaignView, campaign_view, log_entries

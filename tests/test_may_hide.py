@@ -20,7 +20,7 @@ import pytest
 from rallypoint.core.blinds import with_blind
 from rallypoint.core.campaign import Campaign, created_event, start
 from rallypoint.core.events import EventRecord, NewEvent
-from rallypoint.core.ruleset import registered
+from rallypoint.core.registry import registered
 from rallypoint.core.visibility import declaration_of, event_secrets
 from rallypoint.dice import SeededRoller
 from rallypoint.rulesets.tcs.commands import AdvanceTurn, MarkFired, WriteSheet

@@ -176,7 +176,7 @@ def test_squares_rally_cli_json_shape() -> None:
 
 
 def test_squares_rally_by_situation_names_each_modifier() -> None:
-    from rallypoint.core.ruleset import get_ruleset
+    from rallypoint.core.registry import get_ruleset
 
     farm = str(get_ruleset("squares").example_scenarios()[0])
     out = runner.invoke(app, ["odds", "squares-rally", "--scenario", farm, "--json"])

@@ -18,7 +18,7 @@ from pg_kit import fresh_database
 from rallypoint.core.campaign import Campaign, read_event
 from rallypoint.core.errors import IntegrityError
 from rallypoint.core.events import EventRecord, Withheld
-from rallypoint.core.ruleset import get_ruleset
+from rallypoint.core.registry import get_ruleset
 from rallypoint.store import EventStore
 from rallypoint.store.postgres import PostgresStore
 from store_kit import playthrough

@@ -190,7 +190,7 @@ def test_any_edit_of_any_field_re_signed_is_refused_unless_legal(
 def _reads_alike(name: str, honest: dict[str, Any], forged: dict[str, Any]) -> bool:
     """Oracle for an accepted edit elsewhere: only a field left out that reads at its default,
     so the event's model (what the fold reads) cannot tell the two apart."""
-    from rallypoint.core.ruleset import get_ruleset
+    from rallypoint.core.registry import get_ruleset
 
     ruleset = get_ruleset(name)
     one, other = (ruleset.read_event(e["type"], e["payload"]).payload() for e in (honest, forged))

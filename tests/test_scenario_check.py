@@ -12,7 +12,7 @@ import pytest
 
 from rallypoint.core.campaign import created_event
 from rallypoint.core.errors import DataFileError
-from rallypoint.core.ruleset import get_ruleset, plugins, registered
+from rallypoint.core.registry import get_ruleset, plugins, registered
 from rallypoint.session.scenarios import check_scenario
 from test_squares_scenario import BASE
 

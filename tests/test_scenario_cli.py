@@ -7,7 +7,7 @@ import json
 import tomllib
 from pathlib import Path
 
-from rallypoint.core.ruleset import registered
+from rallypoint.core.registry import registered
 from test_cli_rough_edges import ok, refused, run
 
 

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from rallypoint.core.ruleset import get_ruleset, registered
+from rallypoint.core.csvtable import table_of
+from rallypoint.core.registry import get_ruleset, registered
 from rallypoint.core.tomlwrite import dumps
 from rallypoint.session.scenarios import import_table, scenario_from, table_csv
 from test_cli_rough_edges import ok, run
@@ -171,6 +172,7 @@ def test_import_csv_on_the_command_line(tmp_path: Path) -> None:
 def test_docs_scenarios_md_lists_every_column() -> None:
     text = (ROOT / "docs" / "scenarios.md").read_text(encoding="utf-8")
     for name in ("tcs", "squares", "platoon"):
-        table = get_ruleset(name).scenario_table  # type: ignore[attr-defined]
+        table = table_of(get_ruleset(name))
+        assert table is not None
         for column in table.columns:
             assert f"| `{column.name}` | {column.meaning}" in text, (name, column.name)

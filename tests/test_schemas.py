@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from rallypoint.core.ruleset import registered
+from rallypoint.core.registry import registered
 from rallypoint.core.scenario_check import scenario_files
 from rallypoint.session.scenarios import starter_text
 from rallypoint.session.schemas import schema_names, schema_text

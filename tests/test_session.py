@@ -14,7 +14,7 @@ from rallypoint.core.errors import (
     StaleVersionError,
     UnknownIdError,
 )
-from rallypoint.core.ruleset import get_ruleset
+from rallypoint.core.registry import get_ruleset
 from rallypoint.rulesets.tcs.commands import AdvanceTurn, RecordLoss
 from rallypoint.session import Campaign, Session
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rallypoint.core.ruleset import get_ruleset
+from rallypoint.core.registry import get_ruleset
 from rallypoint.session import Session
 from rallypoint.session.preview import preview
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from json_kit import at
-from rallypoint.core.ruleset import get_ruleset, registered
+from rallypoint.core.registry import get_ruleset, registered
 from rallypoint.rulesets.tcs.commands import AdvanceTurn, RecordLoss
 from rallypoint.session import Campaign, Session, campaign_view
 from rallypoint.session import snapshots as snaps

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rallypoint.core.ruleset import get_ruleset
+from rallypoint.core.registry import get_ruleset
 from rallypoint.rulesets.squares.front.campaign import squares_state
 from rallypoint.rulesets.squares.state import SquaresState
 from rallypoint.rulesets.tcs.state import TcsState

@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from rallypoint.cli.main import app
-from rallypoint.core.ruleset import get_ruleset
+from rallypoint.core.registry import get_ruleset
 from test_tcs_rules import coy, ctr, write_scenario
 
 EX1 = str(next(p for p in get_ruleset("tcs").example_scenarios() if p.stem.startswith("example1")))

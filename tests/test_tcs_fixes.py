@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from rallypoint.cli.main import app
 from rallypoint.cli.session import cli_fix
 from rallypoint.core.errors import Fix, IllegalNowError, UnknownIdError
-from rallypoint.core.ruleset import get_ruleset
+from rallypoint.core.registry import get_ruleset
 from rallypoint.rulesets.tcs.fixes import PLAIN, FixKind, fix
 from rallypoint.rulesets.tcs.front.cli_words import FIXES
 from test_tcs_rules import coy, ctr, write_scenario

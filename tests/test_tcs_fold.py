@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from rallypoint.core.ruleset import get_ruleset
 from rallypoint.dice import ScriptedRoller
 from rallypoint.rulesets.tcs import fold
 from rallypoint.rulesets.tcs.commands import AdvanceTurn, WriteSheet
+from rallypoint.rulesets.tcs.ruleset import RULESET
 from rallypoint.rulesets.tcs.state import SheetState, SheetStatus, TcsState
 
 
 def _state() -> TcsState:
-    ruleset = get_ruleset("tcs")
+    ruleset = RULESET
     scenario = ruleset.load_scenario(ruleset.example_scenarios()[0])
     state: TcsState = ruleset.initial_state(scenario, ruleset.rules_data(scenario))
     return state
@@ -68,7 +68,7 @@ def test_evolve_stays_frozen_and_refuses_unknown_fields() -> None:
 
 def test_a_turn_fold_matches_the_replace_fold(monkeypatch: pytest.MonkeyPatch) -> None:
     """Oracle: the same events folded with ``dataclasses.replace`` in place of ``_evolve``."""
-    ruleset = get_ruleset("tcs")
+    ruleset = RULESET
     state = _state()
     events = []
     version = 1

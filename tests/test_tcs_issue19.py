@@ -18,7 +18,7 @@ from rallypoint.core.campaign import Campaign, start
 from rallypoint.core.errors import DataFileError, IllegalNowError, MalformedInputError
 from rallypoint.core.events import Created, NewEvent
 from rallypoint.core.readings import readings_of
-from rallypoint.core.ruleset import get_ruleset
+from rallypoint.core.registry import get_ruleset
 from rallypoint.rulesets.tcs.commands import (
     CheckImplementation,
     LeaveCenter,

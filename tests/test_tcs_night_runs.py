@@ -10,19 +10,18 @@ from __future__ import annotations
 
 import pytest
 
-from rallypoint.core.events import EventModel
-from rallypoint.core.ruleset import get_ruleset
 from rallypoint.dice import ScriptedRoller
 from rallypoint.rulesets.tcs import fold
 from rallypoint.rulesets.tcs.commands import Accrue, AdvanceTurn, WriteSheet
-from rallypoint.rulesets.tcs.events import TurnAdvanced
+from rallypoint.rulesets.tcs.events import TcsEvent, TurnAdvanced
+from rallypoint.rulesets.tcs.ruleset import RULESET
 from rallypoint.rulesets.tcs.state import TcsState
 
 TURNS = 160  # several game days: the night flag changes every few dozen turns
 
 
-def _start() -> tuple[TcsState, list[EventModel]]:
-    ruleset = get_ruleset("tcs")
+def _start() -> tuple[TcsState, list[TcsEvent]]:
+    ruleset = RULESET
     scenario = ruleset.load_scenario(ruleset.example_scenarios()[0])
     state: TcsState = ruleset.initial_state(scenario, ruleset.rules_data(scenario))
     command = ruleset.conformance_commands(state, 1)  # a pending sheet
@@ -31,11 +30,11 @@ def _start() -> tuple[TcsState, list[EventModel]]:
     return ruleset.apply(state, event), [event]
 
 
-def _turns(state: TcsState, events: list[EventModel], count: int,
+def _turns(state: TcsState, events: list[TcsEvent], count: int,
            lose_accruals: bool) -> TcsState:
     """``count`` turns; ``lose_accruals``: as the other database's turns arrive by mail (decided
     there, where the sheet is unknown: this database's sheet did not accrue on them)."""
-    ruleset = get_ruleset("tcs")
+    ruleset = RULESET
     there = state
     for _ in range(count):
         event = ruleset.decide(there, AdvanceTurn(expected_version=len(events) + 1),
@@ -49,7 +48,7 @@ def _turns(state: TcsState, events: list[EventModel], count: int,
     return state
 
 
-def _nights(events: list[EventModel]) -> dict[int, bool]:
+def _nights(events: list[TcsEvent]) -> dict[int, bool]:
     return {e.turn: e.night for e in events if isinstance(e, TurnAdvanced)}
 
 
@@ -66,7 +65,7 @@ def test_a_whole_log_keeps_one_or_two_runs_and_every_flag_it_reads() -> None:
 
 def test_owed_accruals_read_every_missed_turns_flag_as_the_full_runs_do(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    ruleset = get_ruleset("tcs")
+    ruleset = RULESET
     state, events = _start()
     state = _turns(state, events, 50, lose_accruals=False)  # accrued through turn 51
     state = _turns(state, events, TURNS, lose_accruals=True)  # then owes 160 turns

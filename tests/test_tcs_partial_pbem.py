@@ -13,7 +13,7 @@ from typing import Any
 from json_kit import at, obj
 from rallypoint.core.campaign import Campaign
 from rallypoint.core.events import EventRecord
-from rallypoint.core.ruleset import get_ruleset
+from rallypoint.core.registry import get_ruleset
 from rallypoint.core.visibility import Viewer, declaration_of, redact_state
 from rallypoint.rulesets.tcs.front.campaign import tcs_state
 from rallypoint.session import Session

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from json_kit import at, items, obj
 from rallypoint.cli.main import app
 from rallypoint.core.errors import RallypointError
-from rallypoint.core.ruleset import get_ruleset
+from rallypoint.core.registry import get_ruleset
 from rallypoint.rulesets.tcs.commands import WriteSheet
 from rallypoint.rulesets.tcs.front.campaign import tcs_state
 from rallypoint.rulesets.tcs.outlook import due_now

@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 import toy_kit
 from rallypoint.cli.main import app
 from rallypoint.core.parts import Demo
-from rallypoint.core.ruleset import RulesetPlugin, get_ruleset, plugin, register, unregister
+from rallypoint.core.registry import RulesetPlugin, get_ruleset, plugin, register, unregister
 
 runner = CliRunner()
 

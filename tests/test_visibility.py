@@ -151,7 +151,7 @@ def test_secret_events_are_blinded_against_guessing(played: tuple[Session, str])
 
 
 def test_a_one_sided_campaign_hides_nothing_and_blinds_nothing(tmp_path: Path) -> None:
-    from rallypoint.core.ruleset import get_ruleset
+    from rallypoint.core.registry import get_ruleset
 
     session = Session(tmp_path / "c.sqlite3")
     scenario = get_ruleset("tcs").example_scenarios()[0]
@@ -239,7 +239,7 @@ def test_a_legacy_public_seed_is_the_referees_alone_in_a_shared_campaign(
 
 @pytest.mark.parametrize("ruleset", ["platoon", "squares"])
 def test_platoon_and_squares_declare_nothing_secret(ruleset: str) -> None:
-    from rallypoint.core.ruleset import get_ruleset
+    from rallypoint.core.registry import get_ruleset
     from rallypoint.core.tomlfile import load_ruleset_file  # noqa: F401  (import check only)
 
     rules = get_ruleset(ruleset)

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from rallypoint.core import ruleset as registry
+from rallypoint.core import registry
 from rallypoint.core.visibility import declaration_of
 
 TOY = Path(__file__).parent / "data" / "toy"

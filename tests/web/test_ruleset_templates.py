@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from jinja2 import TemplateNotFound
 
-from rallypoint.core.ruleset import RulesetPlugin, register, unregister
+from rallypoint.core.registry import RulesetPlugin, register, unregister
 from rallypoint.web.render import Renderer
 from rallypoint.web.settings import WebSettings
 

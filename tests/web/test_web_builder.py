@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from rallypoint.core.ruleset import get_ruleset
-from rallypoint.core.scenario_check import COLLECTING
+from rallypoint.core.registry import get_ruleset
+from rallypoint.core.scenario_check import COLLECTING, scenario_files
 from rallypoint.session.scenarios import check_scenario
 from web.conftest import token_of
 
@@ -91,8 +91,9 @@ def _multi(pairs: list[tuple[str, str]]) -> dict[str, Any]:
 
 
 def _model(ruleset: str, data: dict[str, Any]) -> Any:
-    return get_ruleset(ruleset).scenario_model.model_validate(  # type: ignore[attr-defined]
-        data, context={COLLECTING: True})
+    files = scenario_files(get_ruleset(ruleset))
+    assert files is not None
+    return files.scenario_model.model_validate(data, context={COLLECTING: True})
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])

@@ -10,7 +10,7 @@ from typing import Any
 import schemathesis
 from hypothesis import HealthCheck, settings
 
-from rallypoint.core.ruleset import registered
+from rallypoint.core.registry import registered
 from rallypoint.session import Session
 from rallypoint.web.app import create_app
 from rallypoint.web.settings import WebSettings

@@ -6,7 +6,7 @@ import re
 
 from fastapi.testclient import TestClient
 
-from rallypoint.core.ruleset import get_ruleset
+from rallypoint.core.registry import get_ruleset
 from rallypoint.rulesets.squares.front.campaign import squares_state
 from rallypoint.rulesets.squares.front.web import RallyChoice, UnitPanel, unit_panel
 from rallypoint.session import Session

@@ -114,7 +114,7 @@ def test_the_json_api_plays_and_logs_a_toy_command(client: TestClient) -> None:
 
 
 def test_the_lab_page_draws_the_toys_own_simulation(client: TestClient) -> None:
-    from rallypoint.core.ruleset import plugin
+    from rallypoint.core.registry import plugin
 
     assert plugin("toy").lab == "rallypoint_toy.lab:LAB"  # loaded from the toy's own folder
     cid = _started(client)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from rallypoint.cli.session import SETTINGS, guarded
 from rallypoint.core.parts import DemoPart, is_demo_part
-from rallypoint.core.ruleset import plugins
+from rallypoint.core.registry import plugins
 
 
 def demo_parts() -> list[DemoPart]:

@@ -12,7 +12,7 @@ from rich.markup import escape
 from rallypoint.cli.session import console
 from rallypoint.core.due import Due, due_of
 from rallypoint.core.parts import CommandWords, is_word_map
-from rallypoint.core.ruleset import plugin
+from rallypoint.core.registry import plugin
 from rallypoint.session import Campaign
 
 

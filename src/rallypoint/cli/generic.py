@@ -25,7 +25,9 @@ from rallypoint.cli.session import (
     execute,
     guarded,
 )
-from rallypoint.core.ruleset import command_kind, command_types, plugin
+from rallypoint.core.erased import command_types
+from rallypoint.core.registry import plugin
+from rallypoint.core.ruleset import command_kind
 
 if TYPE_CHECKING:
     from rallypoint.session import Campaign, Command

@@ -36,7 +36,8 @@ from rallypoint.cli.session import (
     print_json,
     session,
 )
-from rallypoint.core.ruleset import plugins
+from rallypoint.core.erased import rules_of
+from rallypoint.core.registry import plugins
 
 _SETTINGS: dict[str, Any] = dict(
     name="rallypoint",
@@ -92,7 +93,7 @@ def _start_notes(name: str) -> None:
     """What a ruleset wants said when a campaign starts (``start_notes``, optional: see
     :class:`rallypoint.core.ruleset.StartNotes`), one ``note:`` line each."""
     c = current(name)
-    notes = getattr(c.ruleset, "start_notes", None)
+    notes = getattr(rules_of(c.ruleset), "start_notes", None)
     for line in notes(c.state) if notes is not None else ():
         console.print(f"[yellow]note[/]: {escape(line)}", highlight=False)
 

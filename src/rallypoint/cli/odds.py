@@ -19,7 +19,7 @@ def now(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
     """Exact odds of each roll the campaign's rules could make now (any ruleset)."""
     from rich.markup import escape
 
-    from rallypoint.core.ruleset import chance_nodes
+    from rallypoint.core.erased import chance_nodes
     from rallypoint.dice import fraction_text
 
     c = current(campaign)
@@ -42,7 +42,7 @@ def now(campaign: CampaignOpt = None, as_json: JsonOpt = False) -> None:
 def _join_rulesets() -> None:
     """Each installed ruleset's odds commands become ``rallypoint odds`` commands."""
     from rallypoint.cli.generic import is_typer_app
-    from rallypoint.core.ruleset import plugins
+    from rallypoint.core.registry import plugins
 
     for plugin in plugins().values():
         if plugin.odds_cli is not None:

@@ -14,7 +14,7 @@ import typer
 
 from rallypoint.cli.session import JsonOpt, console, current, guarded, print_json
 from rallypoint.core.readings import Reading, readings_of
-from rallypoint.core.ruleset import get_ruleset, plugins
+from rallypoint.core.registry import get_ruleset, plugins
 
 app = typer.Typer(help="The rules as this program reads them: the clauses a seed leaves open.",
                   no_args_is_help=True)

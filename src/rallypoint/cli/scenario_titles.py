@@ -22,7 +22,7 @@ class ShippedScenario:
 
 def shipped_scenarios() -> list[ShippedScenario]:
     """Every registered ruleset's shipped scenarios, by ruleset then name."""
-    from rallypoint.core.ruleset import registered
+    from rallypoint.core.registry import registered
 
     return sorted((ShippedScenario(path.stem, name, scenario_title(path), path)
                    for name, ruleset in registered().items()
@@ -60,7 +60,7 @@ def shipped_scenario(given: Path) -> Path:
     ``simulate --scenario`` takes them. Anything else is left to ``create`` to refuse, unless it
     looks like a name (no folder, no suffix): then the shipped names are offered."""
     from rallypoint.core.errors import MalformedInputError, UnknownIdError
-    from rallypoint.core.ruleset import registered
+    from rallypoint.core.registry import registered
     from rallypoint.core.suggest import did_you_mean
 
     if given.is_file() or given.parent != Path() or given.suffix:

@@ -78,7 +78,7 @@ def cli_fix(error: RallypointError) -> str | None:
     its plugin publishes (``fixes``, naming the CLI's commands and options), else the error's own.
     """
     from rallypoint.core.parts import is_word_map
-    from rallypoint.core.ruleset import plugin
+    from rallypoint.core.registry import plugin
 
     said = error.typed_fix
     if said is None:

@@ -29,7 +29,7 @@ def _needs_the_lab() -> None:
 def _join_rulesets() -> None:
     """Each installed ruleset's simulate commands become ``rallypoint simulate`` commands."""
     from rallypoint.cli.generic import is_typer_app
-    from rallypoint.core.ruleset import plugins
+    from rallypoint.core.registry import plugins
 
     for plugin in plugins().values():
         if plugin.simulate_cli is not None:

@@ -22,7 +22,7 @@ from rallypoint.cli.lab_output import lab_table
 from rallypoint.cli.session import JsonOpt, console, guarded, print_json
 from rallypoint.core.errors import MalformedInputError, UnknownIdError
 from rallypoint.core.parts import LabPart, is_lab_part
-from rallypoint.core.ruleset import plugin, ruleset_line_fix
+from rallypoint.core.registry import plugin, ruleset_line_fix
 
 if TYPE_CHECKING:
     from rallypoint.lab.declared import RollSample

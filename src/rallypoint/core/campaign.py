@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rallypoint.core.erased import ErasedRuleset, rules_of
 from rallypoint.core.errors import IllegalNowError, IntegrityError, StaleVersionError
 from rallypoint.core.events import (
     COMMANDS_V,
@@ -34,7 +35,8 @@ from rallypoint.core.events import (
 )
 from rallypoint.core.frozenlog import FrozenLog, grown
 from rallypoint.core.json_types import JsonObject
-from rallypoint.core.ruleset import Command, E, Ruleset, S, get_ruleset
+from rallypoint.core.registry import get_ruleset
+from rallypoint.core.ruleset import Command, E, Ruleset, S
 from rallypoint.dice import Roll, Roller
 from rallypoint.errors import Hint
 
@@ -88,7 +90,7 @@ def bulk_reading() -> Iterator[None]:
             gc.enable()
 
 
-def read_event(ruleset: Ruleset[Any], record: EventRecord) -> EventModel:
+def read_event(ruleset: ErasedRuleset, record: EventRecord) -> EventModel:
     # ``record`` may be any stored event with ``type`` and ``payload`` (an EventRecord or an
     # audit's view of one).
     """The typed event of a stored record (core or ruleset), upcast to the current version.
@@ -127,14 +129,14 @@ def _public_core(event_type: str, payload: Mapping[str, Any]) -> dict[str, Any]:
     return public
 
 
-def apply_event(ruleset: Ruleset[Any], state: Any, event: EventModel) -> Any:
+def apply_event(ruleset: ErasedRuleset, state: object, event: EventModel) -> object:
     """Fold one typed event; a :class:`Withheld` one through the ruleset's ``apply_redacted``.
 
     Raises:
         IntegrityError: A redacted event in a campaign whose ruleset cannot fold one.
     """
     if isinstance(event, Withheld):
-        partial = getattr(ruleset, "apply_redacted", None)
+        partial = getattr(rules_of(ruleset), "apply_redacted", None)
         if partial is None:
             raise IntegrityError(
                 f"the {ruleset.name} ruleset cannot play on from a log with withheld events "
@@ -145,7 +147,7 @@ def apply_event(ruleset: Ruleset[Any], state: Any, event: EventModel) -> Any:
     return ruleset.apply(state, event)
 
 
-def describe_event(ruleset: Ruleset[Any], event: EventModel) -> str:
+def describe_event(ruleset: ErasedRuleset, event: EventModel) -> str:
     """What a typed event did, for the log (core and withheld events included)."""
     if isinstance(event, Created):
         return f"campaign {event.name!r} created ({event.ruleset})"
@@ -158,12 +160,12 @@ def describe_event(ruleset: Ruleset[Any], event: EventModel) -> str:
     return ruleset.describe(event)
 
 
-def event_rolls(ruleset: Ruleset[Any], event: EventModel) -> Sequence[Roll]:
+def event_rolls(ruleset: ErasedRuleset, event: EventModel) -> Sequence[Roll]:
     """Every roll stored in a typed event (none for core and withheld events)."""
     return () if isinstance(event, Created | Undone | Withheld) else ruleset.rolls(event)
 
 
-def stored_rolls(ruleset: Ruleset[Any]) -> Callable[[Any], Sequence[Roll]]:
+def stored_rolls(ruleset: ErasedRuleset) -> Callable[[Any], Sequence[Roll]]:
     """A reader of the rolls stored in any record of a ``ruleset`` campaign (read afresh from
     its payload, e.g. for an audit of a log that may have been edited)."""
     def rolls(record: Any) -> Sequence[Roll]:
@@ -192,7 +194,7 @@ class Campaign:
     """
 
     campaign_id: str
-    ruleset: Ruleset[Any]
+    ruleset: ErasedRuleset
     events: Sequence[EventRecord]
     state: object
     undone: frozenset[int]
@@ -363,7 +365,7 @@ def start(created: NewEvent, campaign_id: str = "memory") -> Campaign:
     return Campaign.from_events([EventRecord.seal(campaign_id, 1, created, GENESIS_HASH)])
 
 
-def fold(ruleset: Ruleset[Any], typed: Sequence[EventModel], undone: frozenset[int]) -> Any:
+def fold(ruleset: ErasedRuleset, typed: Sequence[EventModel], undone: frozenset[int]) -> object:
     """Fold the effective typed events of a log (``typed[0]`` is ``created``) into state."""
     first = typed[0]
     assert isinstance(first, Created)

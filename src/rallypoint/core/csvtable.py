@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
+from rallypoint.core.erased import rules_of
 from rallypoint.core.problems import Problem
 
 
@@ -197,7 +198,7 @@ def _text(value: Any) -> str:
 
 def table_of(ruleset: Any) -> ScenarioTable | None:
     """A ruleset's table (its optional ``scenario_table``), if it has one."""
-    table = getattr(ruleset, "scenario_table", None)
+    table = getattr(rules_of(ruleset), "scenario_table", None)
     return table if isinstance(table, ScenarioTable) else None
 
 

@@ -125,7 +125,7 @@ def is_declaration(found: object) -> TypeIs[Declaration]:
 def declaration_of(ruleset: str) -> Declaration:
     """The secrets declaration of a ruleset (its plugin's ``secrets`` part); a ruleset without
     one (registered at run time, say) has no secrets and one seat per side it names: none."""
-    from rallypoint.core.ruleset import plugin
+    from rallypoint.core.registry import plugin
 
     try:
         found = plugin(ruleset)

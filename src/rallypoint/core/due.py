@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rallypoint.core.erased import rules_of
+
 
 @dataclass(frozen=True)
 class Due:
@@ -36,5 +38,5 @@ class Due:
 
 def due_of(ruleset: Any, state: Any) -> tuple[Due, ...]:
     """What the ruleset says is due next in ``state`` (nothing if it has no ``due`` hook)."""
-    hook = getattr(ruleset, "due", None)
+    hook = getattr(rules_of(ruleset), "due", None)
     return tuple(hook(state)) if hook is not None else ()

@@ -21,9 +21,9 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final
 
 from rallypoint.core.campaign import Campaign, apply_event, read_event
+from rallypoint.core.erased import ErasedRuleset
 from rallypoint.core.errors import IntegrityError
 from rallypoint.core.events import EventModel, EventRecord, Undone
-from rallypoint.core.ruleset import Ruleset
 
 CHECKPOINT_EVERY: Final = 256
 """Effective events between two kept states (memory: one state per this many events)."""
@@ -69,7 +69,7 @@ class LogFold:
             IntegrityError: The record is not a ``created`` event.
         """
         created = Campaign.from_events([first])
-        self.ruleset: Ruleset[Any] = created.ruleset
+        self.ruleset: ErasedRuleset = created.ruleset
         self.state: Any = created.state
         self._created = created
         self._first = first

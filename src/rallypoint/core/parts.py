@@ -1,6 +1,6 @@
 """The typed front parts a ruleset's plugin may name beside its rules, each with its fallback.
 
-:class:`~rallypoint.core.ruleset.RulesetPlugin` names every part by ``"module:attribute"``; the
+:class:`~rallypoint.core.registry.RulesetPlugin` names every part by ``"module:attribute"``; the
 Protocols here say what the object found there must be, so a generic front end loads it and uses
 it without knowing the ruleset (``rallypoint demo``, the CLI's due words, the lab page's odds).
 """
@@ -15,7 +15,8 @@ from typing import Generic, Protocol, TypeVar, runtime_checkable
 
 from typing_extensions import TypeIs
 
-from rallypoint.core.ruleset import RulesetPlugin, chance_nodes
+from rallypoint.core.erased import chance_nodes
+from rallypoint.core.registry import RulesetPlugin
 
 S_contra = TypeVar("S_contra", contravariant=True)
 

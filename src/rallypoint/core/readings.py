@@ -18,7 +18,7 @@ from typing import Any
 from typing_extensions import TypeIs
 
 from rallypoint.core.models import FrozenModel
-from rallypoint.core.ruleset import plugin
+from rallypoint.core.registry import plugin
 
 
 class Reading(FrozenModel):

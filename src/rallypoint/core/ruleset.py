@@ -1,35 +1,26 @@
-"""What a ruleset is, as the core sees it, and the registry that finds one by name.
-
-The core never imports a ruleset module by name: each installed ruleset declares a
-:class:`RulesetPlugin` under the ``rallypoint.rulesets`` entry-point group, and everything else
-looks rulesets up here. There is no ``if ruleset == ...`` anywhere.
+"""What a ruleset is, as the core sees it: its Protocol, its commands and decisions, and the
+optional parts it may add (the registry that finds one by name is :mod:`rallypoint.core.registry`).
 """
 
 from __future__ import annotations
 
-import functools
-import importlib
-import importlib.metadata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
+from typing import Generic, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
-from typing_extensions import TypeIs
 from typing_extensions import TypeVar as DefaultedTypeVar
 
 from rallypoint.core.differences import Difference
-from rallypoint.core.errors import MalformedInputError, UnknownIdError
+from rallypoint.core.errors import MalformedInputError
 from rallypoint.core.events import EventModel
 from rallypoint.core.json_types import JsonObject, JsonValue
 from rallypoint.dice import ChanceNode, Roll, Roller
 from rallypoint.errors import Hint
 
 S = TypeVar("S")
-T = TypeVar("T")
-"""What a plugin's part is: the type its run-time check proves (:meth:`RulesetPlugin.load`)."""
 S_contra = TypeVar("S_contra", contravariant=True)
 """A state only read (the optional parts that take a state and return no state)."""
 E = DefaultedTypeVar("E", bound=EventModel, default=EventModel)
@@ -127,6 +118,17 @@ class Ruleset(Protocol, Generic[S, E]):
 
     name: str
     title: str
+
+    @property
+    def state_type(self) -> type[S]:
+        """The type of its state: every state its rules are handed is checked against it where
+        the ruleset is found by name (:class:`rallypoint.core.erased.Checked`)."""
+        ...
+
+    @property
+    def event_types(self) -> tuple[type[E], ...]:
+        """The types of its events (its union's members), checked likewise."""
+        ...
 
     def load_scenario(self, path: Path) -> JsonObject:
         """Read and validate a scenario file; return its JSON-ready form (stored in ``created``)."""
@@ -241,13 +243,6 @@ class CommandTypes(Protocol):
         ...
 
 
-def command_types(ruleset: Ruleset[S]) -> Sequence[type[Command]]:
-    """A ruleset's command models (:class:`CommandTypes`), or none when it does not say."""
-    if isinstance(ruleset, _CommandTypesCheck):
-        return ruleset.command_types()
-    return ()
-
-
 def command_kind(model: type[Command]) -> str:
     """The ``kind`` tag of a command model (its ``kind`` field's default)."""
     field = model.model_fields.get("kind")
@@ -255,7 +250,9 @@ def command_kind(model: type[Command]) -> str:
 
 
 @runtime_checkable
-class _CommandTypesCheck(Protocol):
+class CommandTypesCheck(Protocol):
+    """:class:`CommandTypes` as a run-time check (a plain Protocol: one of any ruleset)."""
+
     def command_types(self) -> Sequence[type[Command]]: ...
 
 
@@ -289,211 +286,8 @@ class ChanceNodes(Protocol, Generic[S_contra]):
 
 
 @runtime_checkable
-class _ChanceNodesCheck(Protocol):
-    def chance_nodes(self, state: Any) -> Sequence[DeclaredNode]: ...
+class ChanceNodesCheck(Protocol):
+    """:class:`ChanceNodes` as a run-time check, its state unknown (``object``: the caller
+    checks the state against the ruleset's ``state_type`` before the call)."""
 
-
-def chance_nodes(ruleset: Ruleset[S], state: S) -> Sequence[DeclaredNode]:
-    """The rolls a ruleset declares open in ``state`` (:class:`ChanceNodes`), or none."""
-    if isinstance(ruleset, _ChanceNodesCheck):
-        return ruleset.chance_nodes(state)
-    return ()
-
-
-ENTRY_POINT_GROUP = "rallypoint.rulesets"
-"""The entry-point group a ruleset registers under (``[project.entry-points."rallypoint.rulesets"]``
-in ``pyproject.toml``): ``name = "package.module:PLUGIN"``, a :class:`RulesetPlugin`."""
-
-
-@dataclass(frozen=True)
-class RulesetPlugin:
-    """How one ruleset plugs in: its name and where each of its parts lives.
-
-    Every part is a ``"module:attribute"`` reference, imported only when a front end needs that
-    part, so listing the rulesets costs nothing and a command loads only its campaign's ruleset.
-
-    Attributes:
-        name: The ruleset key stored in every campaign (``created`` event) of it.
-        rules: The :class:`Ruleset` object.
-        cli: A typer app with the ruleset's verbs (``rallypoint <name> ...``).
-        render: ``render(campaign) -> None``: how ``rallypoint show`` prints a campaign of it.
-        odds_cli: A typer app whose commands join ``rallypoint odds``.
-        simulate_cli: A typer app whose commands join ``rallypoint simulate``.
-        lab: The module of its lab simulation (whole-campaign Monte Carlo).
-        secrets: Its :class:`rallypoint.core.visibility.Declaration`: what is secret to whom,
-            and which side each command belongs to (none: nothing secret, any seat acts).
-        readings: Its ``readings(rules_data)`` function: the clauses its seed leaves open, the
-            reading taken of each and its switch (:mod:`rallypoint.core.readings`).
-        web: Its campaign page, a :class:`rallypoint.web.rulesets.RulesetView`.
-        templates: The package whose ``templates/`` folder holds its web page templates,
-            addressed by the web as ``"<name>/<file>"`` (e.g. ``"rallypoint.rulesets.tcs.front"``
-            makes ``tcs/campaign.html`` its ``front/templates/campaign.html``).
-        builder: What it adds to the web's scenario builder, a
-            :class:`rallypoint.web.builder_part.BuilderPart` (field suggestions, a part of the
-            page of its own).
-        words: Its :data:`~rallypoint.core.parts.CommandWords`: what to type for each kind of
-            due command.
-        demo: Its :class:`~rallypoint.core.parts.DemoPart`: its scene in ``rallypoint demo``.
-        odds: Its :class:`~rallypoint.core.parts.OddsPart`: exact odds tables for the lab page.
-        fixes: Its command line's words for its typed fixes (:class:`rallypoint.errors.Fix`):
-            a mapping of fix key → sentence (``{name}`` filled from the fix's values).
-
-    Every front part is optional: without ``render`` ``show`` prints the state as an outline;
-    without ``cli`` ``rallypoint play KIND FIELD=VALUE`` sends its commands; without ``web`` the
-    page shows its state and a form per command (:class:`CommandTypes`); without ``odds`` the
-    lab page shows the exact odds of its declared chance nodes (:class:`ChanceNodes`); without
-    ``words`` a due item says ``rallypoint play KIND``; without ``demo`` the demo skips it.
-    See docs/own-ruleset.md.
-    """
-
-    name: str
-    rules: str
-    cli: str | None = None
-    render: str | None = None
-    odds_cli: str | None = None
-    simulate_cli: str | None = None
-    lab: str | None = None
-    secrets: str | None = None
-    readings: str | None = None
-    web: str | None = None
-    templates: str | None = None
-    builder: str | None = None
-    words: str | None = None
-    demo: str | None = None
-    odds: str | None = None
-    fixes: str | None = None
-
-    def load(self, part: str, check: Callable[[object], TypeIs[T]]) -> T:
-        """Import one part (``"demo"``) and return it as what ``check``, the run-time test
-        beside the part's type (:func:`rallypoint.core.parts.is_demo_part`), finds it is: a
-        plugin is another package's code, so what it names is tested, not trusted.
-
-        Raises:
-            UnknownIdError: The ruleset has no such part, or what it names fails ``check``.
-        """
-        reference = getattr(self, part, None)
-        if not isinstance(reference, str):
-            raise UnknownIdError(f"the {self.name} ruleset has no {part!r} part",
-                                 fix="Use a part its plugin declares.")
-        module, _, attribute = reference.partition(":")
-        found: object = getattr(importlib.import_module(module), attribute)
-        if not check(found):
-            raise UnknownIdError(
-                f"the {self.name} ruleset's {part!r} part {reference!r} is a "
-                f"{type(found).__name__}, not what a {part!r} part must be",
-                fix=f"Point {part} at the object RulesetPlugin's docstring names for it "
-                    "(docs/own-ruleset.md).")
-        return found
-
-    def ruleset(self) -> Ruleset[Any]:
-        """The ruleset itself (imports its rule modules)."""
-        return self.load("rules", _is_ruleset)
-
-
-def _is_ruleset(found: object) -> TypeIs[Ruleset[Any]]:
-    # Only the methods' presence can be tested at run time; the state type is the ruleset's.
-    return isinstance(found, Ruleset)
-
-
-_REGISTERED: dict[str, RulesetPlugin | Ruleset[Any, Any]] = {}
-"""Rulesets of different state and event types side by side (an existential: each is checked
-where it is registered, and :func:`get_ruleset` gives it back erased to ``Ruleset[Any]``)."""
-
-
-def register(ruleset: Ruleset[S, E] | RulesetPlugin) -> Ruleset[S, E] | RulesetPlugin:
-    """Register a ruleset (or its plugin) at run time, ahead of any installed under the same name.
-
-    Installed rulesets need no call: they are found through the ``rallypoint.rulesets`` entry
-    points. This is for rulesets made in a test or a notebook, or a package that cannot declare
-    an entry point: ``register(RulesetPlugin(name="mine", rules="mine.rules:RULESET"))``. A
-    plugin registered so is found by every front end like an installed one; a bare
-    :class:`Ruleset` has no front parts (every front end uses its generic fallback).
-    """
-    _REGISTERED[ruleset.name] = ruleset
-    return ruleset
-
-
-def unregister(name: str) -> None:
-    """Forget a ruleset registered at run time (installed ones stay)."""
-    _REGISTERED.pop(name, None)
-
-
-def plugins() -> dict[str, RulesetPlugin]:
-    """Every ruleset plugin: the installed ones sorted by name, then those registered at run
-    time (imports no rule code of an installed one)."""
-    found = {name: _plugin_from(point) for name, point in _entry_points().items()}
-    found.update({name: _as_plugin(r) for name, r in _REGISTERED.items()})
-    return found
-
-
-def plugin(name: str) -> RulesetPlugin:
-    """The plugin of one ruleset, registered at run time or installed (imports only its plugin
-    module).
-
-    Raises:
-        UnknownIdError: No ruleset of that name is registered or installed.
-    """
-    if name in _REGISTERED:
-        return _as_plugin(_REGISTERED[name])
-    point = _entry_points().get(name)
-    if point is None:
-        raise _unknown(name)
-    return _plugin_from(point)
-
-
-def _as_plugin(found: RulesetPlugin | Ruleset[Any]) -> RulesetPlugin:
-    # A bare ruleset registered at run time has no module to name: no parts but its rules,
-    # which get_ruleset finds in the run-time registry first.
-    return found if isinstance(found, RulesetPlugin) else RulesetPlugin(found.name, rules="")
-
-
-def get_ruleset(name: str) -> Ruleset[Any]:
-    """Find a ruleset by name, importing only that one.
-
-    Raises:
-        UnknownIdError: No ruleset of that name is registered or installed.
-    """
-    found = _REGISTERED.get(name)
-    if found is None:
-        found = plugin(name)
-    return found.ruleset() if isinstance(found, RulesetPlugin) else found
-
-
-def registered() -> dict[str, Ruleset[Any]]:
-    """Every ruleset by name (installed ones sorted by name, then run-time ones)."""
-    names = [*_entry_points(), *(n for n in _REGISTERED if n not in _entry_points())]
-    return {name: get_ruleset(name) for name in names}
-
-
-@functools.cache
-def _entry_points() -> dict[str, importlib.metadata.EntryPoint]:
-    # Sorted by name: entry points have no order of their own across installers.
-    points = {point.name: point for point in sorted(
-        importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name)}
-    if not points:
-        raise UnknownIdError(
-            f"no rulesets are installed (entry-point group {ENTRY_POINT_GROUP!r} is empty)",
-            fix="Reinstall rallypoint (`uv sync`) so its rulesets are registered.",
-            instead=Hint.SERVER)
-    return points
-
-
-def _plugin_from(point: importlib.metadata.EntryPoint) -> RulesetPlugin:
-    loaded = point.load()
-    if not isinstance(loaded, RulesetPlugin) or loaded.name != point.name:
-        raise UnknownIdError(
-            f"entry point {point.name!r} = {point.value!r} is not a RulesetPlugin of that name",
-            fix="Point the entry point at the ruleset's PLUGIN object.")
-    return loaded
-
-
-def ruleset_line_fix(where: str = "top-level") -> str:
-    """The fix for a scenario file that names no ruleset: the line to add, with the names of
-    the rulesets installed (``where``: which line, ``"top-level"`` or ``"first"``)."""
-    names = sorted(plugins())
-    return f'Add a {where} line like ruleset = "{names[-1]}" (installed: {", ".join(names)}).'
-
-
-def _unknown(name: str) -> UnknownIdError:
-    known = ", ".join(sorted({*_entry_points(), *_REGISTERED})) or "none"
-    return UnknownIdError(f"no ruleset named {name!r}", fix=f"Use one of: {known}.")
+    def chance_nodes(self, state: object) -> Sequence[DeclaredNode]: ...

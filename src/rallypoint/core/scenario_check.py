@@ -28,10 +28,11 @@ from typing import Any, Final, Generic, Protocol, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
+from rallypoint.core.erased import ErasedRuleset, rules_of
 from rallypoint.core.errors import DataFileError, RallypointError
 from rallypoint.core.json_types import JsonObject
 from rallypoint.core.problems import FIELD_FIX, Problem
-from rallypoint.core.ruleset import Ruleset, get_ruleset, ruleset_line_fix
+from rallypoint.core.registry import get_ruleset, ruleset_line_fix
 from rallypoint.core.tomlfile import line_naming, line_of, parse_toml, validation_problems
 
 COLLECTING: Final = "rallypoint.collect_problems"
@@ -70,11 +71,12 @@ class ScenarioFiles(Protocol, Generic[M]):
         ...
 
 
-def scenario_files(ruleset: Ruleset[Any]) -> ScenarioFiles[BaseModel] | None:
+def scenario_files(ruleset: ErasedRuleset) -> ScenarioFiles[BaseModel] | None:
     """The ruleset's :class:`ScenarioFiles` members, or ``None`` when it lacks one."""
     members = ("scenario_model", "scenario_problems", "scenario_json")
-    if all(hasattr(ruleset, name) for name in members):
-        return cast(ScenarioFiles[BaseModel], ruleset)
+    rules = rules_of(ruleset)  # optional members: found on the rules behind the erased ruleset
+    if all(hasattr(rules, name) for name in members):
+        return cast(ScenarioFiles[BaseModel], rules)
     return None
 
 
@@ -115,7 +117,7 @@ def check_data(data: Mapping[str, Any], *, text: str = "", file: str = "",
     return _check_whole(rules, hooks, data, text, file)
 
 
-def _check_whole(rules: Ruleset[Any], hooks: ScenarioFiles[BaseModel], data: Mapping[str, Any],
+def _check_whole(rules: ErasedRuleset, hooks: ScenarioFiles[BaseModel], data: Mapping[str, Any],
                  text: str, file: str) -> list[Problem]:
     """Steps 3 to 5 of the module docstring for a ruleset with :class:`ScenarioFiles`."""
     parameters = _parameter_problems(rules, data.get("parameters"), text, file)
@@ -197,7 +199,7 @@ def _placed(found: str | Problem, text: str, file: str) -> Problem:
     return replace(found, file=file, line=line)
 
 
-def _parameter_problems(rules: Ruleset[Any], parameters: Any, text: str,
+def _parameter_problems(rules: ErasedRuleset, parameters: Any, text: str,
                         file: str) -> list[Problem]:
     """Each ``[parameters]`` entry the ruleset's data refuses, judged alone (so one bad entry
     does not hide another)."""
@@ -214,7 +216,7 @@ def _parameter_problems(rules: Ruleset[Any], parameters: Any, text: str,
     return problems
 
 
-def _check_by_loading(rules: Ruleset[Any], text: str, file: str) -> list[Problem]:
+def _check_by_loading(rules: ErasedRuleset, text: str, file: str) -> list[Problem]:
     """``new``'s own path for a ruleset without :class:`ScenarioFiles` (its first problem)."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder, "scenario.toml")

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from rallypoint.core.ruleset import DeclaredNode, chance_nodes, get_ruleset
+from rallypoint.core.erased import chance_nodes
+from rallypoint.core.registry import get_ruleset
+from rallypoint.core.ruleset import DeclaredNode
 from rallypoint.lab.rollers import NumpyRoller, chunk_sequences, generator
 
 

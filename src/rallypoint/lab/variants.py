@@ -26,9 +26,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from rallypoint.core.erased import ErasedRuleset
 from rallypoint.core.errors import DataFileError
 from rallypoint.core.events import CORE_EVENTS, CREATED, Created, NewEvent
-from rallypoint.core.ruleset import Ruleset
 from rallypoint.session import created_from_scenario
 
 Translate = Callable[[Mapping[str, Any], str, Any], list[tuple[list[str | int], Any]] | None]
@@ -101,7 +101,7 @@ def patch(data: dict[str, Any], name: str, value: Any,
         node[last] = new
 
 
-def created_with(ruleset: Ruleset[Any], scenario: dict[str, Any], overrides: Mapping[str, Any],
+def created_with(ruleset: ErasedRuleset, scenario: dict[str, Any], overrides: Mapping[str, Any],
                  parameters: set[str], translate: Translate | None = None,
                  seed: str = "lab") -> NewEvent:
     """The ``created`` event of a variant: parameters into the scenario, data paths into its

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import uuid
 from pathlib import Path
-from typing import Any
 
 from rallypoint.core.campaign import created_event, created_from_scenario
+from rallypoint.core.erased import ErasedRuleset
 from rallypoint.core.errors import DataFileError, MalformedInputError
 from rallypoint.core.events import ChainProblem, NewEvent
 from rallypoint.core.json_types import JsonObject
-from rallypoint.core.ruleset import Ruleset, get_ruleset, ruleset_line_fix
+from rallypoint.core.registry import get_ruleset, ruleset_line_fix
 from rallypoint.dice.play import commit_server_dice
 from rallypoint.errors import Hint
 from rallypoint.session import snapshots
@@ -105,7 +105,7 @@ def create_from(handle: Handle, ruleset: str, scenario: JsonObject, *, name: str
                    campaign_id, commit=seed is None)
 
 
-def _create(handle: Handle, name: str, ruleset: Ruleset[Any], created: NewEvent,
+def _create(handle: Handle, name: str, ruleset: ErasedRuleset, created: NewEvent,
             campaign_id: str | None, *, commit: bool = False) -> CampaignInfo:
     """Store a new campaign's ``created`` event; ``commit``: its dice are the server's, so the
     log gets their commitment and the store keeps the secret."""

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Final
 
 from rallypoint.core.blinds import with_blind
 from rallypoint.core.campaign import Campaign
+from rallypoint.core.erased import rules_of
 from rallypoint.core.events import NewEvent
 from rallypoint.dice import ScriptedRoller
 
@@ -29,7 +30,7 @@ ruleset that keeps owing, not a count anyone should reach."""
 def owed_events(campaign: Campaign, seat: str | None = None) -> list[Campaign]:
     """The campaign after each owed event in turn, in memory (nothing stored); each records
     its command, decided by ``seat``'s database."""
-    owed = getattr(campaign.ruleset, "owed", None)
+    owed = getattr(rules_of(campaign.ruleset), "owed", None)
     found: list[Campaign] = []
     while owed is not None and len(found) < MAX_OWED:
         command = owed(campaign.state, campaign.version)

@@ -21,7 +21,7 @@ from pathlib import Path
 from rallypoint.core.campaign import created_event, stored_rolls
 from rallypoint.core.errors import IllegalNowError, MalformedInputError
 from rallypoint.core.events import EventRecord, NewEvent
-from rallypoint.core.ruleset import get_ruleset, ruleset_line_fix
+from rallypoint.core.registry import get_ruleset, ruleset_line_fix
 from rallypoint.core.visibility import declaration_of
 from rallypoint.dice.audit import DICE_KEY, audit, logical_position
 from rallypoint.dice.sealed import (

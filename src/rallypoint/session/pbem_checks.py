@@ -12,7 +12,7 @@ from typing import Any
 from rallypoint.core.campaign import stored_rolls
 from rallypoint.core.errors import IntegrityError
 from rallypoint.core.events import GENESIS_HASH, EventRecord, NewEvent
-from rallypoint.core.ruleset import get_ruleset
+from rallypoint.core.registry import get_ruleset
 from rallypoint.dice.audit import DICE_KEY, DiceReport, Verdict, audit, logical_position
 from rallypoint.dice.sealed import (
     AnyRequest,

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from rallypoint.core.campaign import Campaign, read_event
 from rallypoint.core.differences import Difference, first_difference
+from rallypoint.core.erased import rules_of
 from rallypoint.core.errors import IntegrityError, RallypointError
 from rallypoint.core.events import (
     COMMANDS_V,
@@ -370,9 +371,10 @@ def check_public(campaign: Campaign, record: EventRecord, sender: str) -> None:
     Raises:
         IntegrityError: A public part differs (nothing has been written).
     """
-    if not isinstance(campaign.ruleset, PublicCheck):
+    rules = rules_of(campaign.ruleset)  # check_public is optional: found on the rules
+    if not isinstance(rules, PublicCheck):
         return  # a ruleset that hides nothing has no public part to re-derive
-    difference = campaign.ruleset.check_public(campaign.state, record.type, record.payload,
+    difference = rules.check_public(campaign.state, record.type, record.payload,
                                                sender)
     if difference is not None:
         raise IntegrityError(

@@ -30,7 +30,7 @@ from pathlib import Path
 from rallypoint.core.campaign import stored_rolls
 from rallypoint.core.errors import IllegalNowError, IntegrityError
 from rallypoint.core.events import EventRecord, verify_chain
-from rallypoint.core.ruleset import get_ruleset
+from rallypoint.core.registry import get_ruleset
 from rallypoint.core.visibility import Viewer, is_redacted, redact_events
 from rallypoint.dice.audit import Verdict, audit
 from rallypoint.errors import Hint

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from rallypoint.core.csvtable import ScenarioTable, on_rows, read_rows, table_of, write_rows
+from rallypoint.core.erased import rules_of
 from rallypoint.core.errors import DataFileError, UnknownIdError
 from rallypoint.core.problems import Problem
-from rallypoint.core.ruleset import get_ruleset, plugins
+from rallypoint.core.registry import get_ruleset, plugins
 from rallypoint.core.scenario_check import check_data, check_text, scenario_from
 from rallypoint.core.tomlfile import parse_toml
 from rallypoint.core.tomlwrite import dumps
@@ -56,7 +57,7 @@ def starter_text(ruleset: str) -> str:
         UnknownIdError: No ruleset of that name.
     """
     rules = get_ruleset(ruleset)
-    starter = getattr(rules, "starter_scenario", None)
+    starter = getattr(rules_of(rules), "starter_scenario", None)
     path = starter() if starter is not None else rules.example_scenarios()[0]
     return Path(path).read_text(encoding="utf-8")
 

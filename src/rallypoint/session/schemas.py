@@ -18,8 +18,9 @@ from typing import Any, Final
 
 from pydantic import BaseModel
 
+from rallypoint.core.erased import ErasedRuleset, rules_of
 from rallypoint.core.errors import UnknownIdError
-from rallypoint.core.ruleset import Ruleset, registered
+from rallypoint.core.registry import registered
 from rallypoint.core.scenario_check import scenario_files
 
 DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
@@ -56,13 +57,13 @@ def _sources() -> dict[str, Callable[[], dict[str, Any]]]:
         hooks = scenario_files(ruleset)
         if hooks is not None:
             sources[f"{name}-scenario"] = _scenario_maker(name, ruleset, hooks.scenario_model)
-        models: Mapping[str, type[BaseModel]] = getattr(ruleset, "file_models", {})
+        models: Mapping[str, type[BaseModel]] = getattr(rules_of(ruleset), "file_models", {})
         for file_name, model in models.items():
             sources[file_name] = _model_maker(file_name, model)
     return sources
 
 
-def _scenario_maker(name: str, ruleset: Ruleset[Any],
+def _scenario_maker(name: str, ruleset: ErasedRuleset,
                     model: type[BaseModel]) -> Callable[[], dict[str, Any]]:
     def make() -> dict[str, Any]:
         return _scenario_schema(name, ruleset, model)
@@ -81,7 +82,7 @@ def _headed(name: str, schema: dict[str, Any]) -> dict[str, Any]:
     return {"$schema": DIALECT, "title": f"rallypoint {name}", **body}
 
 
-def _scenario_schema(name: str, ruleset: Ruleset[Any], model: type[BaseModel]) -> dict[str, Any]:
+def _scenario_schema(name: str, ruleset: ErasedRuleset, model: type[BaseModel]) -> dict[str, Any]:
     """A scenario file's schema: its model's, with ``ruleset = "NAME"`` required (``new``
     refuses a file without it) and ``[parameters]`` spelled out from the ruleset's data."""
     schema = _headed(f"{name}-scenario", model.model_json_schema(mode="validation"))
@@ -98,11 +99,11 @@ def _scenario_schema(name: str, ruleset: Ruleset[Any], model: type[BaseModel]) -
     return schema
 
 
-def _parameters(ruleset: Ruleset[Any]) -> dict[str, Any]:
+def _parameters(ruleset: ErasedRuleset) -> dict[str, Any]:
     """Each parameter a scenario may set, with its choices, default and clause: the ruleset's
     own ``parameter_schemas()`` where it has one, else from the ``parameters`` table of its
     shipped data; none when neither lists them."""
-    own = getattr(ruleset, "parameter_schemas", None)
+    own = getattr(rules_of(ruleset), "parameter_schemas", None)
     if own is not None:
         return dict(own())
     listed = ruleset.rules_data({}).get("parameters")

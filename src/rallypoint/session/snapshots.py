@@ -31,9 +31,10 @@ from pathlib import Path
 from typing import Any, Final
 
 from rallypoint.core.campaign import Campaign, apply_event, read_event
+from rallypoint.core.erased import ErasedRuleset, rules_of
 from rallypoint.core.errors import RallypointError
 from rallypoint.core.events import GENESIS_HASH, ChainProblem, EventRecord, Undone
-from rallypoint.core.ruleset import Ruleset, get_ruleset
+from rallypoint.core.registry import get_ruleset
 from rallypoint.store import CampaignInfo, EventStore
 from rallypoint.store.integrity import row_matches
 from rallypoint.store.snapshots import Row, StoredSnapshot, read_snapshot, write_snapshot
@@ -65,14 +66,14 @@ class _StateUnpickler(pickle.Unpickler):
         return found
 
 
-def _package(ruleset: Ruleset[Any]) -> str:
-    return type(ruleset).__module__.rpartition(".")[0]
+def _package(ruleset: ErasedRuleset) -> str:
+    return type(rules_of(ruleset)).__module__.rpartition(".")[0]
 
 
-def code_fingerprint(ruleset: Ruleset[Any]) -> str:
+def code_fingerprint(ruleset: ErasedRuleset) -> str:
     """SHA-256 over the source of the ruleset's package and of the core fold, plus the Python
     and pickle versions: the code a snapshot was folded by."""
-    return _fingerprint(type(ruleset).__module__)
+    return _fingerprint(type(rules_of(ruleset)).__module__)
 
 
 @cache
@@ -185,7 +186,7 @@ def _record(campaign_id: str, row: Row) -> EventRecord:
                        recorded_at=recorded_at, prev_hash=prev_hash, hash=hash_)
 
 
-def _fold_tail(campaign_id: str, ruleset: Ruleset[Any], records: list[EventRecord], base: int,
+def _fold_tail(campaign_id: str, ruleset: ErasedRuleset, records: list[EventRecord], base: int,
                state: Any, undone: frozenset[int]) -> Campaign | None:
     """Fold the events after ``base`` onto the snapshot's state (``None``: an undo reaches back
     into the snapshot, so only a whole fold can say what counts)."""

@@ -26,7 +26,7 @@ from rallypoint.core.errors import (
     UnknownIdError,
 )
 from rallypoint.core.problems import Problem
-from rallypoint.core.ruleset import get_ruleset, plugin, registered, ruleset_line_fix
+from rallypoint.core.registry import get_ruleset, plugin, registered, ruleset_line_fix
 from rallypoint.core.scenario_check import scenario_files
 from rallypoint.core.tomlwrite import dumps
 from rallypoint.session.scenarios import check_scenario

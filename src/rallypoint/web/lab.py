@@ -15,7 +15,7 @@ from pathlib import Path
 
 from rallypoint.core.errors import Hint, IllegalNowError
 from rallypoint.core.parts import LabPart, is_lab_part
-from rallypoint.core.ruleset import plugin
+from rallypoint.core.registry import plugin
 from rallypoint.session import Campaign
 
 RUNS = 200

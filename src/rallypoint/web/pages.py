@@ -415,7 +415,7 @@ async def delete(request: Request, cid: str) -> Response:
 def lab_page(request: Request, cid: str) -> HTMLResponse:
     """The campaign's exact odds, and a small simulation drawn by the lab's plots."""
     from rallypoint.core.parts import odds_tables
-    from rallypoint.core.ruleset import plugin
+    from rallypoint.core.registry import plugin
     from rallypoint.web import lab
 
     service = deps.service(request)

@@ -27,7 +27,7 @@ from jinja2 import (
 )
 
 from rallypoint.core.errors import RallypointError
-from rallypoint.core.ruleset import plugins
+from rallypoint.core.registry import plugins
 from rallypoint.web.security import csrf_token
 from rallypoint.web.settings import WebSettings
 from rallypoint.web.words import web_message

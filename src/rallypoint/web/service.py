@@ -155,7 +155,7 @@ class Service:
 
     def scenarios(self) -> list[tuple[str, str, Path]]:
         """(ruleset, ruleset title, path) of every shipped scenario, in a stable order."""
-        from rallypoint.core.ruleset import registered
+        from rallypoint.core.registry import registered
 
         return [(name, ruleset.title, path) for name, ruleset in sorted(registered().items())
                 for path in ruleset.example_scenarios()]

@@ -5,7 +5,7 @@
 Parts are referenced by ``module:attribute`` and imported only when a front end needs them.
 """
 
-from rallypoint.core.ruleset import RulesetPlugin
+from rallypoint.core.registry import RulesetPlugin
 
 PLUGIN = RulesetPlugin(
     name="platoon",

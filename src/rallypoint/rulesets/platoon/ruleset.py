@@ -7,7 +7,7 @@ from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import BaseModel, TypeAdapter
 
@@ -149,6 +149,10 @@ class PlatoonRuleset:
 
     name = "platoon"
     title = "Platoon: between battles (a WW2 tank platoon's campaign layer)"
+    state_type = PlatoonState
+    event_types: tuple[type[PlatoonEvent], ...] = get_args(PlatoonEvent)
+    """Every member of :data:`PlatoonEvent` (what the registry's wrapper checks
+    an event against)."""
 
     def __init__(self, hooks: Hooks = DEFAULT_HOOKS) -> None:
         self.hooks = hooks

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import TypeAdapter
 
@@ -77,6 +77,10 @@ class SquaresRuleset:
 
     name = "squares"
     title = "Squares (disorder recovery and leader rally on a square grid)"
+    state_type = SquaresState
+    event_types: tuple[type[SquaresEvent], ...] = get_args(SquaresEvent)
+    """Every member of :data:`SquaresEvent` (what the registry's wrapper checks
+    an event against)."""
 
     scenario_model = Scenario
     """The model of a whole squares scenario file

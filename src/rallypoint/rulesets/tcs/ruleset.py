@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
 from pydantic import TypeAdapter
 
@@ -52,6 +52,10 @@ class TcsRuleset:
 
     name = "tcs"
     title = "TCS R&R (rest and recovery for the Tactical Combat Series)"
+    state_type = TcsState
+    event_types: tuple[type[TcsEvent], ...] = get_args(TcsEvent)
+    """Every member of :data:`TcsEvent` (what the registry's wrapper checks
+    an event against)."""
 
     scenario_model = Scenario
     """The model of a whole TCS scenario file

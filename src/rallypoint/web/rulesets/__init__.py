@@ -17,7 +17,7 @@ from typing import Protocol, runtime_checkable
 from typing_extensions import TypeIs
 
 from rallypoint.core.json_types import JsonObject, JsonValue
-from rallypoint.core.ruleset import plugin
+from rallypoint.core.registry import plugin
 from rallypoint.session import Campaign
 from rallypoint.web.due import Action
 from rallypoint.web.forms import command_from_form

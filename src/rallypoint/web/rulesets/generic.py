@@ -7,7 +7,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from rallypoint.core.ruleset import Command, command_kind, command_types
+from rallypoint.core.erased import command_types
+from rallypoint.core.ruleset import Command, command_kind
 from rallypoint.core.visibility import (
     EVERYTHING,
     Viewer,

@@ -75,6 +75,8 @@ class ToyRuleset:
 
     name = "toy"
     title = "Foraging (one command, one d6)"
+    state_type = Camp
+    event_types: tuple[type[Foraged], ...] = (Foraged,)
 
     def load_scenario(self, path: Path) -> JsonObject:
         return dict(load_ruleset_file(path, "toy", Scenario).model_dump(mode="json"))

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rallypoint.core.erased import rules_of
+
 if TYPE_CHECKING:
     from rallypoint.rulesets.platoon.model import PlatoonState
     from rallypoint.rulesets.platoon.ruleset import PlatoonRuleset
@@ -24,7 +26,7 @@ def platoon_of(campaign: Campaign) -> tuple[PlatoonRuleset, PlatoonState]:
     # Imported here, as in platoon_state: the command line loads the rules only for a verb.
     from rallypoint.rulesets.platoon.ruleset import PlatoonRuleset
 
-    ruleset = campaign.ruleset
+    ruleset = rules_of(campaign.ruleset)
     if not isinstance(ruleset, PlatoonRuleset):
         raise TypeError(f"campaign {campaign.name!r} is not a platoon campaign")
     return ruleset, platoon_state(campaign)

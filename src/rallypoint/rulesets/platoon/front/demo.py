@@ -14,7 +14,7 @@ from rich.rule import Rule
 
 from rallypoint.cli.kit import console, execute, session
 from rallypoint.core.parts import Demo
-from rallypoint.core.ruleset import get_ruleset
+from rallypoint.core.registry import get_ruleset
 from rallypoint.dice import SeededRoller
 from rallypoint.rulesets.platoon.commands import RestDay, StandInBattle
 from rallypoint.rulesets.platoon.front.campaign import platoon_state

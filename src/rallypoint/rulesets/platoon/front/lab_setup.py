@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rallypoint.core.erased import ErasedRuleset
 from rallypoint.core.errors import MalformedInputError
-from rallypoint.core.ruleset import PolicyInfo, Ruleset, get_ruleset
+from rallypoint.core.registry import get_ruleset
+from rallypoint.core.ruleset import PolicyInfo
 from rallypoint.lab.kit import FloatArray
 from rallypoint.rulesets.platoon.front.campaign import platoon_state
 from rallypoint.rulesets.platoon.front.lab_fast_people import WAITING_POLICIES
@@ -47,7 +49,7 @@ STANDIN_NOTE = ("battles are this project's STAND-IN battle generator (2d6 + int
                 "not a rule of the seed: read losses as illustrative")
 
 
-def platoon() -> Ruleset[Any]:
+def platoon() -> ErasedRuleset:
     """The registered platoon ruleset."""
     return get_ruleset("platoon")
 

@@ -17,7 +17,7 @@ from rallypoint.core.parts import Demo
 def play_ridge_scene() -> None:
     """Play the squares scene in the database the demo has open (``SETTINGS.db``)."""
     from rallypoint.core.errors import IllegalNowError
-    from rallypoint.core.ruleset import get_ruleset
+    from rallypoint.core.registry import get_ruleset
     from rallypoint.dice import ScriptedRoller
     from rallypoint.rulesets.squares.commands import Activate, MarkFire, Move, Rally
     from rallypoint.rulesets.squares.data import RallyKind

@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rallypoint.core.erased import ErasedRuleset
 from rallypoint.core.errors import MalformedInputError
-from rallypoint.core.ruleset import Ruleset, get_ruleset
+from rallypoint.core.registry import get_ruleset
 from rallypoint.dice import D6, fraction_text
 from rallypoint.lab.kit import (
     Backend,
@@ -52,7 +53,7 @@ PASS, BREAK = 1.0, 0.0
 """How a chain's ``passed`` metric records its end."""
 
 
-def squares() -> Ruleset[Any]:
+def squares() -> ErasedRuleset:
     """The registered squares ruleset."""
     return get_ruleset("squares")
 

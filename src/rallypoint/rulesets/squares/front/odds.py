@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from rallypoint.core.ruleset import get_ruleset
 from rallypoint.dice import ChanceNode, fraction_text
 from rallypoint.rulesets.squares.data import default_data
 from rallypoint.rulesets.squares.rally import (
@@ -16,6 +15,7 @@ from rallypoint.rulesets.squares.rally import (
     opportunities,
     reading,
 )
+from rallypoint.rulesets.squares.ruleset import RULESET
 
 
 def _squares_rules() -> Any:
@@ -34,7 +34,7 @@ def squares_rally(modifier: int) -> dict[str, Any]:
 
 def squares_situations(scenario: Path) -> list[dict[str, Any]]:
     """Every rally allowed in a squares battle's starting state, each modifier named."""
-    ruleset = get_ruleset("squares")
+    ruleset = RULESET  # its own rules, typed by its own state
     data = ruleset.load_scenario(scenario)
     state = ruleset.initial_state(data, ruleset.rules_data(data))
     return [{"leader": plan.leader, "unit": plan.unit, "rally": plan.kind.value,

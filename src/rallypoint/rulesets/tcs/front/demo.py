@@ -11,7 +11,8 @@ from rich.rule import Rule
 
 from rallypoint.cli.kit import console, execute, session
 from rallypoint.core.parts import Demo
-from rallypoint.core.ruleset import Command, get_ruleset
+from rallypoint.core.registry import get_ruleset
+from rallypoint.core.ruleset import Command
 from rallypoint.rulesets.tcs.commands import (
     AdvanceTurn,
     CheckImplementation,

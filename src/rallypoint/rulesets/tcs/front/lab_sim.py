@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rallypoint.core.erased import ErasedRuleset
 from rallypoint.core.errors import DataFileError, MalformedInputError
-from rallypoint.core.ruleset import Ruleset, get_ruleset
+from rallypoint.core.registry import get_ruleset
 from rallypoint.dice import ScriptedRoller, fraction_text
 from rallypoint.lab.kit import (
     Backend,
@@ -61,7 +62,7 @@ METRICS = ("implemented", "turns_to_implementation", "steps_rolled", "steps_back
 Progress = Callable[[int], None] | None
 
 
-def tcs() -> Ruleset[Any]:
+def tcs() -> ErasedRuleset:
     """The registered TCS ruleset."""
     return get_ruleset("tcs")
 
