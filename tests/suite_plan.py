@@ -10,11 +10,11 @@ the longest files first.
 - a run of named files (``uv run pytest tests/test_x.py -k y``) stays in one process:
   starting workers costs more than it saves there. ``-n 2`` or ``-n 0`` decides outright.
 
-Not yet the default in pyproject's ``addopts``: under two workers three tests of the command
-line's wrapped output (test_scenario_cli, test_scenario_import, test_tcs_readme) fail while
-they pass in one process: a worker's temporary path is longer, so a printed path folds
-mid-word (docs/performance.md, "Test suite time"). A file is the unit of work (``loadfile``):
-its module fixtures (a lab sample, a shared chromium) are built once.
+The default (pyproject's ``addopts``). A worker's temporary path is 10 characters longer
+(``popen-gw0/``), so a test that checks the words of a line printing such a path gives its
+command a terminal wide enough for it (test_scenario_cli, test_scenario_import). A file is the
+unit of work (``loadfile``): its module fixtures (a lab sample, a shared chromium) are built
+once.
 """
 
 from __future__ import annotations

@@ -13,7 +13,10 @@ from test_cli_rough_edges import ok, refused, run
 
 def test_init_edit_check_new(tmp_path: Path) -> None:
     db, game = tmp_path / "db.sqlite3", tmp_path / "my_battle.toml"
-    said = " ".join(ok(db, "scenario", "init", "squares", str(game)).split())
+    # Wide enough for the temporary path (longer under a pytest-xdist worker): a path wider
+    # than the terminal is folded mid-word, and this checks the words, not the folding.
+    said = " ".join(ok(db, "scenario", "init", "squares", str(game),
+                       env={"COLUMNS": "200"}).split())
     assert said == (f"wrote {game}, a squares scenario `rallypoint new` accepts as written, and "
                     "squares-scenario.schema.json beside it (its #:schema line lets a TOML "
                     f"editor check the file). Edit it, then `rallypoint scenario check {game}`.")

@@ -155,8 +155,10 @@ def test_import_csv_on_the_command_line(tmp_path: Path) -> None:
 
     # The farm's own units into the farm's other parts, then a campaign.
     farm = next(p for p in SHIPPED if p.stem.startswith("farm"))
+    # Wide enough for the temporary path (longer under a pytest-xdist worker): a path wider
+    # than the terminal is folded mid-word, and this checks the words, not the folding.
     said = ok(db, "scenario", "import-csv", "squares", str(EXAMPLES / f"{farm.stem}.csv"),
-              "--into", str(farm), "-o", str(out))
+              "--into", str(farm), "-o", str(out), env={"COLUMNS": "200"})
     assert " ".join(said.split()) == (
         f"wrote {out} (and squares-scenario.schema.json beside it); `rallypoint scenario check` "
         "finds no problem in it.")
