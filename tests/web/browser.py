@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
+from weakref import WeakKeyDictionary
 
 import pytest
 from playwright.sync_api import (
@@ -81,6 +82,8 @@ class _Leaving:
     arrived, or None: it ended with none (a download, a cancelled navigation)."""
     sent: dict[Request, int] = field(default_factory=dict)
     aborted: list[_Aborted] = field(default_factory=list)
+    shots: list[tuple[int, int]] = field(default_factory=list)
+    """The ticks each of the walk's screenshots began and ended (see :meth:`excused`)."""
 
     def tick(self) -> int:
         """The next tick of the page's event clock."""
@@ -109,11 +112,27 @@ class _Leaving:
         for n in range(len(self.begun)):
             self.arrived.setdefault(n, arrived)
 
+    @contextmanager
+    def shooting(self) -> Iterator[None]:
+        """Mark the ticks while the walk takes a screenshot of the page."""
+        begun = self.tick()
+        try:
+            yield
+        finally:
+            self.shots.append((begun, self.tick()))
+
     def excused(self) -> list[str]:
-        """The aborted requests whose page was being left when they were cancelled."""
-        return [a.failure for a in self.aborted if a.sent is not None and any(
+        """The aborted requests whose page was being left when they were cancelled, and those
+        a screenshot both sent and cancelled.
+
+        Why the second: to capture a whole page chromium lays it out at other sizes for a
+        moment (a window 1 px wide was seen), so a ``<picture>`` (the lab's plot) asks for its
+        narrow source and drops it when the width is back; no player's window does that.
+        """
+        return [a.failure for a in self.aborted if a.sent is not None and (any(
             begun < a.cancelled and (self.arrived.get(n) or 0) > a.sent
-            for n, begun in enumerate(self.begun))]
+            for n, begun in enumerate(self.begun)) or any(
+            begun < a.sent and a.cancelled < ended for begun, ended in self.shots))]
 
 
 @dataclass
@@ -216,6 +235,10 @@ def close_chromium() -> None:
             running.playwright.stop()
 
 
+_WATCHED: WeakKeyDictionary[Page, _Leaving] = WeakKeyDictionary()
+"""Each watched page's navigations and screenshots (``shot`` is given the page only)."""
+
+
 def _watch(page: Page, problems: Problems, allowed_statuses: frozenset[int]) -> None:
     """Collect the page's console errors and failed requests into ``problems``."""
     page.set_default_timeout(30_000)
@@ -252,6 +275,7 @@ def _watch(page: Page, problems: Problems, allowed_statuses: frozenset[int]) -> 
 
     leaving = _Leaving()
     problems.leaving.append(leaving)
+    _WATCHED[page] = leaving
     page.on("request", leaving.on_request)
     page.on("framenavigated", on_navigated)
     page.on("requestfailed", on_failed)
@@ -268,10 +292,11 @@ def shot(page: Page, name: str, full_page: bool = False, part: str | None = None
     # short wait and another try is honest. A third failure is real and fails the walk.
     for attempt in range(3):
         try:
-            if part is not None:
-                page.locator(part).screenshot(path=str(path))
-            else:
-                page.screenshot(path=str(path), full_page=full_page)
+            with _WATCHED[page].shooting():
+                if part is not None:
+                    page.locator(part).screenshot(path=str(path))
+                else:
+                    page.screenshot(path=str(path), full_page=full_page)
             return path
         except PlaywrightError:
             if attempt == 2:

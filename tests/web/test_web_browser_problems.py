@@ -2,15 +2,19 @@
 its page is no failure; every other cancelled request still fails the walk.
 
 The cancellations are made here on purpose (Playwright's routing holds or aborts a request),
-so each case happens on every run, not only when a loaded machine is slow to answer.
+so each case happens on every run, not only when a loaded machine is slow to answer. The
+screenshot's passing resize cannot be made on purpose, so its rule is held to events fed in.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import cast
+
 import pytest
 from playwright.sync_api import Page, Request, Route, expect
 
-from web.browser import browser_page, browser_pages
+from web.browser import _Leaving, browser_page, browser_pages
 from web.conftest import LiveServer
 
 FAVICON = "**/static/favicon.svg"
@@ -110,3 +114,48 @@ def test_a_navigation_cancelled_fails_the_walk_though_a_later_one_arrives(
         page.unroute("**/api/docs")
         _leave_for_the_api_docs(page)
     assert str(failed.value).count("ERR_ABORTED") == 1
+
+
+@dataclass
+class _Frame:
+    parent_frame: None = None
+
+
+@dataclass(eq=False)
+class _Request:
+    """Just what the watch asks of a request: a sub-resource of the main frame."""
+
+    frame: _Frame
+
+    def is_navigation_request(self) -> bool:
+        return False
+
+
+def _shot_then(sent: str, cancelled: str) -> list[str]:
+    """What the watch excuses of a request sent and cancelled "before", "during" or "after"
+    a screenshot (no navigation at all)."""
+    leaving = _Leaving()
+    request = cast(Request, _Request(_Frame()))
+
+    def at(moment: str) -> None:
+        if sent == moment:
+            leaving.on_request(request)
+        if cancelled == moment:
+            leaving.on_failed(request, "failed /plot.svg?narrow=true: net::ERR_ABORTED")
+
+    at("before")
+    with leaving.shooting():
+        at("during")
+    at("after")
+    return leaving.excused()
+
+
+def test_a_request_a_screenshot_sent_and_dropped_is_no_failure() -> None:
+    assert _shot_then("during", "during") == ["failed /plot.svg?narrow=true: net::ERR_ABORTED"]
+
+
+@pytest.mark.parametrize(("sent", "cancelled"), [("before", "during"), ("during", "after"),
+                                                 ("before", "before"), ("after", "after")])
+def test_a_request_not_both_sent_and_dropped_in_a_screenshot_fails(sent: str,
+                                                                    cancelled: str) -> None:
+    assert _shot_then(sent, cancelled) == []
