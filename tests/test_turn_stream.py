@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import re
 import shutil
 import sqlite3
+import threading
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -190,3 +192,21 @@ def test_a_bad_signature_on_a_long_turn_file_leaves_the_database_as_before(
     _refused_as_whole(mail, tmp_path, monkeypatch, path,
                       "the signature of seat 'french' does not match the file's contents: it "
                       "was edited, cut, reordered or re-hashed after it was signed")
+
+
+def test_a_pipe_is_left_to_the_whole_check(mail: dict[str, Path], tmp_path: Path) -> None:
+    # A pipe can be read once: the streaming pass, which may hand the file to the whole check
+    # after reading it, does not open one (it would leave the whole check nothing to read).
+    fifo = tmp_path / "turn.fifo"
+    os.mkfifo(fifo)
+    reader = _reader(mail, tmp_path, "piped")
+    done: list[object] = []
+    walk = threading.Thread(target=lambda: done.append(
+        pbem_import._import_streamed(reader, fifo, None)), daemon=True)
+    walk.start()
+    walk.join(10)
+    opened = walk.is_alive()  # blocked opening the pipe for reading, waiting for a writer
+    if opened:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))  # an empty write end: let it go
+        walk.join(10)
+    assert not opened and done == [None]

@@ -122,8 +122,10 @@ def _import_streamed(session: Handle, path: Path, name: str | None) -> Imported 
         is written, and the caller checks the file whole, whose answer or one-line refusal
         stands.
     """
-    if not exists(session.location):
-        return None  # the whole check refuses a bad file before it creates the database
+    if not exists(session.location) or not Path(path).is_file():
+        # The whole check refuses a bad file before it creates the database; a pipe (not a
+        # regular file) can be read only once, and the whole check may have to read it.
+        return None
     try:
         with ExitStack() as stack:
             walk = TurnWalk(stack, session.transaction, name)

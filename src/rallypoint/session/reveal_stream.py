@@ -85,8 +85,10 @@ def reveal_streamed(session: Handle, theirs: Path, out: Path, ref: str | None) -
     """The reveal in one pass (see the module docstring), or ``None``: not decided here,
     nothing written; the caller checks it whole."""
     out = Path(out)
-    if out.is_symlink() or (out.exists() and not out.is_file()):
-        return None  # a device or a link is written through by the whole path
+    if out.is_symlink() or (out.exists() and not out.is_file()) or not Path(theirs).is_file():
+        # A device or a link is written through by the whole path; a pipe can be read only
+        # once, and the whole check may have to read it after this pass.
+        return None
     try:
         with ExitStack() as stack:
             walk = _Walk(stack, session, out, ref)
