@@ -190,8 +190,19 @@ def export_text(campaign: ExportedCampaignHeader, records: Sequence[EventRecord]
                 turn: TurnHeader | None = None, sign: Signer | None = None) -> str:
     """The JSON text of an export of ``records``, its header hashed and (``sign``) signed."""
     head = ExportedHead(seq=records[-1].seq, hash=records[-1].hash)
+    document = export_document(campaign, head, turn, sign)
+    document["events"] = [record.model_dump() for record in records]
+    return json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def export_document(campaign: ExportedCampaignHeader, head: ExportedHead,
+                    turn: TurnHeader | None = None, sign: Signer | None = None,
+                    ) -> dict[str, Any]:
+    """An export's JSON document up to its events (``"events"`` last, empty): the header
+    hashed and (``sign``) signed. :func:`export_text` fills the events in;
+    :class:`rallypoint.store.export_writer.ExportWriter` writes them after it as they come."""
     hashed = header_hash(campaign, head, FORMAT_VERSION, turn)
-    document: dict[str, Any] = {
+    return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "campaign": campaign.model_dump(),
@@ -199,9 +210,8 @@ def export_text(campaign: ExportedCampaignHeader, records: Sequence[EventRecord]
         "turn": (turn or TurnHeader()).hashed(),
         "header_hash": hashed,
         "signatures": [] if sign is None else [s.model_dump() for s in sign(hashed)],
-        "events": [record.model_dump() for record in records],
+        "events": [],
     }
-    return json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def write_atomically(path: Path, text: str, what: str = "the export") -> None:

@@ -17,13 +17,11 @@ from typing import Any
 
 from rallypoint.core.events import EventRecord
 from rallypoint.store.exchange import (
-    FORMAT,
-    FORMAT_VERSION,
     ExportedCampaignHeader,
     ExportedHead,
     Signer,
     TurnHeader,
-    header_hash,
+    export_document,
 )
 
 BATCH = 256
@@ -52,18 +50,7 @@ class ExportWriter:
 
     def __init__(self, path: Path, campaign: ExportedCampaignHeader, head: ExportedHead,
                  turn: TurnHeader | None = None, sign: Signer | None = None) -> None:
-        hashed = header_hash(campaign, head, FORMAT_VERSION, turn)
-        document: dict[str, Any] = {
-            "format": FORMAT,
-            "format_version": FORMAT_VERSION,
-            "campaign": campaign.model_dump(),
-            "head": head.model_dump(),
-            "turn": (turn or TurnHeader()).hashed(),
-            "header_hash": hashed,
-            "signatures": [] if sign is None else [s.model_dump() for s in sign(hashed)],
-            "events": [],
-        }
-        text = _dumps(document)
+        text = _dumps(export_document(campaign, head, turn, sign))
         assert text.endswith(_EVENTS)
         self._path = path
         fd, name = tempfile.mkstemp(prefix=f".{path.name[:40]}.", suffix=".tmp", dir=path.parent)
