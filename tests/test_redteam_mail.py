@@ -154,17 +154,19 @@ def test_a_stripped_command_is_refused(tcs: tuple[Mail, Path], tmp_path: Path) -
         verify_file(forged)
 
 
-def test_an_event_said_to_be_decided_by_the_reader_is_refused(
-    tcs: tuple[Mail, Path], tmp_path: Path,
+@pytest.mark.parametrize("seat", ["soviet", "umpire"], ids=["the reader", "no seat"])
+def test_an_event_said_to_be_decided_by_another_database_than_the_senders_is_refused(
+    tcs: tuple[Mail, Path], tmp_path: Path, seat: str,
 ) -> None:
+    # The reader's seat, or a name that is no seat at all: either way not the signer's.
     game, honest = tcs
     key = seat_key(game.dbs["finland"], game.campaign, "finland")
 
     def blame(data: dict[str, Any]) -> None:
-        _loss(data)["made_by"]["seat"] = "soviet"
+        _loss(data)["made_by"]["seat"] = seat
 
     forged = forge(honest, tmp_path / "forged.json", blame, key)
-    with pytest.raises(IntegrityError, match="says it was decided by soviet's database, but "
+    with pytest.raises(IntegrityError, match=f"says it was decided by {seat}'s database, but "
                                              "finland sent it"):
         import_turn(copied(game.dbs["soviet"], tmp_path / "s.sqlite3"), forged)
 
