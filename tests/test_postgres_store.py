@@ -298,3 +298,34 @@ def test_verify_counts_every_stored_row_of_a_broken_log(backend: Backend) -> Non
         report = store.verify("c1")
         assert (report.events, report.ok) == (3, False)
         assert report.problem is not None and report.problem.seq == 3
+
+
+def _verify_growth(backend: Backend, campaign_id: str, count: int) -> int:
+    """Bytes ``verify`` holds at its peak beyond what it started with, on a log of ``count``
+    padded events (a campaign of its own, so each size is written once)."""
+    import tracemalloc
+
+    with backend.open() as store:
+        store.create_campaign(campaign_id, campaign_id, "squares", played_events()[0])
+        store.append_many(campaign_id, 2, [
+            NewEvent(type="note", payload={"client": 0, "n": n, "text": "Tolvajärvi ✓ " * 40})
+            for n in range(count)])
+    with backend.open() as store:
+        tracemalloc.start()
+        try:
+            base = tracemalloc.get_traced_memory()[0]
+            report = store.verify(campaign_id)
+            grown = tracemalloc.get_traced_memory()[1] - base
+        finally:
+            tracemalloc.stop()
+    assert (report.ok, report.events) == (True, count + 1)
+    return grown
+
+
+def test_verify_walks_a_long_log_a_batch_at_a_time(backend: Backend) -> None:
+    """``verify`` (and a write whose chain mark no longer holds) walks the chain without holding
+    the log: 6,000 events cost what 1,500 do (both past a batch; a whole fetch would hold 4,500
+    more rows of ~900 bytes, about 4 MiB)."""
+    short = _verify_growth(backend, "short", 1500)
+    long = _verify_growth(backend, "long", 6000)
+    assert long - short < 512 * 1024, (short, long)

@@ -382,7 +382,7 @@ class StoreBase(SecretsMixin, LimitsMixin, MarksMixin, SeatsMixin, SeatNotesMixi
         with self._snapshot() as conn:
             info = self._row(conn, campaign_id)
             _, problem = self._chain(conn, campaign_id, info.head_seq, info.head_hash)
-            _, unreadable = self._rows(conn, campaign_id)
+            unreadable = self._first_unreadable(conn, campaign_id)
             count = int(conn.execute(self._sql("SELECT COUNT(*) FROM events WHERE "
                                                "campaign_id = ?"), (campaign_id,)).fetchone()[0])
         problem = earlier(problem, unreadable)
@@ -394,6 +394,22 @@ class StoreBase(SecretsMixin, LimitsMixin, MarksMixin, SeatsMixin, SeatNotesMixi
         with self._snapshot() as conn:
             info = self._row(conn, campaign_id)
             return self._chain(conn, campaign_id, info.head_seq, info.head_hash)[1]
+
+    def _walk(self, conn: Any, sql: str, params: Sequence[object],
+              ) -> AbstractContextManager[Iterator[Sequence[Any]]]:
+        """The rows of a SELECT, fetched a batch at a time as they are iterated, so a long log
+        is walked without being held (each backend's own way; ``?`` placeholders)."""
+        raise NotImplementedError
+
+    def _first_unreadable(self, conn: Any, campaign_id: str) -> ChainProblem | None:
+        """The first stored row whose payload is not a JSON object (as :meth:`_rows` would stop
+        at), walked without holding the log (``verify`` of a 100,000-event campaign)."""
+        with self._walk(conn, "SELECT seq, payload FROM events WHERE campaign_id = ? "
+                              "ORDER BY seq", (campaign_id,)) as rows:
+            for seq, payload_text in rows:
+                if _payload(payload_text) is None:
+                    return ChainProblem(seq=seq, reason="payload is not a JSON object (edited?)")
+        return None
 
     def _rows(self, conn: Any, campaign_id: str,
               ) -> tuple[list[EventRecord], ChainProblem | None]:
@@ -408,11 +424,8 @@ class StoreBase(SecretsMixin, LimitsMixin, MarksMixin, SeatsMixin, SeatNotesMixi
         for campaign, seq, type_, payload_text, recorded_at, prev_hash, hash_ in rows:
             if seq is None:
                 continue  # LEFT JOIN: a campaign without events
-            try:
-                payload = json.loads(payload_text)
-            except (ValueError, TypeError, RecursionError):
-                payload = None
-            if not isinstance(payload, dict):
+            payload = _payload(payload_text)
+            if payload is None:
                 return records, ChainProblem(seq=seq,
                                              reason="payload is not a JSON object (edited?)")
             records.append(EventRecord(campaign_id=campaign, seq=seq, type=type_, payload=payload,
@@ -488,3 +501,12 @@ def normalised(event: NewEvent, seq: int) -> NewEvent:
 def info_of(row: tuple[Any, ...]) -> CampaignInfo:
     """A campaign row (the statements' ``campaign_select`` columns, in field order)."""
     return CampaignInfo(**dict(zip(CampaignInfo.model_fields, row, strict=True)))
+
+
+def _payload(text: object) -> dict[str, Any] | None:
+    """A stored payload read back, or ``None`` when it is not a JSON object (edited)."""
+    try:
+        payload = json.loads(text)  # type: ignore[arg-type]  # a non-str is refused below
+    except (ValueError, TypeError, RecursionError):
+        return None
+    return payload if isinstance(payload, dict) else None

@@ -11,9 +11,9 @@ bypassed. Every transaction commits durably (PostgreSQL's default ``synchronous_
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from rallypoint.core.errors import StoreError
 from rallypoint.core.events import ChainProblem, now_text
@@ -189,19 +189,38 @@ class PostgresStore(StoreBase):
         # Concurrent transactions under READ COMMITTED would each count the same rows.
         conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (text,))
 
+    @contextmanager
+    def _walk(self, conn: psycopg.Cursor[Any], sql: str, params: Sequence[object],
+              ) -> Iterator[Iterator[Sequence[Any]]]:
+        with _server_rows(conn, self._sql(sql), params) as rows:
+            yield iter(rows)
+
     def _chain(self, conn: psycopg.Cursor[Any], campaign_id: str, head_seq: int,
                head_hash: str) -> tuple[int, ChainProblem | None]:
-        return _check_rows(conn, campaign_id, head_seq, head_hash)
+        with _server_rows(conn, schema.CHAIN_SELECT, (campaign_id,)) as rows:
+            return check_chain(rows, campaign_id, head_seq, head_hash)
 
     def _keyed_tables(self, conn: psycopg.Cursor[Any]) -> tuple[str, ...]:
         return schema.TABLES_KEYED_BY_CAMPAIGN
 
 
-def _check_rows(cur: psycopg.Cursor[Any], campaign_id: str, head_seq: int,
-                head_hash: str) -> tuple[int, ChainProblem | None]:
-    """Rows counted and the first chain or head problem (as ``integrity.check_rows``)."""
-    return check_chain(cur.execute(schema.CHAIN_SELECT, (campaign_id,)).fetchall(), campaign_id,
-                       head_seq, head_hash)
+CHAIN_BATCH: Final = 512
+"""Rows a chain walk fetches from the server at a time (as the streamed reads' pages)."""
+
+
+@contextmanager
+def _server_rows(cur: psycopg.Cursor[Any], sql: str, params: Sequence[object],
+                 ) -> Iterator[psycopg.ServerCursor[Any]]:
+    """The rows of ``sql`` through a server-side cursor, :data:`CHAIN_BATCH` at a time.
+
+    A client cursor fetches every row before the first is read: a 100,000-event log whole, for
+    ``verify`` or a write whose chain mark no longer holds. The cursor is declared inside the
+    caller's transaction, so it reads the same snapshot, and closed before that goes on.
+    """
+    with cur.connection.cursor(name="rallypoint_walk") as rows:
+        rows.itersize = CHAIN_BATCH
+        rows.execute(sql, params)
+        yield rows
 
 
 def _first_line(exc: BaseException) -> str:

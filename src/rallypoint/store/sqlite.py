@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -136,6 +136,16 @@ class EventStore(StoreBase):
                 yield self._conn
             finally:
                 self._conn.execute("COMMIT")
+
+    @contextmanager
+    def _walk(self, conn: sqlite3.Connection, sql: str, params: Sequence[object],
+              ) -> Iterator[Iterator[Sequence[Any]]]:
+        # An SQLite cursor steps the statement as it is iterated: nothing is fetched ahead.
+        cursor = conn.execute(sql, params)
+        try:
+            yield iter(cursor)
+        finally:
+            cursor.close()
 
     def _chain(self, conn: sqlite3.Connection, campaign_id: str, head_seq: int,
                head_hash: str) -> tuple[int, ChainProblem | None]:
