@@ -175,6 +175,24 @@ def test_the_answer_file_is_a_replay_once_resolved(tmp_path: Path) -> None:
         import_turn(game.finland, back)
 
 
+def test_an_old_answer_sent_again_at_the_readers_head_is_a_replay(tmp_path: Path) -> None:
+    """The Soviets re-send their resolved round-1 answer on a file at Finland's own head: it
+    brings no event, and its answer is no longer fresh (the log holds round 1), so it is a
+    replay, not a second resolution of the round (``sealed.answer_is_fresh``)."""
+    game = start(tmp_path)
+    back = asked(game)
+    old = json.loads(back.read_text(encoding="utf-8"))["turn"]["answer"]
+    assert import_turn(game.finland, back).resolved is not None
+    game.send(game.finland, game.soviet)  # both databases now hold the resolved round
+    assert game.version(game.soviet) == game.version(game.finland)
+    again = resign(game, game.export(game.soviet), "soviet", game.soviet,
+                   lambda d: d["turn"].update(answer=old))
+    before = game.version(game.finland)
+    with pytest.raises(IntegrityError, match="replayed: the file's head #.* is your head"):
+        import_turn(game.finland, again)
+    assert game.version(game.finland) == before
+
+
 def resign(game: Game, path: Path, seat: str, session: Session,
            change: Callable[[dict[str, Any]], Any]) -> Path:
     """``path`` edited, its chain and header re-sealed and re-signed by ``seat``'s own key."""
