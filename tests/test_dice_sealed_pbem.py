@@ -188,7 +188,7 @@ def test_an_old_answer_sent_again_at_the_readers_head_is_a_replay(tmp_path: Path
     again = resign(game, game.export(game.soviet), "soviet", game.soviet,
                    lambda d: d["turn"].update(answer=old))
     before = game.version(game.finland)
-    with pytest.raises(IntegrityError, match="replayed: the file's head #.* is your head"):
+    with pytest.raises(IntegrityError, match=r"replayed: the file's head #.* is your head"):
         import_turn(game.finland, again)
     assert game.version(game.finland) == before
 

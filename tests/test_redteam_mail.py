@@ -33,6 +33,8 @@ from redteam_kit import (
 )
 from seats_kit import SCENARIO
 
+SQUARES = Path("src/rallypoint/rulesets/squares/scenarios/farm_below_the_ridge.toml")
+
 FINNISH, DEAD_FINNISH, SOVIET = "1/ErP112-1", "1/ErP112-d", "1/609-1"
 """From tests/data/tcs_two_sides.toml: a Finnish counter of 3 steps on the map at 23.15, a
 5-step Finnish counter in the Dead Pile, a Soviet counter of 4 steps on the map."""
@@ -169,6 +171,36 @@ def test_an_event_said_to_be_decided_by_another_database_than_the_senders_is_ref
     with pytest.raises(IntegrityError, match=f"says it was decided by {seat}'s database, but "
                                              "finland sent it"):
         import_turn(copied(game.dbs["soviet"], tmp_path / "s.sqlite3"), forged)
+
+
+def test_a_command_no_side_owns_said_to_be_decided_by_no_seat_is_refused(
+    tmp_path: Path,
+) -> None:
+    """A sight ruling belongs to no side, so no owner check stands in the way: only the file's
+    sender may have decided it (a turn file that hides nothing, checked in one streaming pass,
+    ``TurnWalk.finish``; and whole, ``rederive._check_sender``)."""
+    game = seated(tmp_path, SQUARES, ("french", "allied"), "farm")
+    game.command("french", {"kind": "sight", "a": "B1", "b": "C2", "ruling": "blocked"})
+    honest = game.export("french")
+    key = seat_key(game.dbs["french"], game.campaign, "french")
+
+    def blame(data: dict[str, Any]) -> None:
+        assert not withheld_in(data)  # the streaming pass reads it
+        event_of(data, 2)["made_by"]["seat"] = "umpire"
+
+    forged = forge(honest, tmp_path / "forged.json", blame, key)
+    allied = game.dbs["allied"]
+    before = database_bytes(allied)
+    with pytest.raises(IntegrityError, match="says it was decided by umpire's database, but "
+                                             "french sent it"):
+        import_turn(allied, forged)
+    assert database_bytes(allied) == before
+    assert import_turn(allied, honest).new_events == 1
+
+
+def withheld_in(data: dict[str, Any]) -> bool:
+    """Whether a file shows any event redacted (a hidden file is checked whole at once)."""
+    return any({"$withheld", "$redacted"} & set(e["payload"]) for e in data["events"])
 
 
 # --- acting for the other side ---------------------------------------------------------------
