@@ -13,7 +13,17 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from types import MappingProxyType
-from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar, get_args, get_origin
+from typing import (
+    Annotated,
+    Any,
+    ClassVar,
+    Final,
+    Generic,
+    Literal,
+    TypeVar,
+    get_args,
+    get_origin,
+)
 
 from pydantic import (
     AfterValidator,
@@ -57,6 +67,25 @@ def event_hash(
             "prev_hash": prev_hash,
         }
     )
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+_ENCODE: Final = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def text_hash(campaign_id: str, seq: int, type_: str, payload_text: str, recorded_at: str,
+              prev_hash: str) -> str:
+    """:func:`event_hash` of an event whose payload is given as its canonical JSON text.
+
+    The hashed body is the same string :func:`event_hash` builds (the keys in sorted order, the
+    payload's canonical text inside it), so the two agree whenever ``payload_text`` is
+    :func:`canonical_json` of the payload: a stored row is checked from its text without
+    parsing it (:mod:`rallypoint.store.integrity`), and an import hashes the text it then
+    stores, serialising each payload once.
+    """
+    body = (f'{{"campaign_id":{_ENCODE(campaign_id)},"payload":{payload_text},'
+            f'"prev_hash":{_ENCODE(prev_hash)},"recorded_at":{_ENCODE(recorded_at)},'
+            f'"seq":{int(seq)},"type":{_ENCODE(type_)}}}')
     return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
@@ -433,13 +462,21 @@ def verify_chain(records: Sequence[EventRecord]) -> ChainProblem | None:
     return None
 
 
-def link_problem(record: EventRecord, index: int, prev: str) -> ChainProblem | None:
+def link_problem(record: EventRecord, index: int, prev: str,
+                 payload_text: str | None = None) -> ChainProblem | None:
     """What is wrong with one link of a chain: ``record`` as its ``index``-th event (from 1),
-    after an event hashed ``prev`` (:data:`GENESIS_HASH` for the first); ``None``: nothing."""
+    after an event hashed ``prev`` (:data:`GENESIS_HASH` for the first); ``None``: nothing.
+
+    ``payload_text``: :func:`canonical_json` of its payload when the caller made it already
+    (an import stores that text, so it is serialised once); hashed the same way.
+    """
     if record.seq != index:
         return ChainProblem(seq=record.seq, reason=f"sequence gap: expected {index}")
     if record.prev_hash != prev:
         return ChainProblem(seq=record.seq, reason="prev_hash does not match the event before")
-    if record.hash != record.expected_hash():
+    expected = record.expected_hash() if payload_text is None else text_hash(
+        record.campaign_id, record.seq, record.type, payload_text, record.recorded_at,
+        record.prev_hash)
+    if record.hash != expected:
         return ChainProblem(seq=record.seq, reason="content does not match its hash (edited?)")
     return None

@@ -43,9 +43,10 @@ class ImportRows:
         self._pending: list[tuple[Any, ...]] = []
         self.inserted = 0
 
-    def add(self, record: EventRecord) -> None:
+    def add(self, record: EventRecord, payload_text: str | None = None) -> None:
         """Store ``record`` (already checked) if it is new here, else check it is the event
-        stored at its seq.
+        stored at its seq (``payload_text``: :func:`~rallypoint.core.events.canonical_json` of
+        its payload, when the caller made it already).
 
         Raises:
             IntegrityError: The file's log diverges from the stored one at ``record``.
@@ -59,7 +60,8 @@ class ImportRows:
                     instead=Hint.IMPORT_FILE)
             return
         self._pending.append((record.campaign_id, record.seq, record.type,
-                              canonical_json(record.payload), record.recorded_at,
+                              canonical_json(record.payload) if payload_text is None
+                              else payload_text, record.recorded_at,
                               record.prev_hash, record.hash))
         if len(self._pending) >= BATCH:
             self.flush()

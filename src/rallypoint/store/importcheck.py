@@ -14,7 +14,13 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Final
 
 from rallypoint.core.errors import IntegrityError
-from rallypoint.core.events import CREATED, GENESIS_HASH, EventRecord, link_problem
+from rallypoint.core.events import (
+    CREATED,
+    GENESIS_HASH,
+    EventRecord,
+    canonical_json,
+    link_problem,
+)
 from rallypoint.core.inputs import shorten
 
 if TYPE_CHECKING:
@@ -127,8 +133,12 @@ class ChainCheck:
         self._prev = GENESIS_HASH
         self.count = 0
 
-    def add(self, record: EventRecord) -> None:
+    def add(self, record: EventRecord) -> str:
         """Check the next event: of this campaign, and linked to the one before.
+
+        Returns:
+            The canonical JSON text of its payload, over which its hash was checked (what an
+            import stores: serialised once, not once for the hash and again for the row).
 
         Raises:
             IntegrityError: It belongs elsewhere, or breaks the chain.
@@ -139,9 +149,11 @@ class ChainCheck:
                 f"not {shorten(self._campaign_id)!r}", where=f"seq {record.seq}",
                 fix="export the campaign again; the file mixes campaigns")
         self.count += 1
-        problem = link_problem(record, self.count, self._prev)
+        text = canonical_json(record.payload)
+        problem = link_problem(record, self.count, self._prev, text)
         if problem is not None:
             raise IntegrityError(f"the imported log is broken at seq {problem.seq}: "
                                  f"{problem.reason}", where=f"seq {problem.seq}",
                                  fix="ask for a fresh export; the file was edited or damaged")
         self._prev = record.hash
+        return text

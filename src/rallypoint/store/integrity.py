@@ -9,15 +9,11 @@ stored payload is the canonical JSON the hash covers, so the hashed body can be 
 
 from __future__ import annotations
 
-import hashlib
-import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
-from rallypoint.core.events import GENESIS_HASH, ChainProblem
-
-_ENCODE: Final = json.JSONEncoder(ensure_ascii=False).encode
+from rallypoint.core.events import GENESIS_HASH, ChainProblem, text_hash
 
 CHAIN_SELECT: Final = """
 SELECT seq, type, payload, recorded_at, prev_hash, hash FROM events
@@ -27,16 +23,14 @@ WHERE campaign_id = ? ORDER BY seq
 
 def row_hash(campaign_id: str, seq: int, type_: str, payload_text: str, recorded_at: str,
              prev_hash: str) -> str:
-    """:func:`rallypoint.core.events.event_hash` of a stored row, from its payload text.
+    """:func:`rallypoint.core.events.event_hash` of a stored row, from its payload text
+    (:func:`~rallypoint.core.events.text_hash`).
 
     Equal to hashing the parsed payload whenever ``payload_text`` is canonical JSON (which is
     how the store writes it); a payload re-written in another spelling no longer matches, which is
     right: the row was edited.
     """
-    body = (f'{{"campaign_id":{_ENCODE(campaign_id)},"payload":{payload_text},'
-            f'"prev_hash":{_ENCODE(prev_hash)},"recorded_at":{_ENCODE(recorded_at)},'
-            f'"seq":{int(seq)},"type":{_ENCODE(type_)}}}')
-    return hashlib.sha256(body.encode("utf-8")).hexdigest()
+    return text_hash(campaign_id, seq, type_, payload_text, recorded_at, prev_hash)
 
 
 REDACTED_ROWS: Final = ('{"$withheld":{', '{"$redacted":')
