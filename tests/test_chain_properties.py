@@ -7,7 +7,16 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rallypoint.core.events import GENESIS_HASH, EventRecord, NewEvent, verify_chain
+from rallypoint.core.events import (
+    GENESIS_HASH,
+    EventRecord,
+    NewEvent,
+    canonical_json,
+    event_hash,
+    link_problem,
+    text_hash,
+    verify_chain,
+)
 
 payloads = st.dictionaries(st.text(min_size=1, max_size=5),
                            st.one_of(st.integers(), st.text(max_size=8), st.booleans()),
@@ -76,3 +85,32 @@ def test_a_resealed_forged_event_is_caught_by_the_next_events_prev_hash(
     problem = verify_chain(tampered)
     assert problem is not None and problem.seq == target.seq + 1
     assert problem.reason == "prev_hash does not match the event before"
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**63 + 1, 2**63 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner,
+                                                                max_size=3),
+    max_leaves=12)
+"""Any JSON value: unicode, quotes, escapes and floats in keys and values."""
+# Text that UTF-8 can encode (a lone surrogate is refused by both hashes alike).
+fields = st.text(st.characters(codec="utf-8"), max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.text(max_size=5), json_values, max_size=4), fields, fields, fields,
+       fields, st.integers(1, 10**6))
+def test_the_hash_of_a_payloads_canonical_text_is_the_events_hash(
+        payload: dict[str, Any], campaign_id: str, type_: str, recorded_at: str,
+        prev: str, seq: int) -> None:
+    # An import hashes the canonical text it stores (text_hash) instead of the parsed payload
+    # (event_hash, the oracle): the two must agree on every event, or a good file is refused.
+    text = canonical_json(payload)
+    expected = event_hash(campaign_id, seq, type_, payload, recorded_at, prev)
+    assert text_hash(campaign_id, seq, type_, text, recorded_at, prev) == expected
+    record = EventRecord(campaign_id=campaign_id, seq=seq, type=type_, payload=payload,
+                         recorded_at=recorded_at, prev_hash=prev, hash=expected)
+    assert link_problem(record, seq, prev, text) is None
+    assert link_problem(record.model_copy(update={"hash": "0" * 64}), seq, prev, text) == \
+        link_problem(record.model_copy(update={"hash": "0" * 64}), seq, prev)
