@@ -25,6 +25,7 @@ from typing import Any, BinaryIO, Final
 from rallypoint.core.errors import DataFileError
 from rallypoint.core.inputs import (
     MAX_DEPTH,
+    MAX_STRING,
     _bounded_int,
     _finite_float,
     _refuse_constant,
@@ -40,8 +41,9 @@ MAX_MEMBERS: Final = 100
 _LONGEST_TOKEN: Final = 8
 """Characters of a literal, number start or ``\\uXXXX`` escape the chunk's end may cut."""
 _SPACE: Final = re.compile(r"[ \t\n\r]*")
-_DECODER: Final = json.JSONDecoder(parse_constant=_refuse_constant, parse_int=_bounded_int,
-                                   parse_float=_finite_float)
+_LONG_INT: Final = 19
+"""Characters (sign included) from which an integer's text may be out of range: up to 18, it is
+under 10**18, well inside 64 bits."""
 
 
 @dataclass
@@ -118,6 +120,21 @@ def _maybe_cut(exc: json.JSONDecodeError, length: int) -> bool:
     return exc.msg.startswith("Unterminated string") or exc.pos >= length - _LONGEST_TOKEN
 
 
+class _Ints:
+    """The parser's integers: :func:`~rallypoint.core.inputs._bounded_int`, noting one long
+    enough to be out of range (:meth:`_Reader._may_be_refused`)."""
+
+    def __init__(self) -> None:
+        self.long = False
+        """An integer of :data:`_LONG_INT` characters or more was parsed since this was reset."""
+
+    def __call__(self, text: str) -> int:
+        if len(text) < _LONG_INT:
+            return int(text)
+        self.long = True
+        return _bounded_int(text)
+
+
 class _Reader:
     """The file's decoded text from the last unread value on, refilled a chunk at a time."""
 
@@ -133,6 +150,9 @@ class _Reader:
         self._bytes = 0  # read so far
         self._raw_lines = 0  # newlines in the bytes read before the current chunk
         self._lines = 0  # newlines in the text dropped before ``_text``
+        self._ints = _Ints()
+        self._json = json.JSONDecoder(parse_constant=_refuse_constant, parse_int=self._ints,
+                                      parse_float=_finite_float)
 
     def read_object(self, key: str, item: Item, ready: Ready | None) -> Streamed:
         out = Streamed()
@@ -202,8 +222,9 @@ class _Reader:
     def _value(self, path: str) -> Any:
         """The JSON value at the read position, checked; more text is read until it parses."""
         while True:
+            self._ints.long = False
             try:
-                value, end = _DECODER.raw_decode(self._text, self._pos)
+                value, end = self._json.raw_decode(self._text, self._pos)
             except json.JSONDecodeError as exc:
                 if _maybe_cut(exc, len(self._text)) and self._more():
                     continue
@@ -217,9 +238,25 @@ class _Reader:
                                     fix="use finite numbers that fit in 64 bits") from None
             if end > len(self._text) - _LONGEST_TOKEN and self._more():
                 continue  # a number may go on in the next chunk ("1.5e" read as 1.5)
+            if self._may_be_refused(end):
+                check_value(value, f"{self._where} {path}")
             self._pos = end
-            check_value(value, f"{self._where} {path}")
             return value
+
+    def _may_be_refused(self, end: int) -> bool:
+        """Whether :func:`~rallypoint.core.inputs.check_value` might refuse the value just parsed
+        (its text from the read position to ``end``): each event of a long log is checked from
+        its text, counted in C, rather than walked in Python.
+
+        The parse itself refused every non-finite number and every integer of more than 19
+        digits, so the walk can only refuse: nesting deeper than ``MAX_DEPTH`` (as many ``[``
+        or ``{`` at least), a string longer than ``MAX_STRING`` characters (a text longer
+        still), or an integer of 19 digits past 64 bits (noted by :class:`_Ints`). Where
+        none of these can be, it would pass; elsewhere it runs, and refuses as ever.
+        """
+        text, start = self._text, self._pos
+        return (self._ints.long or end - start > MAX_STRING
+                or text.count("[", start, end) + text.count("{", start, end) > MAX_DEPTH)
 
     def _more(self) -> bool:
         """Read another chunk, as the value may be cut by the chunk's end (the decoder cannot
