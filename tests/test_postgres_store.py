@@ -139,6 +139,52 @@ def test_raw_sql_cannot_rewrite_history(backend: Backend, sql: str) -> None:
         assert store.verify("c1").ok and store.campaign("c1").version == 4
 
 
+_COPY_OF_4 = "SELECT campaign_id, {seq}, type, payload, recorded_at, {prev}, hash FROM events "
+"""A raw copy of a stored row at another seq or link (the rows below are inserted behind the
+store's back; every one must be refused by the database itself)."""
+
+
+@pytest.mark.parametrize("sql", [
+    # A gap: seq 6 after the head at 4.
+    "INSERT INTO events " + _COPY_OF_4.format(seq=6, prev="hash") + "WHERE seq = 4",
+    # The next seq, but not linked to the head's hash.
+    "INSERT INTO events " + _COPY_OF_4.format(seq=5, prev="prev_hash") + "WHERE seq = 4",
+    # Two rows in one statement: the first extends the head, the second skips a seq.
+    "INSERT INTO events " + _COPY_OF_4.format(seq="seq + 1", prev="hash") + "WHERE seq = 4 "
+    "UNION ALL " + _COPY_OF_4.format(seq=7, prev="hash") + "WHERE seq = 4",
+    # Two rows in one statement at the next seqs, the second not from the first's hash (the
+    # copies keep row 4's hash, so the first's is row 4's and row 4's own link is not it).
+    "INSERT INTO events " + _COPY_OF_4.format(seq="seq + 1", prev="hash") + "WHERE seq = 4 "
+    "UNION ALL " + _COPY_OF_4.format(seq="seq + 2", prev="prev_hash") + "WHERE seq = 4",
+    # The head moved forward to no stored event.
+    "UPDATE campaigns SET head_seq = 5",
+])
+def test_raw_sql_cannot_append_anything_but_the_next_event(backend: Backend, sql: str) -> None:
+    """An append is checked by the database (PostgreSQL: once per statement, migration 0014;
+    SQLite: per row), so a row inserted behind the store's back cannot leave a gap, break the
+    chain or move the head to nothing."""
+    with backend.open() as store:
+        started(store)
+    with pytest.raises(Exception, match=r"must extend its campaign's head|head moves only"):
+        backend.raw(sql)
+    with backend.open() as store:
+        assert store.verify("c1").ok and store.campaign("c1").version == 4
+
+
+def test_a_raw_append_that_extends_the_head_moves_it(backend: Backend) -> None:
+    """The database's own rule is the chain, not the store's code: a well-linked row moves the
+    head to it (and ``verify`` then finds the hash it was given does not match its row)."""
+    with backend.open() as store:
+        started(store)
+    backend.raw("INSERT INTO events " + _COPY_OF_4.format(seq="seq + 1", prev="hash")
+                + "WHERE seq = 4")
+    with backend.open() as store:
+        info = store.campaign("c1")
+        report = store.verify("c1")
+    assert info.head_seq == 5
+    assert report.problem is not None and report.problem.seq == 5
+
+
 def test_truncate_is_refused_on_postgres(backend: Backend) -> None:
     if backend.kind != "postgres":
         pytest.skip("SQLite has no TRUNCATE")

@@ -285,6 +285,11 @@ class StoreBase(SecretsMixin, LimitsMixin, MarksMixin, SeatsMixin, SeatNotesMixi
                          (campaign_id,))
         return count
 
+    def _insert_rows(self, conn: Any, rows: Sequence[tuple[Any, ...]]) -> None:
+        """Insert sealed rows (the seven ``events`` columns each), oldest first, as one batch
+        (an import's)."""
+        conn.executemany(self._STATEMENTS.event_insert, rows)
+
     def _insert(self, conn: Any, record: EventRecord) -> None:
         conn.execute(self._STATEMENTS.event_insert,
                      (record.campaign_id, record.seq, record.type, canonical_json(record.payload),

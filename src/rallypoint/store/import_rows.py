@@ -69,7 +69,7 @@ class ImportRows:
     def flush(self) -> None:
         """Insert the rows waiting."""
         if self._pending:
-            self._conn.executemany(self._base._STATEMENTS.event_insert, self._pending)
+            self._base._insert_rows(self._conn, self._pending)
             self.inserted += len(self._pending)
             self._pending = []
 

@@ -189,6 +189,11 @@ class PostgresStore(StoreBase):
         # Concurrent transactions under READ COMMITTED would each count the same rows.
         conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (text,))
 
+    def _insert_rows(self, conn: psycopg.Cursor[Any], rows: Sequence[tuple[Any, ...]]) -> None:
+        # One statement, not one per row: the head moves once per batch (migration 0014).
+        columns = [list(column) for column in zip(*rows, strict=True)]
+        conn.execute(schema.EVENTS_INSERT_MANY, columns)
+
     @contextmanager
     def _walk(self, conn: psycopg.Cursor[Any], sql: str, params: Sequence[object],
               ) -> Iterator[Iterator[Sequence[Any]]]:
