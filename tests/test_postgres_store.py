@@ -128,6 +128,8 @@ def test_stale_append_is_refused_and_writes_nothing(backend: Backend) -> None:
     "UPDATE events SET type = 'x' WHERE seq = 2",
     "DELETE FROM events WHERE seq = 4",
     "UPDATE campaigns SET head_seq = 3",
+    # The head back to a stored event with its own hash: the newest event cut from the log.
+    "UPDATE campaigns SET head_seq = 3, head_hash = (SELECT hash FROM events WHERE seq = 3)",
     "DELETE FROM campaigns",
 ])
 def test_raw_sql_cannot_rewrite_history(backend: Backend, sql: str) -> None:

@@ -2,7 +2,10 @@
 
 Triggers (PL/pgSQL) enforce what the SQLite triggers do: events are append-only (no UPDATE, no
 DELETE, no TRUNCATE), an event must extend its campaign's recorded head, inserting it moves the
-head, nothing else may move the head, and a campaign's rows leave only through ``delete``. The
+head, nothing else may move the head, and a campaign's rows leave only through ``delete``. An
+append is checked once per statement (migration 0014), so an import's batch of rows moves the
+head once: per row, one transaction's thousands of versions of the campaign's row made an
+import quadratic. The
 payload column is ``TEXT`` holding the exact canonical JSON the hash covers (``jsonb`` would
 re-spell it and break the hash).
 
@@ -375,8 +378,9 @@ CREATE TRIGGER events_appended AFTER INSERT ON events
     REFERENCING NEW TABLE AS appended
     FOR EACH STATEMENT EXECUTE FUNCTION rp_events_appended();
 
--- The head moves forward only, to an event stored with that hash, and that event is the
--- newest (it was +1 a row; a statement appends several).
+-- The head moves forward only, to an event stored with that hash (it was +1 a row; a statement
+-- appends several). No stored event lies past the head to skip to: every append statement moves
+-- the head to its newest row.
 CREATE OR REPLACE FUNCTION rp_campaigns_guard() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF TG_OP = 'TRUNCATE' THEN
@@ -394,8 +398,7 @@ BEGIN
     IF (NEW.head_seq, NEW.head_hash) IS DISTINCT FROM (OLD.head_seq, OLD.head_hash) AND (
         NEW.head_seq <= OLD.head_seq OR NOT EXISTS (
             SELECT 1 FROM events WHERE campaign_id = NEW.id
-            AND seq = NEW.head_seq AND hash = NEW.head_hash) OR EXISTS (
-            SELECT 1 FROM events WHERE campaign_id = NEW.id AND seq > NEW.head_seq)) THEN
+            AND seq = NEW.head_seq AND hash = NEW.head_hash)) THEN
         RAISE EXCEPTION 'a campaign''s head moves only by appending events';
     END IF;
     RETURN NEW;
