@@ -33,6 +33,7 @@ from rallypoint.store.records import CampaignInfo, StoredLog, VerifyReport
 from rallypoint.store.seat_notes import SeatNotesMixin
 from rallypoint.store.seats import SeatsMixin
 from rallypoint.store.secrets import SecretsMixin
+from rallypoint.store.stored import earlier, info_of, payload_of
 
 _MIN_PREFIX = 4
 BROKEN_FIX = ("nothing was written; run `rallypoint verify`, then `rallypoint delete` it and "
@@ -412,7 +413,7 @@ class StoreBase(SecretsMixin, LimitsMixin, MarksMixin, SeatsMixin, SeatNotesMixi
         with self._walk(conn, "SELECT seq, payload FROM events WHERE campaign_id = ? "
                               "ORDER BY seq", (campaign_id,)) as rows:
             for seq, payload_text in rows:
-                if _payload(payload_text) is None:
+                if payload_of(payload_text) is None:
                     return ChainProblem(seq=seq, reason="payload is not a JSON object (edited?)")
         return None
 
@@ -429,7 +430,7 @@ class StoreBase(SecretsMixin, LimitsMixin, MarksMixin, SeatsMixin, SeatNotesMixi
         for campaign, seq, type_, payload_text, recorded_at, prev_hash, hash_ in rows:
             if seq is None:
                 continue  # LEFT JOIN: a campaign without events
-            payload = _payload(payload_text)
+            payload = payload_of(payload_text)
             if payload is None:
                 return records, ChainProblem(seq=seq,
                                              reason="payload is not a JSON object (edited?)")
@@ -481,12 +482,6 @@ class StoreBase(SecretsMixin, LimitsMixin, MarksMixin, SeatsMixin, SeatNotesMixi
                               fix="check the name or id against the list of campaigns")
 
 
-def earlier(*problems: ChainProblem | None) -> ChainProblem | None:
-    """The problem at the lowest seq; at a tie the last given (the more specific) wins."""
-    found = [p for p in problems if p is not None]
-    return min(reversed(found), key=lambda p: p.seq) if found else None
-
-
 def normalised(event: NewEvent, seq: int) -> NewEvent:
     """The event with its payload round-tripped through canonical JSON.
 
@@ -501,17 +496,3 @@ def normalised(event: NewEvent, seq: int) -> NewEvent:
             where=f"seq {seq}", fix="use only JSON values (dict, list, str, int, finite float, "
             "bool, None) in event payloads") from exc
     return NewEvent(type=event.type, payload=payload)
-
-
-def info_of(row: tuple[Any, ...]) -> CampaignInfo:
-    """A campaign row (the statements' ``campaign_select`` columns, in field order)."""
-    return CampaignInfo(**dict(zip(CampaignInfo.model_fields, row, strict=True)))
-
-
-def _payload(text: object) -> dict[str, Any] | None:
-    """A stored payload read back, or ``None`` when it is not a JSON object (edited)."""
-    try:
-        payload = json.loads(text)  # type: ignore[arg-type]  # a non-str is refused below
-    except (ValueError, TypeError, RecursionError):
-        return None
-    return payload if isinstance(payload, dict) else None

@@ -4,11 +4,11 @@ secret's reveal reads only ``created``)."""
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
 from rallypoint.core.errors import IntegrityError
 from rallypoint.core.events import EventRecord
+from rallypoint.store.stored import payload_of
 
 if TYPE_CHECKING:
     from rallypoint.store.base import StoreBase
@@ -29,11 +29,8 @@ def events_between(store: StoreBase, campaign_id: str, first: int, stop: int,
             (campaign_id, first, stop)).fetchall()
     records = []
     for campaign, seq, type_, payload_text, recorded_at, prev_hash, hash_ in rows:
-        try:
-            payload = json.loads(payload_text)
-        except (ValueError, TypeError, RecursionError):
-            payload = None
-        if not isinstance(payload, dict):
+        payload = payload_of(payload_text)
+        if payload is None:
             raise IntegrityError(
                 f"event {seq} of campaign {campaign_id!r}: payload is not a JSON object "
                 "(edited?)", where=store.path,
