@@ -20,16 +20,20 @@ from typing import Any
 
 import pytest
 
+import test_pbem_hidden
 from rallypoint.core import jsonstream
 from rallypoint.core.errors import IntegrityError
-from rallypoint.core.events import EventRecord
-from rallypoint.session import Session, reveal_stream
+from rallypoint.core.events import UNDONE, EventRecord
+from rallypoint.core.redaction import event_secrets
+from rallypoint.session import Session, reveal_stream, stream_secrets
 from rallypoint.session import reveal as reveal_module
 from rallypoint.session.pbem import export_turn, import_turn
 from rallypoint.session.reveal import reveal
+from rallypoint.store.exchange import read_export
+from seats_kit import SHEETS, execute
 from test_pbem import start_game
 from test_pbem_hidden import Game, play
-from test_turn_stream import _mark
+from test_turn_stream import _mark, _turns
 
 SIZES = (1000, 4000)
 
@@ -153,3 +157,86 @@ def test_an_event_changed_at_the_end_of_a_long_log_writes_nothing(
         _whole_only(patch)
         reveal(Session(mine), forged, out_folder / "whole.json")
     assert str(info.value) == str(whole.value)
+
+
+HIDDEN_SIZES = (800, 2000)
+"""A hidden game's turns are built and imported, not appended: shorter logs."""
+
+
+@pytest.fixture(scope="module")
+def hidden_reveals(tmp_path_factory: pytest.TempPathFactory) -> dict[int, tuple[Path, Path]]:
+    """A hidden TCS game by mail (Finland's sheet hidden from the Soviets, every turn redacted
+    for them) at each of ``HIDDEN_SIZES`` turns-long logs: the Soviet database, having imported
+    Finland's turns and sent back the accrual it owed, and Finland's whole signed export."""
+    folder = tmp_path_factory.mktemp("hidden_reveals")
+    game = test_pbem_hidden.start(folder, "both")
+    execute(game.dbs["finland"], game.campaign, SHEETS[0])
+    game.send("finland")
+    made = {}
+    for size in HIDDEN_SIZES:
+        _turns(game.dbs["finland"], game.campaign,
+               size - game.dbs["finland"].load(game.campaign).version)
+        assert game.send("finland").owed == 1
+        game.send("soviet")  # the accrual, to Finland
+        db = folder / f"soviet{size}.sqlite3"
+        shutil.copy(game.dbs["soviet"].path, db)
+        made[size] = (db, game.export("finland", for_other=False))
+    return made
+
+
+def test_a_long_hidden_game_reveals_streamed_holding_neither_log(
+        hidden_reveals: dict[int, tuple[Path, Path]], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Fixed costs made smaller, so that both logs fill them and they do not pass for growth:
+    # the reader's text buffer, the page of this database's rows, the secrets kept for undos
+    # (the folds' typed events since their last two kept states fill by 768 events).
+    monkeypatch.setattr(jsonstream, "CHUNK", 1 << 16)
+    monkeypatch.setattr(reveal_stream, "PAGE", 64)
+    monkeypatch.setattr(stream_secrets, "KEPT", 64)
+    peaks: dict[str, list[int]] = {"streamed": [], "whole": []}
+    answers: dict[str, list[Any]] = {"streamed": [], "whole": []}
+    for way in peaks:
+        with monkeypatch.context() as patch:
+            (_streamed_only if way == "streamed" else _whole_only)(patch)
+            for size in HIDDEN_SIZES:
+                db, theirs = hidden_reveals[size]
+                mine = tmp_path / f"{way}{size}.sqlite3"
+                shutil.copy(db, mine)
+                out = tmp_path / f"{way}{size}.json"
+                peaks[way].append(_peak(lambda: answers[way].append(  # noqa: B023
+                    reveal(Session(mine), theirs, out))))  # noqa: B023
+    # Finland's turns bring the log to each size, then the Soviets' accrual follows: every
+    # Finnish turn was redacted in the Soviet database, each accrual in Finland's.
+    assert [(a.events, a.revealed, a.shown_to_them, a.other) for a in answers["streamed"]] == [
+        (HIDDEN_SIZES[0] + 1, HIDDEN_SIZES[0] - 1, 1, "finland"),
+        (HIDDEN_SIZES[1] + 1, HIDDEN_SIZES[1] - 2, 2, "finland")]
+    assert answers["streamed"] == answers["whole"]
+    for size in HIDDEN_SIZES:
+        assert (tmp_path / f"streamed{size}.json").read_bytes() == \
+            (tmp_path / f"whole{size}.json").read_bytes()
+    grown = {way: p[1] - p[0] for way, p in peaks.items()}
+    # As the open game's: the whole reveal holds both logs and more; the stream its running
+    # state, a page of rows, the secrets of the latest events that hid something and 8 bytes
+    # per event in effect per fold. Stated slack: 512 KiB.
+    assert grown["whole"] > 4 * 2**20, grown
+    assert grown["streamed"] < 2**19, grown
+
+
+def test_an_undo_of_an_event_whose_secrets_were_let_go_is_left_to_the_whole_check(
+        hidden_reveals: dict[int, tuple[Path, Path]], monkeypatch: pytest.MonkeyPatch) -> None:
+    # The streamed passes keep the secrets of the latest KEPT events that hid something, for
+    # their undos: an undo reaching further back must not read "hid nothing" (its summary would
+    # then be shown to a seat it hides from), but leave the log to the whole check.
+    monkeypatch.setattr(stream_secrets, "KEPT", 4)
+    log = read_export(hidden_reveals[HIDDEN_SIZES[0]][1]).events
+    secrets = stream_secrets.Secrets(log[0])
+    assert [secrets.of(r) for r in log] == event_secrets(log)  # the whole function: the oracle
+    after = len(log) + 1
+    recent, old = (log[-1].model_copy(update={"seq": after, "type": UNDONE,
+                                              "payload": {"target": target}})
+                   for target in (len(log) - 1, 3))
+    assert log[2].type == "turn_advanced" and event_secrets(log)[2].secret  # it hid an accrual
+    assert secrets.of(recent) == event_secrets([*log, recent])[-1]
+    assert secrets.of(recent).secret
+    with pytest.raises(stream_secrets.Forgotten):
+        secrets.of(old)

@@ -19,27 +19,26 @@ the one-line refusal, is always the whole check's, and nothing is written on a r
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from rallypoint.core.campaign import stored_rolls
-from rallypoint.core.declarations import NOTHING, Declaration, EventSecrets, Owners
-from rallypoint.core.events import CREATED, UNDONE, EventModel, EventRecord, canonical_json
+from rallypoint.core.declarations import EventSecrets
+from rallypoint.core.events import UNDONE, EventModel, EventRecord
 from rallypoint.core.folding import LogFold
 from rallypoint.core.playcheck import PlayCheck
-from rallypoint.core.redaction import REDACTED, _created_secrets, _redact_record, _undone_secrets
-from rallypoint.core.visibility import BLIND, Viewer, declaration_of, is_redacted
+from rallypoint.core.redaction import REDACTED, _redact_record
+from rallypoint.core.visibility import BLIND, Viewer, is_redacted
 from rallypoint.dice.audit import Auditor, DiceReport, Verdict
 from rallypoint.session.import_stream import streaming, sweep
 from rallypoint.session.made_by import check_carried, commands_required
 from rallypoint.session.rederive import _check_event, _check_undo_target
 from rallypoint.session.sealed import outgoing_voids
 from rallypoint.session.stall import burnt_rounds, file_voids
+from rallypoint.session.stream_secrets import RedactedDigest, Secrets, kept_only
 from rallypoint.store.exchange import ExportedCampaignHeader, ExportedHead, TurnHeader
 from rallypoint.store.export_writer import ExportWriter
 from rallypoint.store.importcheck import ChainCheck, ClockCheck, check_created, check_created_at
@@ -103,59 +102,6 @@ def reveal_streamed(session: Handle, theirs: Path, out: Path, ref: str | None) -
         return None
 
 
-def _kept_only(first: int, stop: int) -> Iterator[EventRecord]:
-    """A fold's older records are not kept here: an undo reaching back past what the fold
-    keeps (a long run of undos) is decided by the whole check."""
-    raise Whole
-    yield  # a generator, as a fold's source is
-
-
-class _Secrets:
-    """:func:`rallypoint.core.redaction.event_secrets` one event at a time."""
-
-    def __init__(self, created: EventRecord) -> None:
-        self._scenario: dict[str, Any] = created.payload.get("scenario") or {}
-        self.declared: Declaration = declaration_of(str(created.payload.get("ruleset", "")))
-        self._shared = len(self.declared.sides(self._scenario)) > 1
-        self._owners: Owners = MappingProxyType({})
-        self._by_seq: dict[int, EventSecrets] = {}  # only events that hide something
-
-    def of(self, record: EventRecord) -> EventSecrets:
-        """What ``record`` hides (the next event of the log)."""
-        if record.type == CREATED:
-            hides = _created_secrets(record, shared=self._shared)
-        elif record.type == UNDONE:
-            hides = _undone_secrets(record, self._by_seq)
-        elif self._shared:
-            hides, self._owners = self.declared.event_secrets(
-                self._scenario, self._owners, record.type, record.payload)
-        else:
-            hides = NOTHING
-        if hides.secret:  # an undo reads only its target's secret (NOTHING when absent)
-            self._by_seq[record.seq] = hides
-        return hides
-
-
-class _Digest:
-    """:func:`rallypoint.store.visibility.redacted_digest` one event at a time."""
-
-    def __init__(self) -> None:
-        self._hash = hashlib.sha256(b"[")
-        self._count = 0
-
-    def add(self, record: EventRecord) -> None:
-        if is_redacted(record):
-            text = ("," if self._count else "") + canonical_json([record.seq, record.payload])
-            self._hash.update(text.encode("utf-8"))
-            self._count += 1
-
-    def value(self) -> str | None:
-        if not self._count:
-            return None
-        self._hash.update(b"]")
-        return self._hash.hexdigest()
-
-
 class _Walk:
     """The running checks of one reveal (an ``ExportStream``)."""
 
@@ -171,9 +117,9 @@ class _Walk:
         self._clocks = ClockCheck()
         self._play: PlayCheck | None = None
         self._audit: Auditor | None = None
-        self._secrets: _Secrets | None = None
+        self._secrets: Secrets | None = None
         self._views: dict[str, LogFold] = {}
-        self._digest = _Digest()
+        self._digest = RedactedDigest()
         self._first_theirs: EventRecord | None = None
         self._first: EventRecord | None = None
         self._last: EventRecord | None = None
@@ -292,13 +238,13 @@ class _Walk:
         check_created(self._campaign, first)
         self._first = first
         self._play = PlayCheck(first, "The two databases' logs do not replay as one campaign "
-                               "(its cause is named above); nothing was written", _kept_only)
+                               "(its cause is named above); nothing was written", kept_only)
         self._required = commands_required(first.payload)
-        self._secrets = _Secrets(first)
+        self._secrets = Secrets(first)
         turn = self._exported.turn or TurnHeader()
         self._audit = Auditor(first, stored_rolls(self._play.folding.ruleset),
                               turn.revealed_secret, burnt=self._burnt)
-        self._views = {seat: LogFold(first, _kept_only)
+        self._views = {seat: LogFold(first, kept_only)
                        for seat in sorted(seat_cards(first.payload))}
 
     def _checked_secrets(self, whole: EventRecord) -> EventSecrets:
