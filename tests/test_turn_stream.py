@@ -21,18 +21,24 @@ import threading
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
+from secrets import token_hex
 from typing import Any
 
 import pytest
 
+import test_pbem_hidden
 from rallypoint.core import jsonstream
+from rallypoint.core.blinds import with_blind
 from rallypoint.core.errors import IntegrityError
 from rallypoint.core.events import NewEvent
 from rallypoint.dice import ScriptedRoller
 from rallypoint.session import Session, pbem_import
-from rallypoint.session.pbem import export_turn, import_turn
+from rallypoint.session.pbem import create_seated, export_turn, import_turn, new_seat
 from rallypoint.store import EventStore
+from seats_kit import SCENARIO, SHEETS, execute
 from test_pbem import MARK, start_game
+from test_pbem_hidden import OTHER, TURN, _key, _resign
+from test_pbem_hidden import Game as HiddenGame
 
 SIZES = (500, 2000)
 
@@ -210,3 +216,196 @@ def test_a_pipe_is_left_to_the_whole_check(mail: dict[str, Path], tmp_path: Path
         os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))  # an empty write end: let it go
         walk.join(10)
     assert not opened and done == [None]
+
+
+# --- a hidden game: TCS with hidden Op Sheets --------------------------------------------------
+
+
+def _turns(sender: Session, campaign: str, count: int) -> None:
+    """``count`` turns Finland advances, as Finland's ``execute`` stores them (command, deciding
+    seat and a blind joined: each accrues Finland's hidden sheet), in one append."""
+    c = sender.load(campaign, whole=True)
+    ruleset, state, version = c.ruleset, c.state, c.version
+    events: list[NewEvent] = []
+    for _ in range(count):
+        command = ruleset.parse_command({**TURN, "expected_version": version})
+        event = ruleset.decide(state, command, ScriptedRoller(()))
+        made = NewEvent.of(event).made_by(command.model_dump(mode="json"), "finland")
+        events.append(with_blind(c.events[:1], made, token_hex(16)))
+        state = ruleset.apply(state, event)
+        version += 1
+    with EventStore(sender.path) as store:
+        store.append_many(campaign, c.version + 1, events)
+
+
+@pytest.fixture(scope="module")
+def hidden_mail(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The Soviet reader's database (the campaign and Finland's hidden sheet), the Soviet
+    database before any file (its seat key only), and Finland's turn files for the Soviets,
+    ``SIZES`` events long, every turn redacted for the reader; then one whose last turn's
+    public part Finland edited and signed again (its withheld digest made anew)."""
+    folder = tmp_path_factory.mktemp("hidden")
+    dbs = {side: Session(folder / f"{side}.sqlite3") for side in OTHER}
+    cards = [new_seat(dbs[side], side) for side in OTHER]
+    made = {"fresh": folder / "fresh.sqlite3", "reader": folder / "reader.sqlite3"}
+    shutil.copy(dbs["soviet"].path, made["fresh"])
+    info = create_seated(dbs["finland"], SCENARIO, cards, name="both")
+    (folder / "mail").mkdir()
+    game = HiddenGame(dbs, folder / "mail", info.id)
+    game.send("finland")
+    execute(dbs["finland"], info.id, SHEETS[0])
+    game.send("finland")
+    shutil.copy(dbs["soviet"].path, made["reader"])
+    for size in SIZES:
+        _turns(dbs["finland"], info.id, size - dbs["finland"].load(info.id).version)
+        made[str(size)] = game.export("finland")
+    data = json.loads(made[str(SIZES[1])].read_text(encoding="utf-8"))
+    data["events"][-1]["payload"]["turn"] += 1  # a public part the rules decide
+    _resign(data, _key(dbs["finland"], info.id, "finland"))
+    made["forged"] = folder / "forged.json"
+    made["forged"].write_text(json.dumps(data), encoding="utf-8")
+    return made
+
+
+def _hidden_reader(mail: dict[str, Path], folder: Path, name: str, base: str) -> Session:
+    db = folder / f"{name}.sqlite3"
+    shutil.copy(mail[base], db)
+    return Session(db)
+
+
+def test_a_long_hidden_turn_file_imports_in_one_pass_with_memory_that_does_not_grow(
+        hidden_mail: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(jsonstream, "CHUNK", 1 << 16)
+    for base in ("reader", "fresh"):  # the campaign held here already; new here
+        peaks: dict[str, list[int]] = {"streamed": [], "whole": []}
+        for way in peaks:
+            with monkeypatch.context() as patch:
+                (_streamed_only if way == "streamed" else _whole_only)(patch)
+                for size in SIZES:
+                    reader = _hidden_reader(hidden_mail, tmp_path, f"{base}{way}{size}", base)
+                    done: list[Any] = []
+                    peaks[way].append(_peak(lambda: done.append(import_turn(  # noqa: B023
+                        reader, hidden_mail[str(size)]))))  # noqa: B023
+                    # Every new event is redacted for the Soviets but `created` (the reader
+                    # holds it and Finland's sheet); the Soviet database then owes one accrual.
+                    held = 2 if base == "reader" else 0
+                    assert (done[0].sender, done[0].info.version, done[0].new_events,
+                            done[0].withheld, done[0].owed) == ("finland", size + 1, size - held,
+                                                                size - max(held, 1), 1)
+        grown = {way: p[1] - p[0] for way, p in peaks.items()}
+        # 1,500 more events: as the open game's, the whole import holds every record; the
+        # stream the running state of two folds (the file's, this database's own log), a page
+        # of rows and 8 bytes per event in effect. Stated slack: 512 KiB.
+        assert grown["whole"] > 2 * 2**20, (base, grown)
+        assert grown["streamed"] < 2**19, (base, grown)
+
+
+def test_the_streamed_hidden_import_stores_what_the_whole_import_stores(
+        hidden_mail: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The accrual the Soviet database owes after the file carries a fresh blind and clock:
+    # not appended here (the whole hidden game below compares what it owes).
+    monkeypatch.setattr(pbem_import, "_settle", lambda *args: 0)
+    for base in ("reader", "fresh"):
+        done = {}
+        for way in ("streamed", "whole"):
+            reader = _hidden_reader(hidden_mail, tmp_path, f"{base}{way}", base)
+            with monkeypatch.context() as patch:
+                (_streamed_only if way == "streamed" else _whole_only)(patch)
+                done[way] = (import_turn(reader, hidden_mail[str(SIZES[0])]), _dump(reader.path))
+        assert done["streamed"] == done["whole"]
+
+
+def test_a_hidden_event_forged_at_the_end_of_a_long_turn_file_leaves_the_database_as_before(
+        hidden_mail: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Finland edits its last turn's public turn number (turn 1,999 of seq 2,000: the turns
+    # follow `created` and Finland's sheet), redacted for the Soviets (its hash cannot be
+    # checked before the reveal), and signs again: the rules on the Soviet table give 1,999.
+    _refused_as_whole(hidden_mail, tmp_path, monkeypatch, hidden_mail["forged"], re.escape(
+        f"#{SIZES[1]} (turn_advanced, redacted) is not what the rules give on this table: "
+        f"turn: stated {SIZES[1]}, re-derived {SIZES[1] - 1} (at seq {SIZES[1]})"))
+
+
+def _both_ways(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, list[Any]]:
+    """Every ``import_turn`` of test_pbem_hidden's games made twice: streamed (which must
+    decide it) and whole on a copy of the reader's database; what each gave, in order."""
+    answers: dict[str, list[Any]] = {"streamed": [], "whole": []}
+    real = pbem_import.import_turn
+    streamed = pbem_import._import_streamed
+
+    def both(session: Session, path: Path, **kwargs: Any) -> Any:
+        shadow = tmp_path / "shadow.sqlite3"
+        shutil.copy(session.path, shadow)
+        with monkeypatch.context() as patch:
+            _whole_only(patch)
+            whole = real(Session(shadow), path, **kwargs)
+        done = streamed(session, path, kwargs.get("name"))
+        assert done is not None, path.name  # the stream decided it
+        for way, got in (("streamed", done), ("whole", whole)):
+            answers[way].append((got.info.version, got.new_events, got.sender, got.request,
+                                 got.note, got.withheld, got.owed, got.resolved is None))
+        return done
+    monkeypatch.setattr(test_pbem_hidden, "import_turn", both)
+    return answers
+
+
+def test_every_file_of_a_hidden_game_by_mail_is_decided_in_one_pass_as_it_is_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The game of test_pbem_hidden: sheets both ways, owed accruals, sealed rounds, requests.
+    answers = _both_ways(tmp_path, monkeypatch)
+    game = test_pbem_hidden.play(tmp_path)
+    assert answers["streamed"] == answers["whole"]
+    assert len(answers["streamed"]) == game.count
+
+
+def test_turns_of_a_seat_without_a_sheet_stream_as_they_import_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Only the Soviets write a sheet; Finland's database holds it redacted and accrues nothing
+    # for it, so Finland's turns arrive redacted and the Soviet database owes its accrual.
+    answers = _both_ways(tmp_path, monkeypatch)
+    game = test_pbem_hidden.start(tmp_path, "soviet-sheet")
+    execute(game.dbs["soviet"], game.campaign, SHEETS[1])
+    game.send("soviet")
+    for _ in range(3):
+        execute(game.dbs["finland"], game.campaign, TURN)
+    game.send("finland")
+    assert answers["streamed"] == answers["whole"]
+    assert answers["streamed"][-1][1:] == (3, "finland", None, None, 3, 1, True)
+
+
+def _edited_last(mail: dict[str, Path], folder: Path, edit: Callable[[dict[str, Any]], None],
+                 *, resign: bool) -> Path:
+    """Finland's longer file with its last (redacted) event's payload edited; ``resign``:
+    signed again with its withheld digest made anew (a lying sender), else as it was."""
+    data = json.loads(mail[str(SIZES[1])].read_text(encoding="utf-8"))
+    edit(data["events"][-1]["payload"])
+    if resign:
+        with EventStore(mail["reader"]) as store:
+            campaign = store.campaigns()[0].id
+        _resign(data, _key(Session(mail["reader"].parent / "finland.sqlite3"), campaign,
+                           "finland"))
+    path = folder / "edited.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_a_withheld_event_changed_after_signing_late_in_a_long_file_is_refused_as_whole(
+        hidden_mail: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The last redacted turn now withholds Finland's part only (the referee's dropped): still
+    # an honest kind of redaction, no public part the rules decide changes, and its hash
+    # cannot be checked before the reveal; only the signed withheld digest shows it.
+    path = _edited_last(hidden_mail, tmp_path,
+                        lambda p: p.update({"$withheld": {"finland": None}}), resign=False)
+    _refused_as_whole(hidden_mail, tmp_path, monkeypatch, path, re.escape(
+        "the file's withheld events are not the ones its signed header names (edited after "
+        "it was signed?) (at turn.redacted)"))
+
+
+def test_a_dishonest_redaction_late_in_a_long_file_is_refused_as_whole(
+        hidden_mail: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Finland's last turn says it withholds a part of a party the campaign does not have,
+    # signed with a digest made anew: no honest redaction makes that.
+    path = _edited_last(hidden_mail, tmp_path,
+                        lambda p: p.update({"$withheld": {"nobody": None}}), resign=True)
+    _refused_as_whole(hidden_mail, tmp_path, monkeypatch, path, re.escape(
+        f"event #{SIZES[1]} arrives redacted, but its withheld part is not one opaque part "
+        "per side of the campaign: its hash cannot be checked"))

@@ -7,9 +7,9 @@ decide, or whose dice rounds do not check (docs/two-player.md). The steps, in or
 :func:`_trust` (whom it comes from, what is new), :func:`_rederive` (every new event decided
 again), :func:`_rounds` (the dice rounds it carries), :func:`_store_turn` (what it writes).
 
-A file that hides nothing is first checked and stored in one streaming pass
-(:func:`_import_streamed`, :mod:`rallypoint.session.turn_stream`), so a long log is never held
-in memory; any file that pass does not accept is rolled back and checked whole as above.
+A file is first checked and stored in one streaming pass (:func:`_import_streamed`,
+:mod:`rallypoint.session.turn_stream`; a hidden game's too), so a long log is never held in
+memory; any file that pass does not accept is rolled back and checked whole as above.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
+from rallypoint.core.campaign import Campaign
 from rallypoint.core.events import EventRecord
 from rallypoint.core.playcheck import fold_stored
 from rallypoint.dice.sealed import AnyRequest, PairAnswer, parse_request, public_commitment
@@ -117,9 +118,9 @@ def _import_streamed(session: Handle, path: Path, name: str | None) -> Imported 
     requests as :func:`_rounds` and :func:`_store_turn` take them, in one transaction.
 
     Returns:
-        ``None`` when that pass does not decide the file (it hides something from a seat,
-        or fails any check): the transaction is rolled back, nothing
-        is written, and the caller checks the file whole, whose answer or one-line refusal
+        ``None`` when that pass does not decide the file (it fails any check, or asks what
+        the pass leaves to the whole check): the transaction is rolled back, nothing is
+        written, and the caller checks the file whole, whose answer or one-line refusal
         stands.
     """
     if not exists(session.location) or not Path(path).is_file():
@@ -162,12 +163,13 @@ def _after_walk(session: Handle, path: Path, walked: Walked) -> Imported:
     turn = _Turn(store, path, exported.model_copy(update={"events": records}), None, stored,
                  walked.cards, signer, walked.mine, frozenset(), new)
     rounds = _rounds(turn)
-    info, request, note, owed = _keep_rounds(turn, rounds, store.campaign(campaign_id))
+    info, request, note, owed = _keep_rounds(turn, rounds, store.campaign(campaign_id),
+                                             walked.hidden, walked.campaign)
     resolved = (None if rounds.answer is None
                 else sealed_answers.resolve_answer(session, info.id, rounds.answer))
     return Imported(info, new, signer,
                     fingerprint(walked.cards[signer].key) if signer else None,
-                    request, False, note, 0, owed, resolved)
+                    request, False, note, walked.withheld, owed, resolved)
 
 
 def _read_turn(path: Path) -> ExportedCampaign:
@@ -315,10 +317,15 @@ def _store_turn(turn: _Turn, rounds: _Rounds,
     return _keep_rounds(turn, rounds, info)
 
 
-def _keep_rounds(turn: _Turn, rounds: _Rounds, info: CampaignInfo,
+def _keep_rounds(turn: _Turn, rounds: _Rounds, info: CampaignInfo, hidden: bool | None = None,
+                 campaign: Campaign | None = None,
                  ) -> tuple[CampaignInfo, AnyRequest | None, str | None, int]:
     """After the file's events are written: its voids, the sender's request, a revealed dice
-    secret, and this seat's owed hidden bookkeeping (as :func:`_store_turn` returns them)."""
+    secret, and this seat's owed hidden bookkeeping (as :func:`_store_turn` returns them).
+
+    ``hidden``: whether the file withholds events (default: ``turn.hidden``); ``campaign``:
+    the campaign as stored now, when the caller folded it already (a streamed import)."""
+    hidden = bool(turn.hidden) if hidden is None else hidden
     store, exported, records, mine = turn.store, turn.exported, turn.records, turn.mine
     void_note = stall.keep_voids(store, info.id, rounds.voids, mine)
     note = checks.tidy_requests(store, info.id, records, mine) or void_note
@@ -328,23 +335,27 @@ def _keep_rounds(turn: _Turn, rounds: _Rounds, info: CampaignInfo,
     sent = exported.turn
     if sent is not None and sent.revealed_secret is not None:
         store.put_revealed_secret(info.id, sent.revealed_secret)
-    owed = (_settle(store, info) if turn.hidden and request is None and rounds.answer is None
-            and mine else 0)
+    owed = (_settle(store, info, campaign) if hidden and request is None
+            and rounds.answer is None and mine else 0)
     if owed:
         info = store.campaign(info.id)
     return info, request, note, owed
 
 
-def _settle(store: EventStore, info: CampaignInfo) -> int:
+def _settle(store: EventStore, info: CampaignInfo, folded: Campaign | None = None) -> int:
     """Bring this seat's hidden bookkeeping up to date after the other seat's events (a partial
     log: e.g. TCS accrues this seat's pending sheets for the turns the file advanced).
 
     Not while a dice request waits, nor when the file answers this seat's sealed round: the
-    round must be decided at the request's position.
+    round must be decided at the request's position. ``folded``: the campaign as stored,
+    folded already (a streamed import's, whose log is not read again).
     """
-    # From the state snapshot on when one matches (the import checked the whole file already).
-    resumed = snapshots.resume(store, info)
-    campaign = resumed[0] if resumed is not None else fold_stored(store.events(info.id))
+    if folded is not None and folded.version == info.version:
+        campaign = folded
+    else:
+        # From the state snapshot on when one matches (the import checked the file already).
+        resumed = snapshots.resume(store, info)
+        campaign = resumed[0] if resumed is not None else fold_stored(store.events(info.id))
     owed = owed_events(campaign, ownership.deciding_seat(store, campaign))
     store_owed(store, campaign, owed)
     return len(owed)

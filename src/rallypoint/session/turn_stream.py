@@ -15,9 +15,18 @@ end) is noted on the way and decided in :meth:`TurnWalk.finish`.
 This pass may refuse more than the whole-file check (it folds every event the same way, so it
 asks of an earlier event's command what the whole check asks only of a newer one); it never
 accepts less. Its caller rolls back on any refusal and checks the file whole instead, so the
-answer, or the one-line refusal, is always the whole-file check's. A file that shows an event
-redacted for its reader, or that hides anything from a seat, is not walked here
-(:class:`Whole`): its seats' views of the log differ, which the whole check decides.
+answer, or the one-line refusal, is always the whole-file check's.
+
+A hidden game (a campaign whose ruleset can hide anything from a seat: events redacted for the
+reader, blinds) is walked too, with what the whole check adds for it (``_read_turn``'s
+``check_filtered``, ``rederive``'s seat views and ``check_public``): each redacted event is an
+honest kind of redaction and summed into the withheld digest the signed header names, the chain
+is checked by link where an event's hash cannot be recomputed, and every new event is decided
+against this database's own log (its rows, which hold its own events whole, folded beside the
+file's). An event that is what its command decides only against the log as the deciding
+seat's database held it (``rederive``'s seat view) is refused here and left to the whole check:
+in a hidden game every event whose decision depends on a secret arrives redacted, so an event
+shown whole is decided alike on both tables.
 """
 
 from __future__ import annotations
@@ -26,11 +35,13 @@ from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rallypoint.core.campaign import describe_event, read_event, stored_rolls
+from rallypoint.core.campaign import Campaign, describe_event, read_event, stored_rolls
+from rallypoint.core.declarations import OpenDeclaration
 from rallypoint.core.differences import Difference
-from rallypoint.core.events import UNDONE, EventModel, EventRecord
+from rallypoint.core.events import CREATED, GENESIS_HASH, UNDONE, EventModel, EventRecord
+from rallypoint.core.folding import LogFold
 from rallypoint.core.playcheck import PlayCheck
-from rallypoint.core.visibility import BLIND, is_redacted
+from rallypoint.core.visibility import BLIND, declaration_of, is_redacted
 from rallypoint.dice.audit import PROOF_KEY, Auditor, DiceReport
 from rallypoint.dice.sealed import AnyRequest, parse_request
 from rallypoint.dice.v1 import proof_head
@@ -38,9 +49,10 @@ from rallypoint.session import pair, stall
 from rallypoint.session import pbem_checks as checks
 from rallypoint.session.import_stream import sweep
 from rallypoint.session.made_by import check_carried, check_owner, commands_required, made_by
-from rallypoint.session.rederive import decide_again, refusal
+from rallypoint.session.rederive import check_public, decide_again, refusal
 from rallypoint.session.rederive_undo import target_difference
-from rallypoint.session.row_log import RowLog
+from rallypoint.session.row_log import RowLog, Rows
+from rallypoint.session.stream_secrets import RedactedDigest, kept_only
 from rallypoint.store.importcheck import (
     IMPORT_FIX,
     ChainCheck,
@@ -49,9 +61,10 @@ from rallypoint.store.importcheck import (
     check_created_at,
 )
 from rallypoint.store.signing import SeatCard, seat_cards, seat_keys
+from rallypoint.store.visibility import dishonest_redaction
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     from rallypoint.store import EventStore
     from rallypoint.store.exchange import ExportedCampaign
@@ -60,6 +73,42 @@ if TYPE_CHECKING:
 
 class Whole(Exception):
     """This pass does not decide the file (see the module docstring): check it whole."""
+
+
+def may_hide(created: EventRecord) -> bool:
+    """Whether a campaign's events may hide anything from a seat: two or more sides, and a
+    ruleset whose secrets declaration is not the open one (or a plain dice seed, which the
+    ``created`` of a shared campaign hides)."""
+    declared = declaration_of(str(created.payload.get("ruleset", "")))
+    if len(declared.sides(created.payload.get("scenario") or {})) < 2:
+        return False
+    return not isinstance(declared, OpenDeclaration) or created.payload.get("seed") is not None
+
+
+class _VisibleChain(ChainCheck):
+    """The chain as ``check_importable`` checks a file filtered for its reader: an event
+    redacted for the reader by its link only (its hash is checked at the reveal)."""
+
+    def __init__(self, campaign_id: str) -> None:
+        super().__init__(campaign_id)
+        self._head = GENESIS_HASH
+
+    def add(self, record: EventRecord) -> None:
+        """Check the next event (:meth:`ChainCheck.add`; a redacted one by its link).
+
+        Raises:
+            Whole: A redacted event is not linked (the whole check names how).
+            IntegrityError: An event shown whole breaks the chain.
+        """
+        if not is_redacted(record):
+            super().add(record)
+        elif (record.campaign_id, record.seq, record.prev_hash) != (
+                self._campaign_id, self.count + 1, self._head):
+            raise Whole
+        else:
+            self.count += 1
+            self._prev = record.hash
+        self._head = record.hash
 
 
 @dataclass(frozen=True)
@@ -75,6 +124,9 @@ class Walked:
         signer: The seat whose key signed the file (``None``: unsigned).
         mine: The seats whose keys this database holds.
         dice: The dice audit's failed verdicts (none: every roll checks).
+        hidden: Whether the file withholds any event from its reader.
+        withheld: How many of its new events it withholds.
+        campaign: This database's campaign after the file (the fold of its rows).
     """
 
     store: EventStore
@@ -85,6 +137,9 @@ class Walked:
     signer: str | None
     mine: list[str]
     dice: DiceReport
+    hidden: bool = False
+    withheld: int = 0
+    campaign: Campaign | None = None
 
 
 class TurnWalk:
@@ -120,12 +175,20 @@ class TurnWalk:
         self._stored_at = (1, 0)  # the position and last round at the stored head
         self._made_seats: set[object] = set()  # seats the new events say decided them
         self._undo_seats: set[str | None] = set()  # seats whose rolls new undos cancel
+        # A hidden game: this database's own log (its rows: its own events whole) beside the
+        # file's, and what the whole check adds for a filtered file.
+        self._hidden = True
+        self._held: Iterator[EventRecord] | None = None  # this database's rows, to its head
+        self._base: LogFold | None = None  # their fold, then the new events'
+        self._digest = RedactedDigest()
+        self._sender_used = False  # the turn header's sender taken before its signature
+        self._withheld = 0
 
     def header(self, exported: ExportedCampaign) -> bool:
         """Open the transaction and the campaign's rows (a new campaign's name is checked)."""
         header = exported.campaign
         self.exported = exported
-        self._chain = ChainCheck(header.id)
+        self._chain = _VisibleChain(header.id)
         self._store = self._stack.enter_context(self._open())
         self._rows_open = self._stack.enter_context(ExitStack())
         self._rows = self._rows_open.enter_context(self._store.importing(
@@ -141,15 +204,19 @@ class TurnWalk:
         """Every per-event check of the whole-file import, then the row.
 
         Raises:
-            Whole: The file hides something from a seat.
+            Whole: The file hides something from a seat of a campaign this pass does not
+                walk so, or the pass cannot decide an event (the whole check does).
             IntegrityError: A check fails (the caller checks the file whole instead).
         """
         assert self._chain is not None and self._rows is not None
-        if is_redacted(record) or BLIND in record.payload:
+        if self._play is None:  # ``created``: whether this database's copy may differ
+            self._hidden = not self._stored or may_hide(record)
+        if not self._hidden and (is_redacted(record) or BLIND in record.payload):
             raise Whole
         self._chain.add(record)
         sweep(self._chain.count)
         self._clocks.add(record)
+        self._check_redacted(record)
         if self._play is None:
             self._start(record)
         else:
@@ -161,17 +228,50 @@ class TurnWalk:
         self._last = record
         self._rows.add(record)  # a held event: its hash must be the stored one (no fork)
 
+    def _check_redacted(self, record: EventRecord) -> None:
+        """An event redacted for the reader, as ``check_filtered`` checks it: summed into the
+        withheld digest (compared with the signed header's at the end), and an honest kind of
+        redaction (``dishonest_redaction``; an undo's target read back from the rows).
+
+        Raises:
+            Whole: It is not, or its target is not among the rows the file brought.
+        """
+        self._digest.add(record)
+        if not is_redacted(record):
+            return
+        self._withheld += record.seq > self._stored
+        log = [record] if self._first is None else [self._first, record]
+        if record.type == UNDONE:
+            target = record.payload.get("target")
+            if type(target) is not int or not self._stored < target < record.seq:
+                raise Whole  # a held event's copy in the file is not among the rows
+            assert self._rows is not None and self._first is not None
+            log = [self._first, next(self._rows.records(target, target + 1)), record]
+        if dishonest_redaction(log) is not None:
+            raise Whole
+
     def _start(self, first: EventRecord) -> None:
         """The ``created`` event: whose seats these are (this database's own ``created``, when
-        it has one), the fold, the audit and the dice requests of this seat's commands."""
+        it has one), the folds, the audit and the dice requests of this seat's commands."""
         assert self.exported is not None and self._rows is not None and self._store is not None
         check_created(self.exported.campaign, first)
         self._first = first
-        self._trusted = (next(self._rows.records(1, 2)).payload if self._stored
-                         else first.payload)
+        held = first
+        if self._stored:
+            self._held = iter(Rows(self._rows.records, 1, self._stored + 1))
+            held = next(self._held)
+            if self._hidden:  # this database's log folded beside the file's
+                self._base = LogFold(held, self._rows.records)
+            else:
+                self._held = None  # nothing hidden: its log is the file's
+        self._note_held(held)
+        self._trusted = held.payload
         self._cards = seat_cards(self._trusted)  # each card's signature checked once
         self._mine = checks.held_seats(self._store, self._trusted)
-        self._play = PlayCheck(first, IMPORT_FIX, self._rows.records)
+        # The file's fold reads older records again from the rows, which hold the file's
+        # events unless this database holds its own copies (a hidden game's): then not at all.
+        self._play = PlayCheck(first, IMPORT_FIX,
+                               kept_only if self._base is not None else self._rows.records)
         self._required = commands_required(first.payload)
         campaign_id = self.exported.campaign.id
         turn = self.exported.turn
@@ -183,35 +283,54 @@ class TurnWalk:
         self._asked = {r: parse_request(t) for r, s, t in self._store.dice_requests(campaign_id)
                        if s in self._mine}
 
+    def _note_held(self, held: EventRecord) -> None:
+        """What the log as this database holds it says of the commands it requires
+        (``rederive.check_new``)."""
+        if held.seq > 1 and made_by(held) is not None:
+            self._made_seen = True
+
     def _step(self, record: EventRecord) -> None:
         """One event after ``created``: a new one decided again and its dice rounds checked,
-        then every event folded and audited."""
+        then every event folded (the file's, and this database's own log) and audited."""
         assert self._play is not None and self._audit is not None
         new = record.seq > self._stored
+        held = record if new or self._held is None else next(self._held)
         typed = self._rederive(record) if new else None
-        if made_by(record) is not None:
-            self._made_seen = True
+        self._note_held(held)
         self._play.add(record, typed)
+        if self._base is not None:
+            self._base.add(held, typed)
         self._audit.add(record)
         if new and self._cards:
             self._own_rounds(record)
 
+    @property
+    def _fold(self) -> LogFold:
+        """This database's log folded so far (the file's, when they are one)."""
+        assert self._play is not None
+        return self._base if self._base is not None else self._play.folding
+
     def _rederive(self, record: EventRecord) -> EventModel | None:
         """A new event decided again from its command against the campaign before it, as
         :func:`rallypoint.session.rederive.check_log` (a campaign new here) or ``check_new``
-        (new events beyond this database's head) decide it; an undo names the latest event in
-        effect, and (beyond the head) says what that event did.
+        (new events beyond this database's head) decide it, against this database's log; an
+        undo names the latest event in effect, and (beyond the head, shown whole) says what
+        that event did; a redacted event's public parts are what the rules give on this
+        database's table.
 
         Raises:
             IntegrityError: A missing command, a command of another side, or any difference.
         """
-        assert self._play is not None
-        fold = self._play.folding
+        fold = self._fold
         required = self._required or (self._stored > 0 and self._made_seen)
         made = check_carried(record, required)
         if record.type == UNDONE:
             self._check_undo(record, fold.effective[-1] if fold.effective else None)
         if made is None:
+            if self._stored and is_redacted(record) and record.type not in (CREATED, UNDONE):
+                sender = self._sender()
+                if sender is not None:
+                    check_public(fold.campaign(), record, sender)
             return None
         if self._stored:  # check_new: decided in the sender's database (check_log asks not)
             self._made_seats.add(made.get("seat"))
@@ -219,24 +338,34 @@ class TurnWalk:
         check_owner(campaign, record, made, self._mine if self._stored else ())
         found = decide_again(campaign, record)
         if isinstance(found, Difference):
-            raise refusal(record, found)
+            raise refusal(record, found)  # (or the seat's view decides it: the whole check)
         return found
 
+    def _sender(self) -> str | None:
+        """The seat the turn header names as the sender (its signature is checked at the
+        end: the walk then requires that seat to have signed it), in a campaign with seats."""
+        turn = self.exported.turn if self.exported is not None else None
+        if not self._cards or turn is None or turn.sender is None:
+            return None
+        self._sender_used = True
+        return turn.sender
+
     def _check_undo(self, record: EventRecord, latest: int | None) -> None:
-        """An undo of the latest effective event; beyond this database's head its summary is
-        what that event did (``rederive_undo.undo_difference``).
+        """An undo of the latest effective event; beyond this database's head, shown whole,
+        its summary is what that event did (``rederive_undo.undo_difference``).
 
         Raises:
             Whole: It is not (the whole check names how).
         """
         if target_difference(latest, record) is not None or latest is None:
             raise Whole
-        if self._stored:
-            assert self._rows is not None and self._play is not None
+        if self._stored and not is_redacted(record):
+            assert self._rows is not None
             target = next(self._rows.records(latest, latest + 1))
-            typed = read_event(self._play.folding.ruleset, target)
-            if record.payload.get("summary") != describe_event(self._play.folding.ruleset,
-                                                                 typed):
+            if is_redacted(target):
+                raise Whole  # described by the seat's view: the whole check does
+            typed = read_event(self._fold.ruleset, target)
+            if record.payload.get("summary") != describe_event(self._fold.ruleset, typed):
                 raise Whole
 
     def _own_rounds(self, record: EventRecord) -> None:
@@ -251,8 +380,10 @@ class TurnWalk:
             target = record.payload.get("target")
             if isinstance(target, int) and 1 <= target < record.seq:
                 assert self._rows is not None
-                head = proof_head(next(self._rows.records(target, target + 1))
-                                  .payload.get(PROOF_KEY))
+                row = next(self._rows.records(target, target + 1))
+                if self._base is not None and target <= self._stored and is_redacted(row):
+                    raise Whole  # the file's copy of it is not among the rows
+                head = proof_head(row.payload.get(PROOF_KEY))
                 self._undo_seats.add(None if head is None else head.seat)
         for seq, proof in pair.pair_proofs([record]):
             if proof.seat in self._mine and not checks.asked_for(self._asked, proof):
@@ -264,7 +395,8 @@ class TurnWalk:
 
         Raises:
             Whole: The header changed after the events, or an event was decided by another
-                seat than the signer, or undoes the signer's own resolved roll.
+                seat than the signer, or undoes the signer's own resolved roll; or what the
+                walk took for a hidden game does not hold.
             IntegrityError: The head, header hash, signature or ``created_at`` fails, or the
                 final state cannot be shown.
         """
@@ -280,14 +412,31 @@ class TurnWalk:
         check_header(exported, last)
         signer = check_signed(exported, seat_keys(self._trusted))
         check_created_at(exported.campaign, first)
+        self._check_hidden(exported, signer)
         play.finish()
         cards = self._cards
         if cards and signer is not None and (
                 signer in self._undo_seats or self._made_seats - {signer}):
             raise Whole
+        campaign = self._fold.campaign()
         read = self._rows.records
         self._rows_open.close()  # the rows flushed; they are read back from the transaction
         return Walked(self._store, exported,
                       RowLog(read, last.seq, audit.position, self._round),
                       RowLog(read, self._stored, *self._stored_at),
-                      cards, signer, self._mine, audit.report())
+                      cards, signer, self._mine, audit.report(), self._digest.count > 0,
+                      self._withheld, campaign)
+
+    def _check_hidden(self, exported: ExportedCampaign, signer: str | None) -> None:
+        """What the walk took on the way for a hidden game: a file that withholds events is
+        signed and its withheld digest the signed header's (``check_filtered``); the sender
+        the walk took from the turn header signed the file.
+
+        Raises:
+            Whole: Any of these does not hold (the whole check names how).
+        """
+        stated = exported.turn.redacted if exported.turn else None
+        if self._digest.count and (not exported.signatures or self._digest.value() != stated):
+            raise Whole
+        if self._sender_used and signer is None:
+            raise Whole
