@@ -38,7 +38,14 @@ from typing import TYPE_CHECKING
 from rallypoint.core.campaign import Campaign, describe_event, read_event, stored_rolls
 from rallypoint.core.declarations import OpenDeclaration
 from rallypoint.core.differences import Difference
-from rallypoint.core.events import CREATED, GENESIS_HASH, UNDONE, EventModel, EventRecord
+from rallypoint.core.events import (
+    CREATED,
+    GENESIS_HASH,
+    UNDONE,
+    EventModel,
+    EventRecord,
+    canonical_json,
+)
 from rallypoint.core.folding import LogFold
 from rallypoint.core.playcheck import PlayCheck
 from rallypoint.core.visibility import BLIND, declaration_of, is_redacted
@@ -93,22 +100,25 @@ class _VisibleChain(ChainCheck):
         super().__init__(campaign_id)
         self._head = GENESIS_HASH
 
-    def add(self, record: EventRecord) -> None:
+    def add(self, record: EventRecord) -> str:
         """Check the next event (:meth:`ChainCheck.add`; a redacted one by its link).
+
+        Returns:
+            The canonical JSON text of its payload.
 
         Raises:
             Whole: A redacted event is not linked (the whole check names how).
             IntegrityError: An event shown whole breaks the chain.
         """
+        self._head, head = record.hash, self._head
         if not is_redacted(record):
-            super().add(record)
-        elif (record.campaign_id, record.seq, record.prev_hash) != (
-                self._campaign_id, self.count + 1, self._head):
+            return super().add(record)
+        if (record.campaign_id, record.seq, record.prev_hash) != (
+                self._campaign_id, self.count + 1, head):
             raise Whole
-        else:
-            self.count += 1
-            self._prev = record.hash
-        self._head = record.hash
+        self.count += 1
+        self._prev = record.hash
+        return canonical_json(record.payload)
 
 
 @dataclass(frozen=True)
@@ -213,7 +223,7 @@ class TurnWalk:
             self._hidden = not self._stored or may_hide(record)
         if not self._hidden and (is_redacted(record) or BLIND in record.payload):
             raise Whole
-        self._chain.add(record)
+        text = self._chain.add(record)
         sweep(self._chain.count)
         self._clocks.add(record)
         self._check_redacted(record)
@@ -226,7 +236,7 @@ class TurnWalk:
             assert self._audit is not None
             self._stored_at = (self._audit.position, self._round)
         self._last = record
-        self._rows.add(record)  # a held event: its hash must be the stored one (no fork)
+        self._rows.add(record, text)  # a held event: its hash must be the stored one
 
     def _check_redacted(self, record: EventRecord) -> None:
         """An event redacted for the reader, as ``check_filtered`` checks it: summed into the
