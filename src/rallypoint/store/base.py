@@ -10,19 +10,17 @@ chain check, the row lock a write takes (``_FOR_UPDATE``), and the tables a dele
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any, ClassVar, NamedTuple, Self
 
 from rallypoint.core.errors import (
     IntegrityError,
-    MalformedInputError,
     StaleVersionError,
     StoreError,
     UnknownIdError,
 )
-from rallypoint.core.events import GENESIS_HASH, ChainProblem, EventRecord, NewEvent, canonical_json
+from rallypoint.core.events import GENESIS_HASH, ChainProblem, EventRecord, NewEvent
 from rallypoint.core.suggest import did_you_mean
 from rallypoint.errors import Hint
 from rallypoint.store.import_rows import ImportRows
@@ -33,7 +31,7 @@ from rallypoint.store.records import CampaignInfo, StoredLog, VerifyReport
 from rallypoint.store.seat_notes import SeatNotesMixin
 from rallypoint.store.seats import SeatsMixin
 from rallypoint.store.secrets import SecretsMixin
-from rallypoint.store.stored import earlier, info_of, payload_of
+from rallypoint.store.stored import earlier, info_of, normalised, payload_of, row_of
 
 _MIN_PREFIX = 4
 BROKEN_FIX = ("nothing was written; run `rallypoint verify`, then `rallypoint delete` it and "
@@ -162,10 +160,12 @@ class StoreBase(SecretsMixin, LimitsMixin, MarksMixin, SeatsMixin, SeatNotesMixi
                     where=campaign_id, fix="reload and try again")
             for seq, event in enumerate(ready, start=expected_seq):
                 record = EventRecord.seal(campaign_id, seq, event, prev_hash)
-                self._insert(conn, record)
                 records.append(record)
                 prev_hash = record.hash
-            if records:  # rows this write made and hashed itself: known good
+            if records:
+                # One batch (on PostgreSQL the head moves once); rows this write made and
+                # hashed itself are known good: the chain is marked to the newest.
+                self._insert_rows(conn, [row_of(r) for r in records])
                 self._set_mark(conn, campaign_id, Mark(records[-1].seq, prev_hash, guard))
         return records
 
@@ -292,9 +292,7 @@ class StoreBase(SecretsMixin, LimitsMixin, MarksMixin, SeatsMixin, SeatNotesMixi
         conn.executemany(self._STATEMENTS.event_insert, rows)
 
     def _insert(self, conn: Any, record: EventRecord) -> None:
-        conn.execute(self._STATEMENTS.event_insert,
-                     (record.campaign_id, record.seq, record.type, canonical_json(record.payload),
-                      record.recorded_at, record.prev_hash, record.hash))
+        conn.execute(self._STATEMENTS.event_insert, row_of(record))
 
     # --- reading --------------------------------------------------------------------------------
 
@@ -480,19 +478,3 @@ class StoreBase(SecretsMixin, LimitsMixin, MarksMixin, SeatsMixin, SeatNotesMixi
         shown = campaign_id if len(campaign_id) <= 40 else campaign_id[:40] + "…"
         return UnknownIdError(f"no campaign with id {shown!r}", where=self.path,
                               fix="check the name or id against the list of campaigns")
-
-
-def normalised(event: NewEvent, seq: int) -> NewEvent:
-    """The event with its payload round-tripped through canonical JSON.
-
-    So the returned record equals what :meth:`StoreBase.events` reads back (tuples become lists,
-    int keys strings), and a payload JSON cannot hold fails before anything is written.
-    """
-    try:
-        payload = json.loads(canonical_json(event.payload))
-    except (TypeError, ValueError, RecursionError) as exc:
-        raise MalformedInputError(
-            f"the payload of event {event.type!r} (seq {seq}) cannot be stored as JSON: {exc}",
-            where=f"seq {seq}", fix="use only JSON values (dict, list, str, int, finite float, "
-            "bool, None) in event payloads") from exc
-    return NewEvent(type=event.type, payload=payload)
