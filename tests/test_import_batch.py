@@ -14,20 +14,24 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pg_kit import fresh_database
 from rallypoint.core.errors import RallypointError
 from rallypoint.core.events import EventRecord, NewEvent, Undone, event_hash
 from rallypoint.dice import ScriptedRoller
 from rallypoint.rulesets.tcs.commands import AdvanceTurn, WriteSheet
 from rallypoint.session import Session
-from rallypoint.session.import_stream import BATCH
+from rallypoint.session.import_stream import BATCH, import_streamed
 from rallypoint.session.importing import import_campaign
 from rallypoint.store import EventStore, read_export
 from rallypoint.store.exchange import ExportedCampaignHeader, export_text
+from rallypoint.store.postgres import PostgresStore
 
 TCS = (Path(__file__).resolve().parents[1] / "src" / "rallypoint" / "rulesets" / "tcs"
        / "scenarios" / "example1_tolvajarvi.toml")
@@ -180,8 +184,30 @@ def test_a_fault_of_the_play_is_named_before_the_stored_log_diverging_at_the_sam
     assert _refusal(db, path) == expected
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    """An empty store of each backend (the rows an undo folds again from are read back from
+    the import's own transaction on both)."""
+    if request.param == "postgres":
+        for url in fresh_database():
+            with PostgresStore(url) as opened:
+                yield opened
+    else:
+        with EventStore(tmp_path / "s.sqlite3") as opened:
+            yield opened
+
+
+def _streamed(store: Any, path: Path) -> None:
+    @contextmanager
+    def held() -> Iterator[Any]:
+        with store.transaction():
+            yield store
+
+    import_streamed(held, path)
+
+
 def test_an_undo_folding_again_from_events_of_its_own_batch_imports_as_the_whole_file_does(
-        log: list[EventRecord], tmp_path: Path) -> None:
+        log: list[EventRecord], tmp_path: Path, store: Any) -> None:
     # The first undo cancels the latest turn; the fold keeps the typed events since its last
     # kept state only. The second cancels an old turn (an edited file may; the fold accepts
     # it, as a campaign does): the fold goes back to ``created`` and reads the events before
@@ -194,10 +220,24 @@ def test_an_undo_folding_again_from_events_of_its_own_batch_imports_as_the_whole
                                         NewEvent.of(Undone(target=target, summary="x")),
                                         last.hash))
     path = _file(tmp_path / "undone.json", records, {})
-    with EventStore(tmp_path / "whole.sqlite3") as store:
-        whole = import_campaign(store, read_export(path))
-    info = Session(tmp_path / "streamed.sqlite3").import_file(path)
-    assert (info.version, whole.version) == (301, 301)
-    with EventStore(tmp_path / "streamed.sqlite3") as store:
-        assert store.events(info.id) == records
-        assert store.verify(info.id).ok
+    with EventStore(tmp_path / "whole.sqlite3") as whole:
+        assert import_campaign(whole, read_export(path)).version == 301
+    _streamed(store, path)
+    (info,) = store.campaigns()
+    assert info.version == 301
+    assert store.events(info.id) == records
+    assert store.check(info.id) is None
+
+
+def test_the_first_fault_is_named_and_nothing_written_on_either_backend(
+        log: list[EventRecord], tmp_path: Path, store: Any) -> None:
+    _streamed(store, _file(tmp_path / "prefix.json", log[:250], {}))
+    (info,) = store.campaigns()
+    before = store.events(info.id)
+    path = _file(tmp_path / "both.json", log, {AT: "unplayable", AT + 1: "unlinked"})
+    expected = _refusal(tmp_path / "empty.sqlite3",
+                        _file(tmp_path / "alone.json", log, {AT: "unplayable"}))
+    with pytest.raises(RallypointError) as refused:
+        _streamed(store, path)
+    assert str(refused.value) == expected
+    assert store.events(info.id) == before and store.check(info.id) is None
