@@ -12,11 +12,13 @@ whole-file check, whose refusal the streamed import must give, word for word.
 from __future__ import annotations
 
 import gc
+import io
 import json
 import os
 import re
 import shutil
 import sqlite3
+import sys
 import threading
 import tracemalloc
 from collections.abc import Callable
@@ -37,6 +39,7 @@ from rallypoint.session.pbem import create_seated, export_turn, import_turn, new
 from rallypoint.store import EventStore
 from seats_kit import SCENARIO, SHEETS, execute
 from test_pbem import MARK, start_game
+from test_pbem import SCENARIO as SCENARIO_PBEM
 from test_pbem_hidden import OTHER, TURN, _key, _resign
 from test_pbem_hidden import Game as HiddenGame
 
@@ -198,6 +201,25 @@ def test_a_bad_signature_on_a_long_turn_file_leaves_the_database_as_before(
     _refused_as_whole(mail, tmp_path, monkeypatch, path,
                       "the signature of seat 'french' does not match the file's contents: it "
                       "was edited, cut, reordered or re-hashed after it was signed")
+
+
+def test_standard_input_is_spooled_and_streamed(
+        hidden_mail: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `import -`: the command line copies standard input into a private temporary file a MiB
+    # at a time (up to the input limit), so the import streams it like any file, and the copy
+    # is gone afterwards.
+    from rallypoint.cli.stdio import input_path
+
+    piped = hidden_mail[str(SIZES[1])].read_bytes()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(piped)))
+    reader = _hidden_reader(hidden_mail, tmp_path, "piped", "reader")
+    _streamed_only(monkeypatch)
+    with input_path(Path("-")) as source:
+        done = import_turn(reader, source)
+        spool = source.parent
+    assert (done.sender, done.new_events, done.withheld) == ("finland", SIZES[1] - 2,
+                                                            SIZES[1] - 2)
+    assert not spool.exists()
 
 
 def test_a_pipe_is_left_to_the_whole_check(mail: dict[str, Path], tmp_path: Path) -> None:
@@ -409,3 +431,84 @@ def test_a_dishonest_redaction_late_in_a_long_file_is_refused_as_whole(
     _refused_as_whole(hidden_mail, tmp_path, monkeypatch, path, re.escape(
         f"event #{SIZES[1]} arrives redacted, but its withheld part is not one opaque part "
         "per side of the campaign: its hash cannot be checked"))
+
+
+# --- a database that does not exist yet --------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def alone(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A one-player campaign's exports (its log ``SIZES`` events long: sight rulings, as
+    ``_mark`` makes them, decided by no seat), and the longer one with its last event's
+    ruling changed and not hashed again."""
+    folder = tmp_path_factory.mktemp("alone")
+    player = Session(folder / "player.sqlite3")
+    campaign = player.create(SCENARIO_PBEM, name="farm").id
+    made = {}
+    for size in SIZES:
+        c = player.load(campaign)
+        ruleset, state = c.ruleset, c.state
+        command = ruleset.parse_command({**MARK, "expected_version": c.version})
+        events: list[NewEvent] = []
+        for _ in range(size - c.version):
+            event = ruleset.decide(state, command, ScriptedRoller(()))
+            events.append(NewEvent.of(event).made_by(command.model_dump(mode="json"), None))
+            state = ruleset.apply(state, event)
+        with EventStore(player.path) as store:
+            store.append_many(campaign, c.version + 1, events)
+        made[str(size)] = folder / f"alone{size}.json"
+        export_turn(player, campaign, made[str(size)])
+    data = json.loads(made[str(SIZES[1])].read_text(encoding="utf-8"))
+    data["events"][-1]["payload"]["ruling"] = "blocked"
+    made["edited"] = folder / "edited.json"
+    made["edited"].write_text(json.dumps(data), encoding="utf-8")
+    return made
+
+
+def test_a_long_file_into_a_database_not_made_yet_streams_and_leaves_that_database_alone(
+        alone: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(jsonstream, "CHUNK", 1 << 16)
+    peaks: dict[str, list[int]] = {"streamed": [], "whole": []}
+    for way in peaks:
+        with monkeypatch.context() as patch:
+            (_streamed_only if way == "streamed" else _whole_only)(patch)
+            for size in SIZES:
+                folder = tmp_path / f"{way}{size}"
+                folder.mkdir()
+                done: list[Any] = []
+                peaks[way].append(_peak(lambda: done.append(import_turn(  # noqa: B023
+                    Session(folder / "new.sqlite3"), alone[str(size)]))))  # noqa: B023
+                assert (done[0].sender, done[0].info.version, done[0].new_events) == (
+                    None, size, size)
+                # The database made in place of the one staged beside it, nothing else.
+                assert sorted(p.name for p in folder.iterdir()) == ["new.sqlite3"]
+    # The same rows (but the times each database was made at, in its migrations' table).
+    made = {way: [line for line in _dump(tmp_path / f"{way}{SIZES[0]}" / "new.sqlite3")
+                  if "schema_migrations\" VALUES" not in line] for way in peaks}
+    assert made["streamed"] == made["whole"]
+    grown = {way: p[1] - p[0] for way, p in peaks.items()}
+    assert grown["whole"] > 2 * 2**20, grown
+    assert grown["streamed"] < 2**19, grown
+
+
+def test_a_file_refused_late_into_a_database_not_made_yet_leaves_no_file(
+        alone: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The last of 2,000 events does not hash to its hash: the whole check refuses the file
+    # before it makes the database, so the stream must leave nothing of the one it staged.
+    calls: list[object] = []
+    streamed = pbem_import._import_streamed
+
+    def spy(*args: Any) -> Any:
+        calls.append(done := streamed(*args))
+        return done
+    monkeypatch.setattr(pbem_import, "_import_streamed", spy)
+    folder = tmp_path / "here"
+    folder.mkdir()
+    with pytest.raises(IntegrityError) as info:
+        import_turn(Session(folder / "new.sqlite3"), alone["edited"])
+    assert calls == [None]
+    assert str(info.value) == (
+        f"the imported log is broken at seq {SIZES[1]}: content does not match its hash "
+        f"(edited?) (at seq {SIZES[1]}). ask for a fresh export; the file was edited or "
+        "damaged")
+    assert list(folder.iterdir()) == []

@@ -14,6 +14,8 @@ memory; any file that pass does not accept is rolled back and checked whole as a
 
 from __future__ import annotations
 
+import os
+import uuid
 from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -123,10 +125,56 @@ def _import_streamed(session: Handle, path: Path, name: str | None) -> Imported 
         written, and the caller checks the file whole, whose answer or one-line refusal
         stands.
     """
-    if not exists(session.location) or not Path(path).is_file():
-        # The whole check refuses a bad file before it creates the database; a pipe (not a
-        # regular file) can be read only once, and the whole check may have to read it.
+    if not Path(path).is_file():
+        # A pipe can be read only once, and the whole check may have to read it again.
         return None
+    if not exists(session.location):
+        return _import_staged(session, path, name)
+    return _walk_file(session, path, name)
+
+
+def _import_staged(session: Handle, path: Path, name: str | None) -> Imported | None:
+    """The pass into a database that does not exist yet: the whole check refuses a bad file
+    before it creates the database, so the pass fills a new database beside it instead, put
+    in its place only once the file is accepted, and removed however it ends.
+
+    Returns:
+        As :func:`_import_streamed` (``None`` also when its folder does not exist, or the new
+        database cannot be linked into place: the whole check makes them as ever).
+    """
+    target = Path(session.location)
+    if not target.parent.is_dir():
+        return None
+    staged = target.with_name(f".{target.name}.{uuid.uuid4().hex}.importing")
+    try:
+        done = _walk_file(Handle(staged), path, name)
+        if done is None or _journal_left(staged):
+            return None
+        try:
+            os.link(staged, target)  # never over a database made here meanwhile
+        except FileExistsError:
+            return _walk_file(session, path, name)  # it exists now: import into it
+        except OSError:
+            return None  # no hard links here: the whole check
+        return done
+    finally:
+        for suffix in _SQLITE_FILES:
+            Path(f"{staged}{suffix}").unlink(missing_ok=True)
+
+
+_SQLITE_FILES = ("", "-wal", "-shm", "-journal")
+"""A SQLite database's file and the files its journal may leave beside it."""
+
+
+def _journal_left(staged: Path) -> bool:
+    """Whether the closed database left a journal behind (its file alone is then not the
+    database: not linked into place)."""
+    return any(Path(f"{staged}{suffix}").exists() and Path(f"{staged}{suffix}").stat().st_size
+               for suffix in ("-wal", "-journal"))
+
+
+def _walk_file(session: Handle, path: Path, name: str | None) -> Imported | None:
+    """:func:`_import_streamed` into ``session``'s database (see there)."""
     try:
         with ExitStack() as stack:
             walk = TurnWalk(stack, session.transaction, name)
