@@ -11,6 +11,7 @@ whole-file check, whose refusal the streamed import must give, word for word.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import io
 import json
@@ -19,9 +20,11 @@ import re
 import shutil
 import sqlite3
 import sys
+import tempfile
 import threading
 import tracemalloc
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from secrets import token_hex
 from typing import Any
@@ -31,12 +34,12 @@ import pytest
 import test_pbem_hidden
 from rallypoint.core import jsonstream
 from rallypoint.core.blinds import with_blind
-from rallypoint.core.errors import IntegrityError
+from rallypoint.core.errors import DataFileError, IntegrityError
 from rallypoint.core.events import NewEvent
 from rallypoint.dice import ScriptedRoller
 from rallypoint.session import Session, pbem_import
 from rallypoint.session.pbem import create_seated, export_turn, import_turn, new_seat
-from rallypoint.store import EventStore
+from rallypoint.store import EventStore, exchange
 from seats_kit import SCENARIO, SHEETS, execute
 from test_pbem import MARK, start_game
 from test_pbem import SCENARIO as SCENARIO_PBEM
@@ -512,3 +515,91 @@ def test_a_file_refused_late_into_a_database_not_made_yet_leaves_no_file(
         f"(edited?) (at seq {SIZES[1]}). ask for a fresh export; the file was edited or "
         "damaged")
     assert list(folder.iterdir()) == []
+
+
+# --- a pipe -------------------------------------------------------------------------------------
+
+
+def _piped(folder: Path, data: bytes, name: str) -> Path:
+    """A named pipe that gives ``data`` once, to whoever opens it first (a daemon writer)."""
+    fifo = folder / name
+    os.mkfifo(fifo)
+
+    def feed() -> None:
+        with contextlib.suppress(OSError), fifo.open("wb") as sink:
+            sink.write(data)
+    threading.Thread(target=feed, daemon=True).start()
+    return fifo
+
+
+def _private_temp(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Temporary files made in ``folder`` (to see that the pipe's copy is gone after)."""
+    temp = folder / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    return temp
+
+
+def test_a_long_hidden_turn_file_from_a_pipe_is_copied_once_and_streamed(
+        hidden_mail: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    temp = _private_temp(tmp_path, monkeypatch)
+    _streamed_only(monkeypatch)
+    fifo = _piped(tmp_path, hidden_mail[str(SIZES[1])].read_bytes(), "turn.fifo")
+    done = import_turn(_hidden_reader(hidden_mail, tmp_path, "piped", "reader"), fifo)
+    assert (done.sender, done.new_events, done.withheld) == ("finland", SIZES[1] - 2,
+                                                            SIZES[1] - 2)
+    assert list(temp.iterdir()) == []
+
+
+def _pipe_refusal(mail: dict[str, Path], folder: Path, data: bytes, *, whole: bool) -> str:
+    """The refusal of ``data`` given through a pipe; ``whole``: the import as it was, reading
+    the pipe itself with the whole check (no copy, no stream): the oracle."""
+    reader = _reader(mail, folder, "whole" if whole else "spooled")
+    before = _dump(reader.path)
+    fifo = _piped(folder, data, "whole.fifo" if whole else "spooled.fifo")
+    with pytest.MonkeyPatch.context() as patch:
+        if whole:
+            _whole_only(patch)
+            patch.setattr(pbem_import, "spooled", lambda path, limit: contextlib.nullcontext(
+                path))
+        with pytest.raises(IntegrityError if b"blocked" in data else DataFileError) as info:
+            import_turn(reader, fifo)
+    assert _dump(reader.path) == before
+    return str(info.value).replace(str(fifo), "PIPE")
+
+
+def test_a_forged_turn_file_from_a_pipe_is_refused_as_the_pipe_itself_is(
+        mail: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    temp = _private_temp(tmp_path, monkeypatch)
+    data = mail["forged"].read_bytes()
+    spooled = _pipe_refusal(mail, tmp_path, data, whole=False)
+    assert spooled == _pipe_refusal(mail, tmp_path, data, whole=True)
+    assert re.fullmatch(FORGED + ".*", spooled)
+    # A refusal that names the file names the pipe, not its copy: a bad field late in it.
+    bad = json.loads(mail[str(SIZES[1])].read_text(encoding="utf-8"))
+    bad["events"][-1]["seq"] = "last"
+    for name in ("whole.fifo", "spooled.fifo"):
+        (tmp_path / name).unlink()
+    data = json.dumps(bad).encode("utf-8")
+    spooled = _pipe_refusal(mail, tmp_path, data, whole=False)
+    assert spooled == _pipe_refusal(mail, tmp_path, data, whole=True)
+    assert spooled.startswith(f"export file has an invalid field events[{SIZES[1] - 1}].seq")
+    assert f"(at PIPE events[{SIZES[1] - 1}].seq)" in spooled
+    assert list(temp.iterdir()) == []
+
+
+def test_a_pipe_that_goes_on_past_the_limit_is_refused_as_the_pipe_itself_is(
+        mail: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The input limit made small: the copy stops one byte past it, and the whole check reads
+    # that from a pipe again, refusing it where it refuses the pipe itself (here: the limit;
+    # with junk before it, the junk).
+    temp = _private_temp(tmp_path, monkeypatch)
+    monkeypatch.setattr(exchange, "EXPORT_LIMITS", replace(exchange.EXPORT_LIMITS,
+                                                           max_bytes=1 << 16))
+    for data in (mail[str(SIZES[1])].read_bytes(), b"{\"format\": nope" + b" " * (1 << 17)):
+        spooled = _pipe_refusal(mail, tmp_path, data, whole=False)
+        assert spooled == _pipe_refusal(mail, tmp_path, data, whole=True)
+        assert "PIPE" in spooled
+        for name in ("whole.fifo", "spooled.fifo"):
+            (tmp_path / name).unlink()
+    assert spooled.startswith("export file") and list(temp.iterdir()) == []

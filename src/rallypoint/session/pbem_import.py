@@ -32,8 +32,9 @@ from rallypoint.session.import_stream import streaming
 from rallypoint.session.importing import check_import
 from rallypoint.session.owed import owed_events, store_owed
 from rallypoint.session.results import Executed
+from rallypoint.session.spool import spooled
 from rallypoint.session.turn_stream import TurnWalk, Walked
-from rallypoint.store import CampaignInfo, EventStore
+from rallypoint.store import CampaignInfo, EventStore, exchange
 from rallypoint.store.exchange import (
     ExportedCampaign,
     check_header,
@@ -93,6 +94,14 @@ def import_turn(session: Handle, path: Path, *, name: str | None = None,
         IntegrityError: Edited, cut, reordered, re-hashed, replayed, forked (without
             ``as_name``), addressed to another seat, signed by a stranger, or its dice fail.
     """
+    # A pipe is read once, into a private copy both checks read (session/spool.py).
+    with spooled(Path(path), exchange.EXPORT_LIMITS.max_bytes) as source:
+        return _import_turn(session, source, name, as_name)
+
+
+def _import_turn(session: Handle, path: Path, name: str | None,
+                 as_name: str | None) -> Imported:
+    """:func:`import_turn` of a file that can be read twice: streamed, else checked whole."""
     if as_name is None:
         streamed = _import_streamed(session, path, name)
         if streamed is not None:
