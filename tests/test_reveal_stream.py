@@ -10,9 +10,12 @@ leaves without the file or any temporary one.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
+import os
 import shutil
+import threading
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -240,3 +243,27 @@ def test_an_undo_of_an_event_whose_secrets_were_let_go_is_left_to_the_whole_chec
     assert secrets.of(recent).secret
     with pytest.raises(stream_secrets.Forgotten):
         secrets.of(old)
+
+
+def test_a_hidden_game_reveals_streamed_from_a_pipe(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # The other seat's export through a pipe (`reveal <(ssh host rallypoint export -) …`):
+    # copied once, streamed, the merged file the whole check's on the file itself.
+    game: Game = play(tmp_path)
+    theirs = game.export("finland", for_other=False)
+    shutil.copy(game.dbs["soviet"].path, tmp_path / "copy.sqlite3")
+    fifo = tmp_path / "theirs.fifo"
+    os.mkfifo(fifo)
+
+    def feed() -> None:
+        with contextlib.suppress(OSError), fifo.open("wb") as sink:
+            sink.write(theirs.read_bytes())
+    threading.Thread(target=feed, daemon=True).start()
+    with monkeypatch.context() as patch:
+        _streamed_only(patch)
+        streamed = reveal(game.dbs["soviet"], fifo, tmp_path / "streamed.json")
+    with monkeypatch.context() as patch:
+        _whole_only(patch)
+        whole = reveal(Session(tmp_path / "copy.sqlite3"), theirs, tmp_path / "whole.json")
+    assert streamed == whole and streamed.revealed > 0
+    assert (tmp_path / "streamed.json").read_bytes() == (tmp_path / "whole.json").read_bytes()

@@ -39,7 +39,9 @@ from rallypoint.session.importing import check_import
 from rallypoint.session.rederive import check_log
 from rallypoint.session.reveal_stream import Revealed, reveal_streamed
 from rallypoint.session.sealed import outgoing_voids
+from rallypoint.session.spool import spooled
 from rallypoint.session.stall import burnt_rounds, file_voids
+from rallypoint.store import exchange
 from rallypoint.store.exchange import (
     ExportedCampaign,
     TurnHeader,
@@ -73,6 +75,13 @@ def reveal(session: Handle, theirs: Path, out: Path, ref: str | None = None) -> 
         IntegrityError: Any check in the module docstring fails (nothing is written).
         IllegalNowError: The logs are not at the same head, or this database holds no seat.
     """
+    # A pipe is read once, into a private copy both checks read (session/spool.py).
+    with spooled(Path(theirs), exchange.EXPORT_LIMITS.max_bytes) as source:
+        return _reveal(session, source, out, ref)
+
+
+def _reveal(session: Handle, theirs: Path, out: Path, ref: str | None) -> Revealed:
+    """:func:`reveal` of a file that can be read twice."""
     # One streaming pass first (memory bounded); anything it does not accept is checked whole.
     streamed = reveal_streamed(session, theirs, out, ref)
     if streamed is not None:
