@@ -21,20 +21,16 @@ from typing import Any
 
 import pytest
 
+from long_log_kit import long_tcs_log
 from pg_kit import fresh_database
 from rallypoint.core.errors import RallypointError
 from rallypoint.core.events import EventRecord, NewEvent, Undone, event_hash
-from rallypoint.dice import ScriptedRoller
-from rallypoint.rulesets.tcs.commands import AdvanceTurn, WriteSheet
 from rallypoint.session import Session
 from rallypoint.session.import_stream import BATCH, import_streamed
 from rallypoint.session.importing import import_campaign
 from rallypoint.store import EventStore, read_export
 from rallypoint.store.exchange import ExportedCampaignHeader, export_text
 from rallypoint.store.postgres import PostgresStore
-
-TCS = (Path(__file__).resolve().parents[1] / "src" / "rallypoint" / "rulesets" / "tcs"
-       / "scenarios" / "example1_tolvajarvi.toml")
 
 Event = dict[str, Any]
 
@@ -43,24 +39,7 @@ Event = dict[str, Any]
 def log(tmp_path_factory: pytest.TempPathFactory) -> list[EventRecord]:
     """A TCS campaign of 480 events (a sheet, then turns): its first batch and most of the
     next."""
-    db = tmp_path_factory.mktemp("batch") / "long.sqlite3"
-    session = Session(db)
-    info = session.create(TCS, name="long", seed="batch")
-    c = session.load("long")
-    ruleset, state = c.ruleset, c.state
-    command: Any = WriteSheet(
-        expected_version=1, sheet="rest", members=("ErP112",), size=1, attest=True,
-        centers={"1/ErP112": "23.15", "2/ErP112": "17.21", "3/ErP112": "8.21",
-                 "MG/ErP112": "8.21"})
-    stored: list[NewEvent] = []
-    while len(stored) < 479:
-        event = ruleset.decide(state, command, ScriptedRoller(()))
-        stored.append(NewEvent.of(event).made_by(command.model_dump(mode="json"), None))
-        state = ruleset.apply(state, event)
-        command = AdvanceTurn(expected_version=len(stored) + 1)
-    with EventStore(db) as store:
-        store.append_many(info.id, 2, stored)
-        return store.events(info.id)
+    return long_tcs_log(tmp_path_factory.mktemp("batch") / "long.sqlite3", 480, "batch")
 
 
 def _events(log: list[EventRecord]) -> list[Event]:

@@ -17,15 +17,13 @@ import tracemalloc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from long_log_kit import TCS, long_tcs_log
 from rallypoint.core import jsonstream
 from rallypoint.core.errors import IntegrityError
 from rallypoint.core.events import EventRecord, NewEvent, Undone
-from rallypoint.dice import ScriptedRoller
-from rallypoint.rulesets.tcs.commands import AdvanceTurn, WriteSheet
 from rallypoint.session import Session, pbem
 from rallypoint.session.import_stream import import_streamed
 from rallypoint.session.importing import import_campaign
@@ -33,31 +31,10 @@ from rallypoint.session.verify_stream import verify_streamed
 from rallypoint.store import EventStore, read_export
 from rallypoint.store.exchange import ExportedCampaignHeader, export_text
 
-TCS = (Path(__file__).resolve().parents[1] / "src" / "rallypoint" / "rulesets" / "tcs"
-       / "scenarios" / "example1_tolvajarvi.toml")
-
-
 def _long_log(folder: Path, events: int) -> list[EventRecord]:
     """A TCS campaign of ``events`` events (a sheet, then turns), as bench/commands.py
     ``big_tcs`` builds it: decided by the rules, stored in one transaction."""
-    db = folder / f"long{events}.sqlite3"
-    session = Session(db)
-    info = session.create(TCS, name="long", seed="stream")
-    c = session.load("long")
-    ruleset, state = c.ruleset, c.state
-    command: Any = WriteSheet(
-        expected_version=1, sheet="rest", members=("ErP112",), size=1, attest=True,
-        centers={"1/ErP112": "23.15", "2/ErP112": "17.21", "3/ErP112": "8.21",
-                 "MG/ErP112": "8.21"})
-    stored: list[NewEvent] = []
-    while len(stored) < events - 1:
-        event = ruleset.decide(state, command, ScriptedRoller(()))
-        stored.append(NewEvent.of(event).made_by(command.model_dump(mode="json"), None))
-        state = ruleset.apply(state, event)
-        command = AdvanceTurn(expected_version=len(stored) + 1)
-    with EventStore(db) as store:
-        store.append_many(info.id, 2, stored)
-        return store.events(info.id)
+    return long_tcs_log(folder / f"long{events}.sqlite3", events, "stream")
 
 
 def _write(path: Path, records: list[EventRecord]) -> Path:
