@@ -31,6 +31,7 @@ from rallypoint.session.verify_stream import verify_streamed
 from rallypoint.store import EventStore, read_export
 from rallypoint.store.exchange import ExportedCampaignHeader, export_text
 
+
 def _long_log(folder: Path, events: int) -> list[EventRecord]:
     """A TCS campaign of ``events`` events (a sheet, then turns), as bench/commands.py
     ``big_tcs`` builds it: decided by the rules, stored in one transaction."""
