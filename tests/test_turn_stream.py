@@ -603,3 +603,27 @@ def test_a_pipe_that_goes_on_past_the_limit_is_refused_as_the_pipe_itself_is(
         for name in ("whole.fifo", "spooled.fifo"):
             (tmp_path / name).unlink()
     assert spooled.startswith("export file") and list(temp.iterdir()) == []
+
+
+def test_a_hidden_game_streams_into_a_postgresql_database(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The Soviets keep their campaign on a PostgreSQL server: every file Finland sends them
+    # (the campaign new there, then one it holds: two folds, rows read back) is decided in one
+    # pass, with test_pbem_hidden's answers for Finland's three hidden turns.
+    from pg_kit import fresh_database
+
+    _streamed_only(monkeypatch)
+    for url in fresh_database():
+        dbs = {"finland": Session(tmp_path / "f.sqlite3"), "soviet": Session(url)}
+        cards = [new_seat(dbs[side], side) for side in OTHER]
+        info = create_seated(dbs["finland"], SCENARIO, cards, name="both")
+        (tmp_path / "mail").mkdir()
+        game = HiddenGame(dbs, tmp_path / "mail", info.id)
+        assert game.send("finland").new_events == 1
+        execute(dbs["finland"], info.id, SHEETS[0])
+        assert (game.send("finland").new_events, game.count) == (1, 2)
+        for _ in range(3):
+            execute(dbs["finland"], info.id, TURN)
+        done = game.send("finland")
+        assert (done.new_events, done.withheld, done.owed) == (3, 3, test_pbem_hidden.OWED)
+        assert dbs["soviet"].resolve(info.id).version == 6
