@@ -15,7 +15,7 @@ from rallypoint.core.erased import ErasedRuleset
 from rallypoint.core.events import Created, EventRecord, NewEvent
 from rallypoint.core.registry import registered
 from rallypoint.dice import ScriptedRoller, SeededRoller, v1
-from rallypoint.dice.audit import DiceReport, Verdict, audit, logical_position
+from rallypoint.dice.audit import DiceReport, Verdict, audit, logical_position, sides_of
 from rallypoint.dice.play import roller_for, with_proof
 from rallypoint.rulesets.squares.events import Rallied
 
@@ -118,6 +118,28 @@ def test_faces_that_differ_from_the_tape_are_caught() -> None:
     report = audit(edited(c, seq, roll_only), stored_rolls(c.ruleset), SECRET.hex())
     assert [e.reason for e in report.events if e.verdict is Verdict.FAILED] == [
         "the faces stored in the event are not the faces on the proof's tape"]
+
+
+@pytest.mark.parametrize("label", ["2d", "1d6x", "d6", "d65", "1d0", "0d6", ""])
+def test_a_dice_label_edited_into_no_dice_fails_its_event(label: str) -> None:
+    """A stored roll's label that reads as no dice fails the event it is in, one reason, and
+    does not stop the audit (found by the red-team fuzz: ``2d6`` cut to ``2d`` raised a
+    ValueError out of ``import``)."""
+    c, seq = rolling_campaign()
+
+    def relabel(event: Rallied) -> Rallied:
+        return event.model_copy(update={"roll": event.roll.model_copy(update={"dice": label})})
+
+    report = audit(edited(c, seq, relabel), stored_rolls(c.ruleset), SECRET.hex())
+    assert [(e.seq, e.reason) for e in report.events if e.verdict is Verdict.FAILED] == [
+        (seq, "a stored roll's dice label reads as no dice (edited?)")]
+
+
+@pytest.mark.parametrize(("label", "sides"), [("1d6", 6), ("2d6", 6), ("3d10", 10), ("d66", 6)])
+def test_a_dice_label_names_its_sides(label: str, sides: int) -> None:
+    c, seq = rolling_campaign()
+    roll = next(iter(c.rolls(seq))).model_copy(update={"dice": label})
+    assert sides_of(roll) == sides
 
 
 def test_a_stripped_proof_and_a_moved_proof_are_caught() -> None:

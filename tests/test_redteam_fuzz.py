@@ -201,3 +201,34 @@ def _reads_alike(name: str, honest: dict[str, Any], forged: dict[str, Any]) -> b
 def test_the_honest_files_go_in(played: Played, tmp_path: Path) -> None:
     target = copied(played.game.dbs[played.reader], tmp_path / "reader.sqlite3")
     assert import_turn(target, played.file).new_events >= 2
+
+
+@pytest.fixture(scope="module")
+def squares(tmp_path_factory: pytest.TempPathFactory) -> Played:
+    return _squares(tmp_path_factory.mktemp("squares-roll"))
+
+
+@pytest.mark.parametrize("label", ["2d", "1d6x"])
+def test_a_roll_relabelled_as_no_dice_is_refused_in_one_line(
+    squares: Played, tmp_path: Path, label: str,
+) -> None:
+    """Found by this fuzz with another seed: a roll's ``2d6`` cut to ``2d`` (re-signed) raised a
+    ValueError out of ``import`` instead of a refusal."""
+    played = squares
+    index, where = next((index, where) for index, where in _fields(played.file)
+                        if where[-2:] == ("roll", "dice"))  # the rally
+    key = seat_key(played.game.dbs[played.sender], played.game.campaign, played.sender)
+
+    def relabel(data: dict[str, Any]) -> None:
+        parent = data["events"][index]["payload"]
+        for step in where[:-1]:
+            parent = parent[step]
+        parent[where[-1]] = label
+
+    forged = forge(played.file, tmp_path / "forged.json", relabel, key)
+    target = copied(played.game.dbs[played.reader], tmp_path / "reader.sqlite3")
+    before = database_bytes(target)
+    with pytest.raises(RallypointError) as refused:
+        import_turn(target, forged)
+    assert "\n" not in refused.value.message
+    assert database_bytes(target) == before

@@ -16,6 +16,7 @@ from it (``SeededRoller(seed, "v<version>")``), and a roll that does not reprodu
 from __future__ import annotations
 
 import bisect
+import re
 from array import array
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, MutableSequence, Sequence
@@ -301,7 +302,9 @@ def _check_event(walk: _Walk, event: LoggedEvent, rolls: list[Roll]) -> EventDic
     if proof.position != walk.position:
         return failed(f"decided at position {proof.position}, but the log puts it at "
                       f"{walk.position} (moved or replayed from elsewhere)")
-    stored = Counter((sides_of(r), f) for r in rolls for f in r.faces)
+    stored = _stored_tape(rolls)
+    if stored is None:
+        return failed(_BAD_LABEL)
     if stored != Counter(proof.tape):
         return failed("the faces stored in the event are not the faces on the proof's tape")
     if proof.mode is DiceMode.TYPED:
@@ -320,12 +323,36 @@ def _check_event(walk: _Walk, event: LoggedEvent, rolls: list[Roll]) -> EventDic
     return EventDice(seq=event.seq, verdict=Verdict.VERIFIED, dice=dice)
 
 
+_DICE: Final = re.compile(r"([1-9][0-9]*)?d([1-9][0-9]*)")
+"""A roll's dice label: ``2d6``, or ``d66`` (a die per digit: tens and units)."""
+
+
 def sides_of(roll: Roll) -> int:
-    """Sides of each die of a stored roll: ``2d6`` → 6, ``d66`` (tens and units) → 6."""
-    count, _, sides = roll.dice.partition("d")
-    if count:
-        return int(sides)
-    return int(sides[: len(sides) // 2])
+    """Sides of each die of a stored roll: ``2d6`` → 6, ``d66`` (tens and units) → 6.
+
+    Raises:
+        ValueError: The label is neither (an edited roll: the audit fails its event).
+    """
+    found = _DICE.fullmatch(roll.dice)
+    if found is not None and found[1] is not None:
+        return int(found[2])
+    digits = found[2] if found is not None else ""
+    half = len(digits) // 2
+    if not digits or len(digits) % 2 or digits[:half] != digits[half:]:
+        raise ValueError(f"a stored roll's dice {roll.dice!r} are not NdS or dSS")
+    return int(digits[:half])
+
+
+def _stored_tape(rolls: Sequence[Roll]) -> Counter[tuple[int, int]] | None:
+    """The stored faces with their dice's sides, as a proof's tape holds them; ``None`` when a
+    roll's dice label reads as no dice (edited)."""
+    try:
+        return Counter((sides_of(r), f) for r in rolls for f in r.faces)
+    except ValueError:
+        return None
+
+
+_BAD_LABEL: Final = "a stored roll's dice label reads as no dice (edited?)"
 
 
 @runtime_checkable
@@ -416,14 +443,15 @@ def _legacy(seed: str, event: LoggedEvent, rolls: list[Roll], raw: Any = None) -
     """A plain-seed event: its rolls, in stored order, from ``SeededRoller(seed, v<seq-1>)``,
     unless its proof marks them typed in (and holds exactly the faces stored)."""
     count = sum(len(r.faces) for r in rolls)
+    if _stored_tape(rolls) is None:
+        return EventDice(seq=event.seq, verdict=Verdict.FAILED, dice=count, reason=_BAD_LABEL)
     if raw is not None:
         try:
             proof = DiceProof.model_validate(raw)
         except ValidationError as exc:
             return EventDice(seq=event.seq, verdict=Verdict.FAILED, dice=count,
                              reason=f"malformed dice proof: {exc.errors()[0]['msg']}")
-        stored = Counter((sides_of(r), f) for r in rolls for f in r.faces)
-        if proof.mode is DiceMode.TYPED and stored == Counter(proof.tape):
+        if proof.mode is DiceMode.TYPED and _stored_tape(rolls) == Counter(proof.tape):
             return EventDice(seq=event.seq, verdict=Verdict.TYPED, dice=count,
                              reason="typed in by the player")
     roller = SeededRoller(seed, f"v{event.seq - 1}")
