@@ -280,3 +280,22 @@ def test_reassigning_and_attacks_on_recovering_formations_are_the_owners(
         with pytest.raises(NotYourSeatError):
             authorize_command(command, state, campaign.created.scenario, FINLAND, TCS)
         authorize_command(command, state, campaign.created.scenario, SOVIET, TCS)
+
+
+def test_the_withheld_digest_is_the_hash_of_the_redacted_list(
+    played: tuple[Session, str],
+) -> None:
+    """The digest a turn file's signed header carries, summed one event at a time
+    (``RedactedDigest``), is SHA-256 of the canonical JSON of ``[[seq, payload], ...]`` of the
+    redacted events, written out here in one piece: files signed before the streamed import
+    still check."""
+    from rallypoint.store.visibility import redacted_digest
+
+    session, ref = played
+    shown = redact_events(_records(session, ref), SOVIET)
+    hidden = [[r.seq, r.payload] for r in shown if is_redacted(r)]
+    assert len(hidden) >= 2
+    assert redacted_digest(shown) == hashlib.sha256(
+        json.dumps(hidden, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        .encode("utf-8")).hexdigest()
+    assert redacted_digest(_records(session, ref)) is None  # nothing redacted for the owner

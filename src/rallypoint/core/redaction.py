@@ -76,25 +76,60 @@ def event_secrets(records: Sequence[EventRecord],
     """
     if not records:
         return []
-    created = records[0].payload
-    scenario: Mapping[str, Any] = created.get("scenario") or {}
-    declared = declaration or declaration_of(str(created.get("ruleset", "")))
-    shared = len(declared.sides(scenario)) > 1
-    owners: Owners = MappingProxyType({})
-    by_seq: dict[int, EventSecrets] = {}
-    found: list[EventSecrets] = []
-    for record in records:
+    walk = SecretsWalk(records[0], declaration)
+    return [walk.of(record) for record in records]
+
+
+class Forgotten(Exception):
+    """What an event hides depends on an event whose secrets a :class:`SecretsWalk` let go."""
+
+
+class SecretsWalk:
+    """:func:`event_secrets` one event at a time (a streamed import or reveal), with memory
+    that need not follow the log.
+
+    Args:
+        created: The log's ``created`` event (its scenario and ruleset).
+        declaration: The secrets declaration (default: the ruleset's).
+        keep: Keep the secrets of this many of the latest events that hid anything, for their
+            undos (``None``: every one). An undo cancels the latest event in effect, so only a
+            run of undos longer than this reaches one let go.
+    """
+
+    def __init__(self, created: EventRecord, declaration: Declaration | None = None,
+                 keep: int | None = None) -> None:
+        self._scenario: Mapping[str, Any] = created.payload.get("scenario") or {}
+        self._declared = declaration or declaration_of(str(created.payload.get("ruleset", "")))
+        self._shared = len(self._declared.sides(self._scenario)) > 1
+        self._owners: Owners = MappingProxyType({})
+        self._by_seq: dict[int, EventSecrets] = {}  # the latest events that hid something
+        self._keep = keep
+        self._floor = 0  # every event below this seq that hid something was let go
+
+    def of(self, record: EventRecord) -> EventSecrets:
+        """What ``record``, the next event of the log, hides.
+
+        Raises:
+            Forgotten: It is an undo of an event whose secrets were let go.
+        """
         if record.type == CREATED:
-            hides = _created_secrets(record, shared=shared)
+            hides = _created_secrets(record, shared=self._shared)
         elif record.type == UNDONE:
-            hides = _undone_secrets(record, by_seq)
-        elif shared:
-            hides, owners = declared.event_secrets(scenario, owners, record.type, record.payload)
+            target = record.payload.get("target")
+            if isinstance(target, int) and target < self._floor:
+                raise Forgotten
+            hides = _undone_secrets(record, self._by_seq)
+        elif self._shared:
+            hides, self._owners = self._declared.event_secrets(
+                self._scenario, self._owners, record.type, record.payload)
         else:
             hides = NOTHING
-        by_seq[record.seq] = hides
-        found.append(hides)
-    return found
+        if hides.secret:  # an undo reads only its target's secret (NOTHING when absent)
+            self._by_seq[record.seq] = hides
+            if self._keep is not None and len(self._by_seq) > self._keep:
+                self._floor = next(iter(self._by_seq)) + 1
+                del self._by_seq[self._floor - 1]
+        return hides
 
 
 def _created_secrets(created: EventRecord, *, shared: bool) -> EventSecrets:

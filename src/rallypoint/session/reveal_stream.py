@@ -38,13 +38,13 @@ from rallypoint.session.made_by import check_carried, commands_required
 from rallypoint.session.rederive import _check_event, _check_undo_target
 from rallypoint.session.sealed import outgoing_voids
 from rallypoint.session.stall import burnt_rounds, file_voids
-from rallypoint.session.stream_secrets import RedactedDigest, Secrets, kept_only
+from rallypoint.session.stream_secrets import Secrets, kept_only
 from rallypoint.store.exchange import ExportedCampaignHeader, ExportedHead, TurnHeader
 from rallypoint.store.export_writer import ExportWriter
 from rallypoint.store.importcheck import ChainCheck, ClockCheck, check_created, check_created_at
 from rallypoint.store.pages import events_between
 from rallypoint.store.signing import SeatKey, seat_cards, seat_keys
-from rallypoint.store.visibility import dishonest_redaction
+from rallypoint.store.visibility import RedactedDigest, dishonest_redaction
 
 if TYPE_CHECKING:
     from rallypoint.session.handle import Handle

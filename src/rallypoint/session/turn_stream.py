@@ -59,7 +59,7 @@ from rallypoint.session.made_by import check_carried, check_owner, commands_requ
 from rallypoint.session.rederive import check_public, decide_again, refusal
 from rallypoint.session.rederive_undo import target_difference
 from rallypoint.session.row_log import RowLog, Rows
-from rallypoint.session.stream_secrets import RedactedDigest, kept_only
+from rallypoint.session.stream_secrets import kept_only
 from rallypoint.store.importcheck import (
     IMPORT_FIX,
     ChainCheck,
@@ -68,7 +68,7 @@ from rallypoint.store.importcheck import (
     check_created_at,
 )
 from rallypoint.store.signing import SeatCard, seat_cards, seat_keys
-from rallypoint.store.visibility import dishonest_redaction
+from rallypoint.store.visibility import RedactedDigest, dishonest_redaction
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator

@@ -42,10 +42,39 @@ def withheld(records: Sequence[EventRecord]) -> list[int]:
 def redacted_digest(records: Sequence[EventRecord]) -> str | None:
     """SHA-256 of the canonical JSON of ``[[seq, payload], ...]`` of every redacted event, or
     ``None`` when nothing is withheld."""
-    shown = [[r.seq, r.payload] for r in records if is_redacted(r)]
-    if not shown:
-        return None
-    return hashlib.sha256(canonical_json(shown).encode("utf-8")).hexdigest()
+    digest = RedactedDigest()
+    for record in records:
+        digest.add(record)
+    return digest.value()
+
+
+class RedactedDigest:
+    """:func:`redacted_digest` one event at a time (a streamed import or reveal): the canonical
+    JSON of the list written out item by item, so the log is never held."""
+
+    def __init__(self) -> None:
+        self._hash = hashlib.sha256(b"[")
+        self._count = 0
+
+    @property
+    def count(self) -> int:
+        """The redacted events added so far."""
+        return self._count
+
+    def add(self, record: EventRecord) -> None:
+        """Sum the next event (one redacted for the file's reader; others add nothing)."""
+        if is_redacted(record):
+            text = ("," if self._count else "") + canonical_json([record.seq, record.payload])
+            self._hash.update(text.encode("utf-8"))
+            self._count += 1
+
+    def value(self) -> str | None:
+        """The digest of the events added (``None``: none was redacted)."""
+        if not self._count:
+            return None
+        done = self._hash.copy()
+        done.update(b"]")
+        return done.hexdigest()
 
 
 def dishonest_redaction(records: Sequence[EventRecord]) -> tuple[int, str] | None:
