@@ -10,17 +10,17 @@ leave identical; ``verify FILE``'s whole-file check, whose answer the streaming 
 
 from __future__ import annotations
 
-import gc
 import json
 import sqlite3
-import tracemalloc
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from long_log_kit import TCS, long_tcs_log
+from memory_kit import peak_growth
 from rallypoint.core import jsonstream
 from rallypoint.core.errors import IntegrityError
 from rallypoint.core.events import EventRecord, NewEvent, Undone
@@ -70,18 +70,6 @@ def _verify_whole(db: Path, path: Path) -> None:
     pbem.verify_file(path)  # the streaming pass is turned off around it
 
 
-def _peak(run: Callable[[Path, Path], None], db: Path, path: Path) -> int:
-    """Peak bytes Python allocated during ``run`` beyond what was held before it."""
-    gc.collect()
-    tracemalloc.start()
-    try:
-        base = tracemalloc.get_traced_memory()[0]
-        run(db, path)
-        return tracemalloc.get_traced_memory()[1] - base
-    finally:
-        tracemalloc.stop()
-
-
 @pytest.fixture(scope="module")
 def files(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Path]:
     folder = tmp_path_factory.mktemp("stream")
@@ -99,7 +87,8 @@ def test_the_streamed_import_keeps_no_record_per_event(
     # event in effect. Stated slack: 1 MiB (the thinned states, the fold's windows).
     grown = {}
     for name, run in (("streamed", _streamed), ("whole", _whole), ("verify", _verify)):
-        peaks = [_peak(run, tmp_path / f"{name}{n}.sqlite3", files[n]) for n in (600, 2400)]
+        peaks = [peak_growth(partial(run, tmp_path / f"{name}{n}.sqlite3", files[n]))
+                 for n in (600, 2400)]
         grown[name] = peaks[1] - peaks[0]
     assert grown["whole"] > 4 * 2**20, grown  # the contrast: 1,800 records held
     assert grown["streamed"] < 2**19, grown

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+from memory_kit import peak_growth
 from pg_kit import fresh_database
 from rallypoint.core.errors import IntegrityError, StaleVersionError, StoreError
 from rallypoint.core.events import NewEvent
@@ -351,21 +352,15 @@ def test_verify_counts_every_stored_row_of_a_broken_log(backend: Backend) -> Non
 def _verify_growth(backend: Backend, campaign_id: str, count: int) -> int:
     """Bytes ``verify`` holds at its peak beyond what it started with, on a log of ``count``
     padded events (a campaign of its own, so each size is written once)."""
-    import tracemalloc
-
     with backend.open() as store:
         store.create_campaign(campaign_id, campaign_id, "squares", played_events()[0])
         store.append_many(campaign_id, 2, [
             NewEvent(type="note", payload={"client": 0, "n": n, "text": "Tolvajärvi ✓ " * 40})
             for n in range(count)])
+    reports = []
     with backend.open() as store:
-        tracemalloc.start()
-        try:
-            base = tracemalloc.get_traced_memory()[0]
-            report = store.verify(campaign_id)
-            grown = tracemalloc.get_traced_memory()[1] - base
-        finally:
-            tracemalloc.stop()
+        grown = peak_growth(lambda: reports.append(store.verify(campaign_id)))
+    (report,) = reports
     assert (report.ok, report.events) == (True, count + 1)
     return grown
 

@@ -11,19 +11,17 @@ leaves without the file or any temporary one.
 from __future__ import annotations
 
 import contextlib
-import gc
 import json
 import os
 import shutil
 import threading
-import tracemalloc
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import test_pbem_hidden
+from memory_kit import peak_growth
 from rallypoint.core import jsonstream
 from rallypoint.core.errors import IntegrityError
 from rallypoint.core.events import UNDONE, EventRecord
@@ -69,17 +67,6 @@ def _streamed_only(patch: pytest.MonkeyPatch) -> None:
     patch.setattr(reveal_module, "read_export", refuse)
 
 
-def _peak(run: Callable[[], Any]) -> int:
-    gc.collect()
-    tracemalloc.start()
-    try:
-        base = tracemalloc.get_traced_memory()[0]
-        run()
-        return tracemalloc.get_traced_memory()[1] - base
-    finally:
-        tracemalloc.stop()
-
-
 def test_the_streamed_reveal_holds_neither_log(
         long_games: dict[int, tuple[Path, Path]], tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -94,7 +81,7 @@ def test_the_streamed_reveal_holds_neither_log(
                 mine = tmp_path / f"{way}{size}.sqlite3"
                 shutil.copy(db, mine)
                 out = tmp_path / f"{way}{size}.json"
-                peaks[way].append(_peak(lambda: answers[way].append(  # noqa: B023
+                peaks[way].append(peak_growth(lambda: answers[way].append(  # noqa: B023
                     reveal(Session(mine), theirs, out))))  # noqa: B023
     assert [(a.events, a.rederived, a.other) for a in answers["streamed"]] == [
         (size, size - 1, "allied") for size in SIZES]
@@ -206,7 +193,7 @@ def test_a_long_hidden_game_reveals_streamed_holding_neither_log(
                 mine = tmp_path / f"{way}{size}.sqlite3"
                 shutil.copy(db, mine)
                 out = tmp_path / f"{way}{size}.json"
-                peaks[way].append(_peak(lambda: answers[way].append(  # noqa: B023
+                peaks[way].append(peak_growth(lambda: answers[way].append(  # noqa: B023
                     reveal(Session(mine), theirs, out))))  # noqa: B023
     # Finland's turns bring the log to each size, then the Soviets' accrual follows: every
     # Finnish turn was redacted in the Soviet database, each accrual in Finland's.

@@ -12,7 +12,6 @@ whole-file check, whose refusal the streamed import must give, word for word.
 from __future__ import annotations
 
 import contextlib
-import gc
 import io
 import json
 import os
@@ -22,7 +21,6 @@ import sqlite3
 import sys
 import tempfile
 import threading
-import tracemalloc
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -32,6 +30,7 @@ from typing import Any
 import pytest
 
 import test_pbem_hidden
+from memory_kit import peak_growth
 from rallypoint.core import jsonstream
 from rallypoint.core.blinds import with_blind
 from rallypoint.core.errors import DataFileError, IntegrityError
@@ -105,18 +104,6 @@ def _streamed_only(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pbem_import, "_read_turn", refuse)
 
 
-def _peak(run: Callable[[], Any]) -> int:
-    """Peak bytes Python allocated during ``run`` beyond what was held before it."""
-    gc.collect()
-    tracemalloc.start()
-    try:
-        base = tracemalloc.get_traced_memory()[0]
-        run()
-        return tracemalloc.get_traced_memory()[1] - base
-    finally:
-        tracemalloc.stop()
-
-
 def test_a_long_turn_file_imports_in_one_pass_with_memory_that_does_not_grow(
         mail: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # The reader's text buffer is a fixed cost (a chunk of the file, 1 MiB): smaller here, so
@@ -129,7 +116,7 @@ def test_a_long_turn_file_imports_in_one_pass_with_memory_that_does_not_grow(
             for size in SIZES:
                 reader = _reader(mail, tmp_path, f"{way}{size}")
                 done: list[Any] = []
-                peaks[way].append(_peak(lambda: done.append(import_turn(  # noqa: B023
+                peaks[way].append(peak_growth(lambda: done.append(import_turn(  # noqa: B023
                     reader, mail[str(size)]))))  # noqa: B023
                 # The reader held `created` only: every other event is new, signed by French.
                 assert (done[0].sender, done[0].info.version, done[0].new_events) == (
@@ -309,7 +296,7 @@ def test_a_long_hidden_turn_file_imports_in_one_pass_with_memory_that_does_not_g
                 for size in SIZES:
                     reader = _hidden_reader(hidden_mail, tmp_path, f"{base}{way}{size}", base)
                     done: list[Any] = []
-                    peaks[way].append(_peak(lambda: done.append(import_turn(  # noqa: B023
+                    peaks[way].append(peak_growth(lambda: done.append(import_turn(  # noqa: B023
                         reader, hidden_mail[str(size)]))))  # noqa: B023
                     # Every new event is redacted for the Soviets but `created` (the reader
                     # holds it and Finland's sheet); the Soviet database then owes one accrual.
@@ -479,7 +466,7 @@ def test_a_long_file_into_a_database_not_made_yet_streams_and_leaves_that_databa
                 folder = tmp_path / f"{way}{size}"
                 folder.mkdir()
                 done: list[Any] = []
-                peaks[way].append(_peak(lambda: done.append(import_turn(  # noqa: B023
+                peaks[way].append(peak_growth(lambda: done.append(import_turn(  # noqa: B023
                     Session(folder / "new.sqlite3"), alone[str(size)]))))  # noqa: B023
                 assert (done[0].sender, done[0].info.version, done[0].new_events) == (
                     None, size, size)
