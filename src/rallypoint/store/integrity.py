@@ -21,18 +21,6 @@ WHERE campaign_id = ? ORDER BY seq
 """
 
 
-def row_hash(campaign_id: str, seq: int, type_: str, payload_text: str, recorded_at: str,
-             prev_hash: str) -> str:
-    """:func:`rallypoint.core.events.event_hash` of a stored row, from its payload text
-    (:func:`~rallypoint.core.events.text_hash`).
-
-    Equal to hashing the parsed payload whenever ``payload_text`` is canonical JSON (which is
-    how the store writes it); a payload re-written in another spelling no longer matches, which is
-    right: the row was edited.
-    """
-    return text_hash(campaign_id, seq, type_, payload_text, recorded_at, prev_hash)
-
-
 REDACTED_ROWS: Final = ('{"$withheld":{', '{"$redacted":')
 """How a stored payload redacted for this database's seat begins (canonical JSON sorts the
 ``$`` keys first; the second is the format stored before issue 18): a partial log in play by
@@ -49,7 +37,10 @@ def row_matches(campaign_id: str, seq: int, type_: str, payload_text: str, recor
     """
     if payload_text.startswith(REDACTED_ROWS):
         return True
-    return hash_ == row_hash(campaign_id, seq, type_, payload_text, recorded_at, prev_hash)
+    # Hashed from the text as stored: equal to hashing the parsed payload whenever the text is
+    # canonical JSON (how the store writes it); a payload re-spelled no longer matches, which is
+    # right: the row was edited.
+    return hash_ == text_hash(campaign_id, seq, type_, payload_text, recorded_at, prev_hash)
 
 
 def check_rows(conn: sqlite3.Connection, campaign_id: str, head_seq: int,
