@@ -176,11 +176,11 @@ def redact_events(records: Sequence[EventRecord], viewer: Viewer,
         return list(records)
     hidden = event_secrets(records, declaration)
     old = {r.seq for r in like if REDACTED in r.payload}
-    return [_redact_record(r, h, viewer, legacy=r.seq in old)
+    return [redact_record(r, h, viewer, legacy=r.seq in old)
             for r, h in zip(records, hidden, strict=True)]
 
 
-def _redact_record(record: EventRecord, hides: EventSecrets, viewer: Viewer, *,
+def redact_record(record: EventRecord, hides: EventSecrets, viewer: Viewer, *,
                    legacy: bool = False) -> EventRecord:
     """One event as ``viewer`` may see it (the same object when it hides nothing from them)."""
     if is_redacted(record):

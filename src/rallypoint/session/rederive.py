@@ -263,11 +263,16 @@ def _decided_in(views: list[Campaign | _SeatView], index: int,
     return first
 
 
-def _check_event(views: list[Campaign | _SeatView], index: int, record: EventRecord,
+def check_event(views: list[Campaign | _SeatView], index: int, record: EventRecord,
                  made: Mapping[str, Any], mine: Sequence[str]) -> EventModel | None:
     """Ownership, then re-derivation, of one event shown whole (``index``: its place in the
     log, the number of events before it). Returns the typed event decided against the first
-    view when it is identical, so the fold of that view need not read the payload again."""
+    view when it is identical, so the fold of that view need not read the payload again.
+
+    Raises:
+        IntegrityError: The command acts for another side, or no view decides the event as
+            it is recorded.
+    """
     first = views[0]
     check_owner(first if isinstance(first, Campaign) else first.at(index), record, made, mine)
     found = _decided_in(views, index, record)
@@ -301,7 +306,7 @@ def check_new(base: Campaign, log: Sequence[EventRecord], *, sender: str | None,
             required = True
             _check_sender(record, made, sender)
             views: list[Campaign | _SeatView] = [campaign, *([theirs] if theirs else [])]
-            typed = _check_event(views, record.seq - 1, record, made, mine)
+            typed = check_event(views, record.seq - 1, record, made, mine)
             checked += 1
         elif record.type == UNDONE:
             at = record.seq - 1
@@ -331,7 +336,7 @@ def _check_undo(log: Sequence[EventRecord], record: EventRecord,
         raise _not_the_undo(record, difference)
 
 
-def _check_undo_target(effective: Sequence[int], record: EventRecord) -> None:
+def check_undo_target(effective: Sequence[int], record: EventRecord) -> None:
     """An ``undone`` event names the latest event still in effect (``effective``: the seqs in
     effect before it, from the fold), as :func:`_check_undo` checks without its summary.
 
@@ -425,13 +430,13 @@ def check_log(records: Sequence[EventRecord]) -> Rederived:
         typed: EventModel | None = None
         made = check_carried(record, required)
         if record.type == UNDONE:
-            _check_undo_target(folded.effective, record)
+            check_undo_target(folded.effective, record)
         if made is not None:
             seat = made.get("seat")
             views: list[Campaign | _SeatView] = [folded.campaign()]
             if hidden and isinstance(seat, str):
                 views.append(seats.setdefault(seat, _SeatView(records, seat)))
-            typed = _check_event(views, index, record, made, ())
+            typed = check_event(views, index, record, made, ())
             rederived += 1
         folded.add(record, typed)
     legacy = sum(1 for r in records if r.type not in (CREATED, UNDONE) and not is_redacted(r)

@@ -30,12 +30,12 @@ from rallypoint.core.declarations import EventSecrets
 from rallypoint.core.events import UNDONE, EventModel, EventRecord
 from rallypoint.core.folding import LogFold
 from rallypoint.core.playcheck import PlayCheck
-from rallypoint.core.redaction import REDACTED, _redact_record
+from rallypoint.core.redaction import REDACTED, redact_record
 from rallypoint.core.visibility import BLIND, Viewer, is_redacted
 from rallypoint.dice.audit import Auditor, DiceReport, Verdict
 from rallypoint.session.import_stream import streaming, sweep
 from rallypoint.session.made_by import check_carried, commands_required
-from rallypoint.session.rederive import _check_event, _check_undo_target
+from rallypoint.session.rederive import check_event, check_undo_target
 from rallypoint.session.sealed import outgoing_voids
 from rallypoint.session.stall import burnt_rounds, file_voids
 from rallypoint.session.stream_secrets import Secrets, kept_only
@@ -258,7 +258,7 @@ class _Walk:
         """What ``seat`` held of the event is the honest redaction of the whole one."""
         if not is_redacted(seen):
             return
-        honest = _redact_record(whole, hides, Viewer.of_side(seat),
+        honest = redact_record(whole, hides, Viewer.of_side(seat),
                                 legacy=REDACTED in seen.payload)
         if seen.payload != honest.payload:
             raise Whole
@@ -270,7 +270,7 @@ class _Walk:
         fold = self._play.folding
         made = check_carried(record, self._required)
         if record.type == UNDONE:
-            _check_undo_target(fold.effective, record)
+            check_undo_target(fold.effective, record)
         typed: EventModel | None = None
         if made is not None:
             seat = made.get("seat")
@@ -279,13 +279,13 @@ class _Walk:
                 if seat not in self._views:
                     raise Whole
                 views.append(self._views[seat].campaign())
-            typed = _check_event(views, record.seq - 1, record, made, ())
+            typed = check_event(views, record.seq - 1, record, made, ())
             self._by_view = self._by_view or typed is None
             self._rederived += 1
         self._play.add(record, typed)
         self._audit.add(record)
         for seat, view in self._views.items():
-            view.add(_redact_record(record, hides, Viewer.of_side(seat)))
+            view.add(redact_record(record, hides, Viewer.of_side(seat)))
 
     def finish(self, exported: ExportedCampaign) -> Revealed:
         """The checks over the whole log and file, then the merged file put in place.
