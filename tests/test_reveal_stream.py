@@ -26,7 +26,7 @@ from rallypoint.core import jsonstream
 from rallypoint.core.errors import IntegrityError
 from rallypoint.core.events import UNDONE, EventRecord
 from rallypoint.core.redaction import event_secrets
-from rallypoint.session import Session, reveal_stream, stream_secrets
+from rallypoint.session import Session, reveal_stream, row_log, stream_secrets
 from rallypoint.session import reveal as reveal_module
 from rallypoint.session.pbem import export_turn, import_turn
 from rallypoint.session.reveal import reveal
@@ -181,7 +181,7 @@ def test_a_long_hidden_game_reveals_streamed_holding_neither_log(
     # the reader's text buffer, the page of this database's rows, the secrets kept for undos
     # (the folds' typed events since their last two kept states fill by 768 events).
     monkeypatch.setattr(jsonstream, "CHUNK", 1 << 16)
-    monkeypatch.setattr(reveal_stream, "PAGE", 64)
+    monkeypatch.setattr(row_log, "PAGE", 64)
     monkeypatch.setattr(stream_secrets, "KEPT", 64)
     peaks: dict[str, list[int]] = {"streamed": [], "whole": []}
     answers: dict[str, list[Any]] = {"streamed": [], "whole": []}

@@ -36,6 +36,7 @@ from rallypoint.dice.audit import Auditor, DiceReport, Verdict
 from rallypoint.session.import_stream import streaming, sweep
 from rallypoint.session.made_by import check_carried, commands_required
 from rallypoint.session.rederive import check_event, check_undo_target
+from rallypoint.session.row_log import Rows
 from rallypoint.session.sealed import outgoing_voids
 from rallypoint.session.stall import burnt_rounds, file_voids
 from rallypoint.session.stream_secrets import Secrets, kept_only
@@ -50,10 +51,6 @@ if TYPE_CHECKING:
     from rallypoint.session.handle import Handle
     from rallypoint.store import EventStore
     from rallypoint.store.exchange import ExportedCampaign
-
-PAGE = 512
-"""This database's events read at once."""
-
 
 @dataclass(frozen=True)
 class Revealed:
@@ -160,7 +157,10 @@ class _Walk:
         if self._other in ("", self._me):
             raise Whole
         self._version, self._head = info.version, info.head_hash
-        self._mine = self._pages(info.id, info.version)
+        # This database's log, read a page at a time as the other file's events come.
+        self._mine = iter(Rows(lambda first, stop: iter(events_between(store, info.id, first,
+                                                                       stop)),
+                               1, info.version + 1))
         self._chain = ChainCheck(info.id)
         turn = exported.turn or TurnHeader()
         self._burnt = burnt_rounds(store, info.id) | file_voids(exported)
@@ -179,12 +179,6 @@ class _Walk:
     def _abort(self) -> None:
         if self.writer is not None:
             self.writer.abort()
-
-    def _pages(self, campaign_id: str, version: int) -> Iterator[EventRecord]:
-        assert self._store is not None
-        for first in range(1, version + 1, PAGE):
-            yield from events_between(self._store, campaign_id, first,
-                                      min(first + PAGE, version + 1))
 
     def event(self, theirs: EventRecord) -> None:
         """Merge the next pair of events and check the merged one.
