@@ -9,13 +9,13 @@ file) rolls every row back, so nothing is written.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final
 
 from rallypoint.core.errors import IntegrityError
 from rallypoint.core.events import EventRecord, canonical_json
 from rallypoint.errors import Hint
+from rallypoint.store.pages import events_between
 
 if TYPE_CHECKING:
     from rallypoint.store.base import StoreBase
@@ -77,18 +77,9 @@ class ImportRows:
         """The campaign's records with seqs in ``[first, stop)`` as this transaction holds them
         (a fold that keeps no record reads older ones again from here)."""
         self.flush()
-        # A cursor of its own in the open transaction: the log is read back after the import's
-        # own cursor closed (a streamed turn file's later checks, :mod:`rallypoint.session
-        # .row_log`).
-        with self._base._read() as conn:
-            rows = conn.execute(self._base._sql(
-                "SELECT campaign_id, seq, type, payload, recorded_at, prev_hash, hash FROM events "
-                "WHERE campaign_id = ? AND seq >= ? AND seq < ? ORDER BY seq"),
-                (self._campaign_id, first, stop)).fetchall()
-        for campaign, seq, type_, payload, recorded_at, prev_hash, hash_ in rows:
-            yield EventRecord(campaign_id=campaign, seq=seq, type=type_,
-                              payload=json.loads(payload), recorded_at=recorded_at,
-                              prev_hash=prev_hash, hash=hash_)
+        # Read in the open transaction: the log is read back after the import's own cursor
+        # closed (a streamed turn file's later checks, :mod:`rallypoint.session.row_log`).
+        yield from events_between(self._base, self._campaign_id, first, stop)
 
     def _stored_hash(self, seq: int) -> str | None:
         if seq not in self._hashes:
