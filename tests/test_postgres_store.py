@@ -372,3 +372,16 @@ def test_verify_walks_a_long_log_a_batch_at_a_time(backend: Backend) -> None:
     short = _verify_growth(backend, "short", 1500)
     long = _verify_growth(backend, "long", 6000)
     assert long - short < 512 * 1024, (short, long)
+
+
+def test_verify_names_an_unreadable_payload(backend: Backend) -> None:
+    """A payload edited into JSON that is no object is named as such (the walk that finds it
+    reads the rows a batch at a time on both backends)."""
+    with backend.open() as store:
+        started(store)
+    backend.raw("UPDATE events SET payload = '[1]' WHERE seq = 3", bypass_triggers=True)
+    with backend.open() as store:
+        report = store.verify("c1")
+    assert report.problem is not None
+    assert (report.problem.seq, report.problem.reason) == (
+        3, "payload is not a JSON object (edited?)")
