@@ -350,7 +350,7 @@ def _both_ways(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, lis
         with monkeypatch.context() as patch:
             _whole_only(patch)
             whole = real(Session(shadow), path, **kwargs)
-        done = streamed(session, path, kwargs.get("name"))
+        done = streamed(session, path, kwargs.get("name"), kwargs.get("as_name"))
         assert done is not None, path.name  # the stream decided it
         for way, got in (("streamed", done), ("whole", whole)):
             answers[way].append((got.info.version, got.new_events, got.sender, got.request,

@@ -372,10 +372,27 @@ def logical_position(events: Sequence[LoggedEvent]) -> int:
     the position a command decided now is keyed by."""
     if isinstance(events, WalkedLog):
         return events.position
-    stack = [1]
+    walk = Positions()
     for event in events[1:]:
-        _advance(stack, event)
-    return stack[-1]
+        walk.add(event)
+    return walk.position
+
+
+class Positions:
+    """:func:`logical_position` taken one event at a time, as a log is read (a page of stored
+    rows at a time): it keeps the seqs in effect, 8 bytes each."""
+
+    def __init__(self) -> None:
+        self._stack: array[int] = array("q", [1])
+
+    @property
+    def position(self) -> int:
+        """The logical position after the events added so far."""
+        return self._stack[-1]
+
+    def add(self, event: LoggedEvent) -> None:
+        """Move past the next event (``created`` moves nothing)."""
+        _advance(self._stack, event)
 
 
 def _advance(stack: MutableSequence[int], event: LoggedEvent) -> None:

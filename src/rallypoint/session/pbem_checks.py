@@ -284,9 +284,15 @@ def store_fork(store: EventStore, exported: ExportedCampaign, as_name: str) -> C
         prev = sealed.hash
     header = exported.campaign
     info = store.import_records(new_id, as_name, header.ruleset, header.created_at, resealed)
-    kept = store.dice_secret(header.id)
-    if kept is not None and kept[1] is None:
-        store.put_dice_secret(new_id, kept[0])
+    keep_fork_secret(store, header.id, new_id)
     return info
+
+
+def keep_fork_secret(store: EventStore, campaign_id: str, fork_id: str) -> None:
+    """A fork rolls on with the dice secret this database keeps for the campaign it forks
+    (a server secret not yet revealed), when it keeps one."""
+    kept = store.dice_secret(campaign_id)
+    if kept is not None and kept[1] is None:
+        store.put_dice_secret(fork_id, kept[0])
 
 

@@ -8,15 +8,16 @@ decide, or whose dice rounds do not check (docs/two-player.md). The steps, in or
 again), :func:`_rounds` (the dice rounds it carries), :func:`_store_turn` (what it writes).
 
 A file is first checked and stored in one streaming pass (:func:`_import_streamed`,
-:mod:`rallypoint.session.turn_stream`; a hidden game's too), so a long log is never held in
-memory; any file that pass does not accept is rolled back and checked whole as above.
+:mod:`rallypoint.session.turn_stream`; a hidden game's, and a file kept as a new campaign,
+too), so a long log is never held in memory; any file that pass does not accept is rolled back
+and checked whole as above.
 """
 
 from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,11 +102,19 @@ def import_turn(session: Handle, path: Path, *, name: str | None = None,
 
 def _import_turn(session: Handle, path: Path, name: str | None,
                  as_name: str | None) -> Imported:
-    """:func:`import_turn` of a file that can be read twice: streamed, else checked whole."""
-    if as_name is None:
-        streamed = _import_streamed(session, path, name)
-        if streamed is not None:
-            return streamed
+    """:func:`import_turn` of a file that can be read twice (into a database not made yet:
+    made beside it, :func:`_import_staged`)."""
+    if not exists(session.location) and Path(session.location).parent.is_dir():
+        return _import_staged(session, lambda here: _import_here(here, path, name, as_name))
+    return _import_here(session, path, name, as_name)
+
+
+def _import_here(session: Handle, path: Path, name: str | None,
+                 as_name: str | None) -> Imported:
+    """:func:`import_turn` into ``session``'s database: streamed, else checked whole."""
+    streamed = _import_streamed(session, path, name, as_name)
+    if streamed is not None:
+        return streamed
     exported = _read_turn(path)
     # One transaction: a file refused at any step, however late, leaves nothing written.
     with session.transaction() as store:
@@ -123,7 +132,8 @@ def _import_turn(session: Handle, path: Path, name: str | None,
                     resolved)
 
 
-def _import_streamed(session: Handle, path: Path, name: str | None) -> Imported | None:
+def _import_streamed(session: Handle, path: Path, name: str | None,
+                     as_name: str | None = None) -> Imported | None:
     """The file checked and stored in one streaming pass (:mod:`rallypoint.session
     .turn_stream`: memory holds the running state, not the log), then its dice rounds and
     requests as :func:`_rounds` and :func:`_store_turn` take them, in one transaction.
@@ -137,34 +147,29 @@ def _import_streamed(session: Handle, path: Path, name: str | None) -> Imported 
     if not Path(path).is_file():
         # A pipe can be read only once, and the whole check may have to read it again.
         return None
-    if not exists(session.location):
-        return _import_staged(session, path, name)
-    return _walk_file(session, path, name)
+    return _walk_file(session, path, name, as_name)
 
 
-def _import_staged(session: Handle, path: Path, name: str | None) -> Imported | None:
-    """The pass into a database that does not exist yet: the whole check refuses a bad file
-    before it creates the database, so the pass fills a new database beside it instead, put
-    in its place only once the file is accepted, and removed however it ends.
+def _import_staged(session: Handle, run: Callable[[Handle], Imported]) -> Imported:
+    """An import into a database that does not exist yet: ``run`` fills a new database beside
+    it, put in its place only once the file is accepted, and removed however it ends, so a
+    refusal at any step (the stream's or the whole check's, even one that needs the database,
+    such as a seat key it does not hold) leaves no file.
 
-    Returns:
-        As :func:`_import_streamed` (``None`` also when its folder does not exist, or the new
-        database cannot be linked into place: the whole check makes them as ever).
+    Falls back to ``run`` in place when the new database cannot be linked into place (no hard
+    links here) or left a journal beside it, and imports into the database when one was made
+    there meanwhile (a link never replaces a file).
     """
     target = Path(session.location)
-    if not target.parent.is_dir():
-        return None
     staged = target.with_name(f".{target.name}.{uuid.uuid4().hex}.importing")
     try:
-        done = _walk_file(Handle(staged), path, name)
-        if done is None or _journal_left(staged):
-            return None
+        done = run(Handle(staged))
+        if _journal_left(staged):
+            return run(session)
         try:
-            os.link(staged, target)  # never over a database made here meanwhile
-        except FileExistsError:
-            return _walk_file(session, path, name)  # it exists now: import into it
-        except OSError:
-            return None  # no hard links here: the whole check
+            os.link(staged, target)
+        except OSError:  # made here meanwhile (FileExistsError), or no hard links here
+            return run(session)
         return done
     finally:
         for suffix in _SQLITE_FILES:
@@ -182,21 +187,22 @@ def _journal_left(staged: Path) -> bool:
                for suffix in ("-wal", "-journal"))
 
 
-def _walk_file(session: Handle, path: Path, name: str | None) -> Imported | None:
+def _walk_file(session: Handle, path: Path, name: str | None,
+               as_name: str | None) -> Imported | None:
     """:func:`_import_streamed` into ``session``'s database (see there)."""
     try:
         with ExitStack() as stack:
-            walk = TurnWalk(stack, session.transaction, name)
+            walk = TurnWalk(stack, session.transaction, name, as_name)
             with streaming():
                 exported = read_export(path, walk)
             if walk.exported is None:
                 return None  # the header came after the events: read whole (nothing opened)
-            return _after_walk(session, path, walk.finish(exported))
+            return _after_walk(session, path, walk.finish(exported), as_name)
     except Exception:  # rolled back: the whole check decides (see above)
         return None
 
 
-def _after_walk(session: Handle, path: Path, walked: Walked) -> Imported:
+def _after_walk(session: Handle, path: Path, walked: Walked, as_name: str | None) -> Imported:
     """What :func:`_trust`, :func:`_rederive`, :func:`_rounds` and :func:`_store_turn` check and
     write beyond one event at a time, on the log the walk read (its rows, read back).
 
@@ -205,28 +211,45 @@ def _after_walk(session: Handle, path: Path, walked: Walked) -> Imported:
     """
     store, exported, records, stored = (walked.store, walked.exported, walked.records,
                                         walked.stored)
-    campaign_id, signer = exported.campaign.id, walked.signer
+    campaign_id, signer, fork_id = exported.campaign.id, walked.signer, walked.fork_id
     if walked.cards:
-        checks.check_reader(exported, walked.cards, walked.mine, signer)
-    known = {(r, s, public_commitment(parse_request(t)))
-             for r, s, t in store.dice_requests(campaign_id)}
-    # As checks.fresh_answer and stall.fresh_void, against the log as it was before the file.
-    answered = sealed.answer_is_fresh(exported.turn.answer if exported.turn else None, stored) or (
-        bool(stored) and bool(stall.file_voids(exported) - stall.burnt_rounds(store, campaign_id)))
-    new = checks.count_new(len(stored), len(records), len(records), exported, known, answered)
+        checks.check_reader(exported, walked.cards, walked.mine, signer,
+                            as_copy=fork_id is not None)
+    new = len(records) if fork_id is not None else _count_new(walked)
     checks.check_report(walked.dice)
     if walked.cards and signer is not None:
         sealed.check_resolves(store, campaign_id, walked.mine, stored, records)
-    turn = _Turn(store, path, exported.model_copy(update={"events": records}), None, stored,
-                 walked.cards, signer, walked.mine, frozenset(), new)
+    turn = _Turn(store, path, exported.model_copy(update={"events": records}),
+                 as_name, stored, walked.cards, signer, walked.mine,
+                 frozenset(), new)
     rounds = _rounds(turn)
-    info, request, note, owed = _keep_rounds(turn, rounds, store.campaign(campaign_id),
+    if fork_id is not None:
+        checks.keep_fork_secret(store, campaign_id, fork_id)
+    info, request, note, owed = _keep_rounds(turn, rounds, store.campaign(fork_id or campaign_id),
                                              walked.hidden, walked.campaign)
     resolved = (None if rounds.answer is None
                 else sealed_answers.resolve_answer(session, info.id, rounds.answer))
     return Imported(info, new, signer,
                     fingerprint(walked.cards[signer].key) if signer else None,
-                    request, False, note, walked.withheld, owed, resolved)
+                    request, fork_id is not None, note, walked.withheld, owed, resolved)
+
+
+def _count_new(walked: Walked) -> int:
+    """How many of the walked file's events are new here (:func:`checks.new_events` beyond the
+    walk's check of every held event's hash: a replay is refused).
+
+    Raises:
+        IntegrityError: The file is a replay.
+    """
+    store, exported, records, stored = (walked.store, walked.exported, walked.records,
+                                        walked.stored)
+    campaign_id = exported.campaign.id
+    known = {(r, s, public_commitment(parse_request(t)))
+             for r, s, t in store.dice_requests(campaign_id)}
+    # As checks.fresh_answer and stall.fresh_void, against the log as it was before the file.
+    answered = sealed.answer_is_fresh(exported.turn.answer if exported.turn else None, stored) or (
+        bool(stored) and bool(stall.file_voids(exported) - stall.burnt_rounds(store, campaign_id)))
+    return checks.count_new(len(stored), len(records), len(records), exported, known, answered)
 
 
 def _read_turn(path: Path) -> ExportedCampaign:

@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING, Any
 from rallypoint.core.campaign import stored_rolls
 from rallypoint.core.declarations import EventSecrets
 from rallypoint.core.events import UNDONE, EventModel, EventRecord
-from rallypoint.core.folding import LogFold
 from rallypoint.core.playcheck import PlayCheck
 from rallypoint.core.redaction import REDACTED, redact_record
 from rallypoint.core.visibility import BLIND, Viewer, is_redacted
@@ -38,6 +37,7 @@ from rallypoint.session.made_by import check_carried, commands_required
 from rallypoint.session.rederive import check_event, check_undo_target
 from rallypoint.session.row_log import Rows
 from rallypoint.session.sealed import outgoing_voids
+from rallypoint.session.seat_views import SeatViews
 from rallypoint.session.stall import burnt_rounds, file_voids
 from rallypoint.session.stream_secrets import Secrets, kept_only
 from rallypoint.store.exchange import ExportedCampaignHeader, ExportedHead, TurnHeader
@@ -115,7 +115,7 @@ class _Walk:
         self._play: PlayCheck | None = None
         self._audit: Auditor | None = None
         self._secrets: Secrets | None = None
-        self._views: dict[str, LogFold] = {}
+        self._views: SeatViews | None = None
         self._digest = RedactedDigest()
         self._first_theirs: EventRecord | None = None
         self._first: EventRecord | None = None
@@ -238,8 +238,7 @@ class _Walk:
         turn = self._exported.turn or TurnHeader()
         self._audit = Auditor(first, stored_rolls(self._play.folding.ruleset),
                               turn.revealed_secret, burnt=self._burnt)
-        self._views = {seat: LogFold(first, kept_only)
-                       for seat in sorted(seat_cards(first.payload))}
+        self._views = SeatViews(first, seat_cards(first.payload))
 
     def _checked_secrets(self, whole: EventRecord) -> EventSecrets:
         assert self._secrets is not None
@@ -260,7 +259,7 @@ class _Walk:
     def _step(self, record: EventRecord, hides: EventSecrets) -> None:
         """One event after ``created``: decided again (``check_log``), folded, audited, and
         folded into each seat's view (the log as its database held it)."""
-        assert self._play is not None and self._audit is not None
+        assert self._play is not None and self._audit is not None and self._views is not None
         fold = self._play.folding
         made = check_carried(record, self._required)
         if record.type == UNDONE:
@@ -270,16 +269,16 @@ class _Walk:
             seat = made.get("seat")
             views: list[Any] = [fold.campaign()]
             if isinstance(seat, str):
-                if seat not in self._views:
+                held = self._views.campaign(seat)
+                if held is None:
                     raise Whole
-                views.append(self._views[seat].campaign())
+                views.append(held)
             typed = check_event(views, record.seq - 1, record, made, ())
             self._by_view = self._by_view or typed is None
             self._rederived += 1
         self._play.add(record, typed)
         self._audit.add(record)
-        for seat, view in self._views.items():
-            view.add(redact_record(record, hides, Viewer.of_side(seat)))
+        self._views.add(record, hides)
 
     def finish(self, exported: ExportedCampaign) -> Revealed:
         """The checks over the whole log and file, then the merged file put in place.

@@ -27,12 +27,20 @@ file's). An event that is what its command decides only against the log as the d
 seat's database held it (``rederive``'s seat view) is refused here and left to the whole check:
 in a hidden game every event whose decision depends on a secret arrives redacted, so an event
 shown whole is decided alike on both tables.
+
+A file kept as a new campaign (``import FILE --as NAME``, a fork of one this database has, or
+a copy) is walked as a campaign new here, as the whole check takes it: every event decided
+again against the file's own log, each row sealed again under the new campaign's id as it goes
+in (``pbem_checks.store_fork``: same payloads and times). What the whole check still asks of
+this database's own log of the file's campaign (whose ``created`` names the seats, the dice
+rounds it resolved or burnt) reads that log back a page at a time (:meth:`TurnWalk._held_log`).
 """
 
 from __future__ import annotations
 
+import uuid
 from contextlib import AbstractContextManager, ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from rallypoint.core.campaign import Campaign, describe_event, read_event, stored_rolls
@@ -45,11 +53,12 @@ from rallypoint.core.events import (
     EventModel,
     EventRecord,
     canonical_json,
+    text_hash,
 )
 from rallypoint.core.folding import LogFold
 from rallypoint.core.playcheck import PlayCheck
 from rallypoint.core.visibility import BLIND, declaration_of, is_redacted
-from rallypoint.dice.audit import PROOF_KEY, Auditor, DiceReport
+from rallypoint.dice.audit import PROOF_KEY, Auditor, DiceReport, Positions
 from rallypoint.dice.sealed import AnyRequest, parse_request
 from rallypoint.dice.v1 import proof_head
 from rallypoint.session import pair, stall
@@ -59,7 +68,8 @@ from rallypoint.session.made_by import check_carried, check_owner, commands_requ
 from rallypoint.session.rederive import check_public, decide_again, refusal
 from rallypoint.session.rederive_undo import target_difference
 from rallypoint.session.row_log import RowLog, Rows
-from rallypoint.session.stream_secrets import kept_only
+from rallypoint.session.seat_views import SeatViews
+from rallypoint.session.stream_secrets import Secrets, kept_only
 from rallypoint.store.importcheck import (
     IMPORT_FIX,
     ChainCheck,
@@ -67,6 +77,7 @@ from rallypoint.store.importcheck import (
     check_created,
     check_created_at,
 )
+from rallypoint.store.pages import events_between
 from rallypoint.store.signing import SeatCard, seat_cards, seat_keys
 from rallypoint.store.visibility import RedactedDigest, dishonest_redaction
 
@@ -137,6 +148,8 @@ class Walked:
         hidden: Whether the file withholds any event from its reader.
         withheld: How many of its new events it withholds.
         campaign: This database's campaign after the file (the fold of its rows).
+        fork_id: The new campaign's id, when the file was kept as one (``import --as``):
+            ``records`` are its rows, ``stored`` this database's log of the file's campaign.
     """
 
     store: EventStore
@@ -150,6 +163,7 @@ class Walked:
     hidden: bool = False
     withheld: int = 0
     campaign: Campaign | None = None
+    fork_id: str | None = None
 
 
 class TurnWalk:
@@ -159,12 +173,19 @@ class TurnWalk:
         stack: Holds the transaction open until the caller is done with it.
         open_store: Opens the database's write transaction (once the header is read).
         name: Name for a campaign new here (default: the exported name).
+        fork_as: Keep the file as a new campaign of this name (``import --as``; see the module
+            docstring).
     """
 
     def __init__(self, stack: ExitStack,
                  open_store: Callable[[], AbstractContextManager[EventStore]],
-                 name: str | None) -> None:
+                 name: str | None, fork_as: str | None = None) -> None:
         self._stack, self._open, self._name = stack, open_store, name
+        self._fork_as = fork_as
+        self._fork_id: str | None = None
+        self._before = 0  # this database's events of the file's campaign
+        self._sealed_prev = GENESIS_HASH  # a fork's rows: the hash each new row links to
+        self._sealed_ends: list[EventRecord] = []  # ... and its first and latest rows
         self.exported: ExportedCampaign | None = None
         self._store: EventStore | None = None
         self._rows: ImportRows | None = None
@@ -193,6 +214,12 @@ class TurnWalk:
         self._digest = RedactedDigest()
         self._sender_used = False  # the turn header's sender taken before its signature
         self._withheld = 0
+        # A log new here: each seat's view, folded from the first event decided only in one
+        # (``rederive.check_log``'s second view), and whether any event hides anything.
+        self._views: SeatViews | None = None
+        self._view_secrets: Secrets | None = None
+        self._by_view = False
+        self._hides = False
 
     def header(self, exported: ExportedCampaign) -> bool:
         """Open the transaction and the campaign's rows (a new campaign's name is checked)."""
@@ -201,8 +228,16 @@ class TurnWalk:
         self._chain = _VisibleChain(header.id)
         self._store = self._stack.enter_context(self._open())
         self._rows_open = self._stack.enter_context(ExitStack())
+        rows_id, rows_name = header.id, self._name or header.name
+        if self._fork_as is not None:
+            self._fork_id, rows_name = uuid.uuid4().hex, self._fork_as
+            rows_id = self._fork_id
+            if checks.exists(self._store, header.id):
+                self._before = self._store.campaign(header.id).version
         self._rows = self._rows_open.enter_context(self._store.importing(
-            header.id, self._name or header.name, header.ruleset, header.created_at))
+            rows_id, rows_name, header.ruleset, header.created_at))
+        if self._fork_id is None:
+            self._before = self._rows.stored
         return True
 
     @property
@@ -224,6 +259,7 @@ class TurnWalk:
         if not self._hidden and (is_redacted(record) or BLIND in record.payload):
             raise Whole
         text = self._chain.add(record)
+        self._hides = self._hides or is_redacted(record) or BLIND in record.payload
         sweep(self._chain.count)
         self._clocks.add(record)
         self._check_redacted(record)
@@ -236,7 +272,20 @@ class TurnWalk:
             assert self._audit is not None
             self._stored_at = (self._audit.position, self._round)
         self._last = record
-        self._rows.add(record, text)  # a held event: its hash must be the stored one
+        self._rows.add(self._sealed(record, text), text)  # a held event: the stored one
+
+    def _sealed(self, record: EventRecord, text: str) -> EventRecord:
+        """The row of ``record``: itself, or for a fork sealed again under the new campaign's
+        id, linked to the row before (``pbem_checks.store_fork``: same payload and time)."""
+        if self._fork_id is None:
+            return record
+        hash_ = text_hash(self._fork_id, record.seq, record.type, text, record.recorded_at,
+                          self._sealed_prev)
+        row = record.model_copy(update={"campaign_id": self._fork_id,
+                                        "prev_hash": self._sealed_prev, "hash": hash_})
+        self._sealed_prev = hash_
+        self._sealed_ends[1:] = [row]  # [first] after the first row, then [first, latest]
+        return row
 
     def _check_redacted(self, record: EventRecord) -> None:
         """An event redacted for the reader, as ``check_filtered`` checks it: summed into the
@@ -274,6 +323,8 @@ class TurnWalk:
                 self._base = LogFold(held, self._rows.records)
             else:
                 self._held = None  # nothing hidden: its log is the file's
+        elif self._before:  # a fork: this database's own ``created`` names the seats (_trust)
+            held = events_between(self._store, self.exported.campaign.id, 1, 2)[0]
         self._note_held(held)
         self._trusted = held.payload
         self._cards = seat_cards(self._trusted)  # each card's signature checked once
@@ -286,7 +337,7 @@ class TurnWalk:
         campaign_id = self.exported.campaign.id
         turn = self.exported.turn
         burnt = stall.file_voids(self.exported) | (
-            stall.burnt_rounds(self._store, campaign_id) if self._stored else frozenset())
+            stall.burnt_rounds(self._store, campaign_id) if self._before else frozenset())
         self._audit = Auditor(first, stored_rolls(self._play.folding.ruleset),
                               turn.revealed_secret if turn else None, burnt=burnt,
                               failures_only=True)
@@ -308,10 +359,13 @@ class TurnWalk:
         typed = self._rederive(record) if new else None
         self._note_held(held)
         self._play.add(record, typed)
+        if self._views is not None:
+            assert self._view_secrets is not None
+            self._views.add(record, self._view_secrets.of(record))
         if self._base is not None:
             self._base.add(held, typed)
         self._audit.add(record)
-        if new and self._cards:
+        if record.seq > self._before and self._cards:  # (a fork's: past this log's length)
             self._own_rounds(record)
 
     @property
@@ -348,8 +402,32 @@ class TurnWalk:
         check_owner(campaign, record, made, self._mine if self._stored else ())
         found = decide_again(campaign, record)
         if isinstance(found, Difference):
-            raise refusal(record, found)  # (or the seat's view decides it: the whole check)
+            if self._stored or not self._decided_in_view(record, made.get("seat")):
+                raise refusal(record, found)  # (or the sender's view decides it: whole check)
+            return None
         return found
+
+    def _decided_in_view(self, record: EventRecord, seat: object) -> bool:
+        """A log new here (or kept as a copy), as ``rederive.check_log`` decides an event that
+        differs against the log as it is: against its seat's view, the log as that seat's
+        database held it (the other seats' secrets redacted). The views are folded from the
+        rows before the first event that needs them, then in step (:class:`SeatViews`); an
+        event decided so, in a log that turns out to hide nothing, is left to the whole check
+        (:meth:`finish`).
+        """
+        if not isinstance(seat, str):
+            return False
+        if self._views is None:
+            assert self._rows is not None and self._first is not None
+            self._view_secrets = Secrets(self._first)
+            self._views = SeatViews(self._first, self._cards)
+            for row in Rows(self._rows.records, 2, record.seq):
+                self._views.add(row, self._view_secrets.of(row))
+        view = self._views.campaign(seat)
+        if view is None or isinstance(decide_again(view, record), Difference):
+            return False
+        self._by_view = True
+        return True
 
     def _sender(self) -> str | None:
         """The seat the turn header names as the sender (its signature is checked at the
@@ -423,6 +501,8 @@ class TurnWalk:
         signer = check_signed(exported, seat_keys(self._trusted))
         check_created_at(exported.campaign, first)
         self._check_hidden(exported, signer)
+        if self._by_view and not self._hides:
+            raise Whole  # decided only in a seat's view, in a log that hides nothing
         play.finish()
         cards = self._cards
         if cards and signer is not None and (
@@ -431,11 +511,41 @@ class TurnWalk:
         campaign = self._fold.campaign()
         read = self._rows.records
         self._rows_open.close()  # the rows flushed; they are read back from the transaction
+        stored = RowLog(read, self._stored, *self._stored_at)
+        if self._fork_id is not None:
+            stored = self._held_log(exported.campaign.id)
+            # The fork's campaign as stored: its id, and its rows as sealed again.
+            first_row, *latest = self._sealed_ends
+            campaign = replace(campaign, campaign_id=self._fork_id,
+                               events=(first_row, *latest[:len(campaign.events) - 1]))
         return Walked(self._store, exported,
-                      RowLog(read, last.seq, audit.position, self._round),
-                      RowLog(read, self._stored, *self._stored_at),
+                      RowLog(read, last.seq, audit.position, self._round), stored,
                       cards, signer, self._mine, audit.report(), self._digest.count > 0,
-                      self._withheld, campaign)
+                      self._withheld, campaign, self._fork_id)
+
+    def _held_log(self, campaign_id: str) -> RowLog:
+        """A fork: this database's own log of the file's campaign (empty: none), read once a
+        page at a time for its position and last round, as the whole check's checks take it
+        (``stored``); every row is read, so one unreadable raises as reading it whole does.
+
+        Raises:
+            Whole: Its rows are not seqs 1 to its version (cut behind the store's back).
+            IntegrityError: A stored payload is not a JSON object.
+        """
+        assert self._store is not None
+        store = self._store
+
+        def read(first: int, stop: int) -> Iterator[EventRecord]:
+            return iter(events_between(store, campaign_id, first, stop))
+        positions, last_round, count = Positions(), 0, 0
+        for count, record in enumerate(Rows(read, 1, self._before + 1), start=1):
+            if record.seq != count:
+                raise Whole
+            positions.add(record)
+            last_round = max([last_round, *(h.round or 0 for _, h in pair.pair_rounds([record]))])
+        if count != self._before:
+            raise Whole
+        return RowLog(read, count, positions.position, last_round)
 
     def _check_hidden(self, exported: ExportedCampaign, signer: str | None) -> None:
         """What the walk took on the way for a hidden game: a file that withholds events is

@@ -1,0 +1,59 @@
+"""Each seat's view of a log shown whole, folded one event at a time beside it.
+
+In a hidden game each seat's database decided its events against the log as it held it: the
+other seats' secrets redacted. :func:`rallypoint.session.rederive.check_log` therefore decides
+an event again against the whole log and, when that differs, against its seat's view
+(``rederive._SeatView``, the whole log redacted for that seat, then folded). The streamed passes
+(the reveal, :mod:`rallypoint.session.reveal_stream`; a whole log imported as a new campaign,
+:mod:`rallypoint.session.turn_stream`) fold the same views one event at a time: each event
+redacted for each seat as it comes (:func:`rallypoint.core.redaction.redact_record`, with what
+it hides from :class:`rallypoint.session.stream_secrets.Secrets`), so memory holds each view's
+running state, not the log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rallypoint.core.campaign import Campaign
+from rallypoint.core.declarations import EventSecrets
+from rallypoint.core.events import EventRecord
+from rallypoint.core.folding import LogFold
+from rallypoint.core.redaction import redact_record
+from rallypoint.core.visibility import Viewer
+from rallypoint.session.stream_secrets import kept_only
+
+__all__ = ["SeatViews"]
+
+
+class SeatViews:
+    """The seats' views of a log, folded in step with it (see the module docstring).
+
+    An undo reaching back past what a view's fold keeps raises
+    :class:`~rallypoint.session.stream_secrets.Forgotten` (its fold reads nothing again): the
+    streamed pass then leaves the log to the whole check.
+
+    Args:
+        first: The ``created`` event.
+        seats: The seats whose views are folded.
+    """
+
+    def __init__(self, first: EventRecord, seats: Iterable[str]) -> None:
+        self._views = {seat: (Viewer.of_side(seat), LogFold(first, kept_only))
+                       for seat in sorted(seats)}
+
+    def campaign(self, seat: str) -> Campaign | None:
+        """The campaign as ``seat``'s database held it after the events added so far
+        (``None``: not one of the seats)."""
+        held = self._views.get(seat)
+        return None if held is None else held[1].campaign()
+
+    def add(self, record: EventRecord, hides: EventSecrets) -> None:
+        """Fold the next event into each seat's view, redacted for that seat.
+
+        Args:
+            record: The next event, shown whole (or as this database holds it).
+            hides: What it hides (``Secrets.of(record)``).
+        """
+        for viewer, fold in self._views.values():
+            fold.add(redact_record(record, hides, viewer))
