@@ -23,9 +23,11 @@ import test_pbem_hidden
 from memory_kit import peak_growth
 from rallypoint.core import jsonstream
 from rallypoint.core.errors import IntegrityError
+from rallypoint.core.visibility import BLIND
 from rallypoint.session import Session, pbem_import
 from rallypoint.session.pair import AwaitingDice
 from rallypoint.session.pbem import export_turn, import_turn, new_seat
+from rallypoint.session.reveal import reveal
 from rallypoint.session.stall import stall
 from rallypoint.store import EventStore
 from rallypoint.store.signing import SEATS_KEY, SeatCard, SeatKey
@@ -262,3 +264,28 @@ def test_a_copy_that_moves_past_your_waiting_dice_request_is_refused_by_the_stre
     stall(game.allied, game.campaign)
     kept = pbem_import._import_streamed(game.allied, path, None, "french's line")
     assert kept is not None and kept.forked and kept.new_events == 2
+
+
+def test_a_whole_log_decided_only_in_a_seats_view_is_refused_when_it_hides_nothing(
+        tmp_path: Path) -> None:
+    # The whole check decides an event again in its seat's view only when the log hides
+    # something (a blind, a redaction). The revealed log of a hidden game, its blinds cut out
+    # and signed again by the seat who wrote it: an event its seat decided without the other
+    # side's secrets is then not what its command decides against the log as it is.
+    (tmp_path / "game").mkdir()
+    game = test_pbem_hidden.play(tmp_path / "game")
+    soviet = game.dbs["soviet"]
+    out = tmp_path / "whole.json"
+    reveal(soviet, game.export("finland", for_other=False), out)
+    data = json.loads(out.read_text(encoding="utf-8"))
+    for event in data["events"]:
+        event["payload"].pop(BLIND, None)
+    rehash(data, test_pbem_hidden._key(soviet, game.campaign, "soviet"))
+    path = tmp_path / "no-blinds.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    before = _dump(soviet.path)
+    assert pbem_import._import_streamed(soviet, path, None, "copy") is None
+    with pytest.raises(IntegrityError, match="is not what its command decides") as info:
+        import_turn(soviet, path, as_name="copy")
+    assert "\n" not in str(info.value)
+    assert _dump(soviet.path) == before
