@@ -8,7 +8,9 @@ rules, blinded, one append). At each size:
 - **import** of Finland's turn file into the Soviet database (holding ``created`` and the sheet):
   ``pbem.import_turn``, which then owes one accrual;
 - **reveal** (``reveal.reveal``) in the Soviet database, of Finland's whole export, once the
-  Soviet accrual has gone back to Finland.
+  Soviet accrual has gone back to Finland;
+- **keep**: the whole log that reveal wrote, kept in the Soviet database beside its partial one
+  as a new campaign (``import_turn(..., as_name=...)``, ``rallypoint import FILE --as NAME``).
 
 Each step runs in a fresh child process, the best of 3 by CPU, with its peak resident memory
 (``VmHWM``); ``whole`` runs the same step with the streaming pass turned off (what every hidden
@@ -46,6 +48,8 @@ def child(kind: str, way: str, file: Path, db: Path) -> dict[str, float]:
     began = time.process_time()
     if kind == "import":
         pbem_import.import_turn(Session(db), file)
+    elif kind == "keep":
+        pbem_import.import_turn(Session(db), file, as_name="both revealed")
     else:
         reveal_module.reveal(Session(db), file, db.with_suffix(".revealed.json"))
     cpu = time.process_time() - began
@@ -102,6 +106,7 @@ def hidden_game(folder: Path, sizes: list[int]) -> dict[int, dict[str, Path]]:
     export and the Soviet database after it (and after its accrual went back)."""
     from rallypoint.session import Session
     from rallypoint.session.pbem import create_seated, export_turn, import_turn, new_seat
+    from rallypoint.session.reveal import reveal
 
     dbs = {side: Session(folder / f"{side}.sqlite3") for side in ("finland", "soviet")}
     cards = [new_seat(dbs[side], side) for side in dbs]
@@ -129,18 +134,23 @@ def hidden_game(folder: Path, sizes: list[int]) -> dict[int, dict[str, Path]]:
         import_turn(dbs["finland"], send("soviet", "finland"))  # the accrual the Soviets owed
         after = folder / f"soviet-after-{size}.sqlite3"
         shutil.copy(dbs["soviet"].path, after)
-        made[size] = {"turn": turn, "before": before, "theirs": send("finland", None),
-                      "after": after}
+        theirs = send("finland", None)
+        revealed = folder / f"revealed-{size}.json"
+        reveal(Session(shutil.copy(after, folder / "revealing.sqlite3")), theirs, revealed)
+        made[size] = {"turn": turn, "before": before, "theirs": theirs, "after": after,
+                      "revealed": revealed}
     return made
 
 
 def render(rows: list[dict[str, Any]]) -> str:
     """The table: per size, each step streamed and whole (CPU, peak memory)."""
     lines = ["| events | turn file | `import` streamed | `import` whole | `reveal` streamed "
-             "| `reveal` whole |", "|---|---|---|---|---|---|"]
+             "| `reveal` whole | `import --as` streamed | `import --as` whole |",
+             "|---|---|---|---|---|---|---|---|"]
     for row in rows:
         cells = [f"{row[k]['cpu']:.2f} s, {row[k]['maxrss']:.0f} MiB"
-                 for k in ("import-streamed", "import-whole", "reveal-streamed", "reveal-whole")]
+                 for k in ("import-streamed", "import-whole", "reveal-streamed", "reveal-whole",
+                           "keep-streamed", "keep-whole")]
         lines.append(f"| {row['events']:,} | {row['mib']:.1f} MiB | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -167,6 +177,8 @@ def main() -> None:
                                             folder, args.runs)
                 row[f"reveal-{way}"] = best("reveal", way, made["theirs"], made["after"],
                                             folder, args.runs)
+                row[f"keep-{way}"] = best("keep", way, made["revealed"], made["after"],
+                                          folder, args.runs)
             rows.append(row)
             print(render(rows), flush=True)
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sqlite3
 import uuid
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,14 @@ from rallypoint.session.stall import stall
 from rallypoint.store import EventStore
 from rallypoint.store.signing import SEATS_KEY, SeatCard, SeatKey
 from test_pbem import MARK, RALLY, command, rehash, start_game
-from test_turn_stream import _both_ways, _mark
+from test_turn_stream import (
+    _both_ways,
+    _dump,
+    _mark,
+    _streamed_only,
+    _whole_only,
+    refused_as_whole,
+)
 
 SIZES = (500, 2000)
 FIXED = uuid.UUID(int=0x5EED)
@@ -75,24 +81,6 @@ def _reader(forks: dict[str, Path], folder: Path, size: int, name: str) -> Sessi
     return Session(shutil.copy(forks[f"reader{size}"], folder / f"{name}.sqlite3"))
 
 
-def _whole_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pbem_import, "_import_streamed", lambda *args: None)
-
-
-def _streamed_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(path: Path) -> Any:
-        raise AssertionError("the file was read whole")
-    monkeypatch.setattr(pbem_import, "_read_turn", refuse)
-
-
-def _dump(db: Path) -> list[str]:
-    conn = sqlite3.connect(db)
-    try:
-        return list(conn.iterdump())
-    finally:
-        conn.close()
-
-
 def test_a_long_fork_is_kept_in_one_pass_with_memory_that_does_not_grow(
         forks: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(jsonstream, "CHUNK", 1 << 16)  # a fixed cost both files fill
@@ -132,12 +120,18 @@ def test_the_streamed_fork_stores_what_the_whole_import_stores(
     assert dumps[0] == dumps[1]
 
 
-def test_a_kept_fork_plays_on_and_goes_back_by_mail(
-        forks: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _kept_streamed(forks: dict[str, Path], tmp_path: Path,
+                   monkeypatch: pytest.MonkeyPatch) -> tuple[Session, Any]:
+    """The shorter fork kept as "kept" in a copy of its reader's database, by the stream."""
     reader = _reader(forks, tmp_path, SIZES[0], "reader")
     with monkeypatch.context() as patch:
         _streamed_only(patch)
-        kept = import_turn(reader, forks[f"fork{SIZES[0]}"], as_name="kept")
+        return reader, import_turn(reader, forks[f"fork{SIZES[0]}"], as_name="kept")
+
+
+def test_a_kept_fork_plays_on_and_goes_back_by_mail(
+        forks: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    reader, kept = _kept_streamed(forks, tmp_path, monkeypatch)
     command(reader, kept.info.id, MARK | {"ruling": "auto"})
     back = tmp_path / "back.json"
     export_turn(reader, kept.info.id, back, for_seat="french")
@@ -145,32 +139,12 @@ def test_a_kept_fork_plays_on_and_goes_back_by_mail(
     assert import_turn(french, back, name="kept").info.version == SIZES[0] + 1
 
 
-def _refused_as_whole(forks: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                      path: Path, refusal: str) -> None:
-    """The streamed fork refuses ``path`` (the stream returned nothing), the database is as
-    it was, and ``import_turn`` gives the whole check's one line."""
-    reader = _reader(forks, tmp_path, SIZES[-1], "reader")
-    before = _dump(reader.path)
-    calls: list[object] = []
-    streamed = pbem_import._import_streamed
-
-    def spy(*args: Any) -> Any:
-        calls.append(done := streamed(*args))
-        return done
-    monkeypatch.setattr(pbem_import, "_import_streamed", spy)
-    with pytest.raises(IntegrityError, match=refusal) as info:
-        import_turn(reader, path, as_name="kept")
-    assert calls == [None]
-    assert "\n" not in str(info.value)
-    assert _dump(reader.path) == before
-
-
 def test_a_forged_event_at_the_end_of_a_long_fork_leaves_the_database_as_before(
         forks: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     seq = SIZES[-1] + 1
-    _refused_as_whole(forks, tmp_path, monkeypatch, forks["forged"], (
-        rf'#{seq} \(sight_set\) is not what its command decides: ruling: stated "blocked", '
-        rf're-derived "clear" \(at seq {seq}\)'))
+    refused_as_whole(_reader(forks, tmp_path, SIZES[-1], "reader"), monkeypatch, forks["forged"],
+                     rf'#{seq} \(sight_set\) is not what its command decides: ruling: stated '
+                     rf'"blocked", re-derived "clear" \(at seq {seq}\)', "kept")
 
 
 def test_a_fork_whose_created_swaps_a_seat_for_the_forgers_is_refused(
@@ -186,15 +160,8 @@ def test_a_fork_whose_created_swaps_a_seat_for_the_forgers_is_refused(
     rehash(data, _private(forger, card))
     path = tmp_path / "forged-created.json"
     path.write_text(json.dumps(data), encoding="utf-8")
-    reader = _reader(forks, tmp_path, SIZES[0], "reader")
-    before = _dump(reader.path)
-    with pytest.raises(IntegrityError, match="signed as seat 'french' by a key that is not that "
-                                             "seat's key") as info:
-        import_turn(reader, path, as_name="kept")
-    assert "\n" not in str(info.value)
-    assert _dump(reader.path) == before
-    # The stream refused it too (not only the whole check after it).
-    assert pbem_import._import_streamed(reader, path, None, "kept") is None
+    refused_as_whole(_reader(forks, tmp_path, SIZES[0], "reader"), monkeypatch, path,
+                     "signed as seat 'french' by a key that is not that seat's key", "kept")
 
 
 def _private(forger: Session, card: SeatCard) -> SeatKey:
@@ -218,10 +185,7 @@ def test_a_fork_into_a_database_not_made_yet_is_refused_and_leaves_no_file(
 
 def test_the_walk_seals_each_row_under_the_forks_id(
         forks: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    reader = _reader(forks, tmp_path, SIZES[0], "reader")
-    with monkeypatch.context() as patch:
-        _streamed_only(patch)
-        kept = import_turn(reader, forks[f"fork{SIZES[0]}"], as_name="kept")
+    reader, kept = _kept_streamed(forks, tmp_path, monkeypatch)
     with EventStore(reader.path) as store:
         rows, original = store.events(kept.info.id), store.events(str(forks["campaign"]))
     assert {e.campaign_id for e in rows} == {kept.info.id} and reader.verify(kept.info.id).ok
@@ -247,7 +211,7 @@ def test_a_hidden_games_whole_log_kept_as_a_copy_is_decided_in_one_pass_as_it_is
 
 
 def test_a_copy_that_moves_past_your_waiting_dice_request_is_refused_by_the_stream_too(
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # What the whole check asks of this database's own log of the campaign (here: Allied's
     # request waits at its head, and French's file plays on past it) the stream asks too, of
     # that log read back: kept as a copy or not, the file is refused until Allied withdraws.
@@ -256,18 +220,15 @@ def test_a_copy_that_moves_past_your_waiting_dice_request_is_refused_by_the_stre
         command(game.allied, game.campaign, RALLY)
     command(game.french, game.campaign, MARK)
     path = game.send(game.french, "allied")
-    before = _dump(game.allied.path)
-    assert pbem_import._import_streamed(game.allied, path, None, "french's line") is None
-    with pytest.raises(IntegrityError, match="moves the log past your dice request"):
-        import_turn(game.allied, path, as_name="french's line")
-    assert _dump(game.allied.path) == before
+    refused_as_whole(game.allied, monkeypatch, path, "moves the log past your dice request",
+                     "french's line")
     stall(game.allied, game.campaign)
     kept = pbem_import._import_streamed(game.allied, path, None, "french's line")
     assert kept is not None and kept.forked and kept.new_events == 2
 
 
 def test_a_whole_log_decided_only_in_a_seats_view_is_refused_when_it_hides_nothing(
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # The whole check decides an event again in its seat's view only when the log hides
     # something (a blind, a redaction). The revealed log of a hidden game, its blinds cut out
     # and signed again by the seat who wrote it: an event its seat decided without the other
@@ -283,9 +244,4 @@ def test_a_whole_log_decided_only_in_a_seats_view_is_refused_when_it_hides_nothi
     rehash(data, test_pbem_hidden._key(soviet, game.campaign, "soviet"))
     path = tmp_path / "no-blinds.json"
     path.write_text(json.dumps(data), encoding="utf-8")
-    before = _dump(soviet.path)
-    assert pbem_import._import_streamed(soviet, path, None, "copy") is None
-    with pytest.raises(IntegrityError, match="is not what its command decides") as info:
-        import_turn(soviet, path, as_name="copy")
-    assert "\n" not in str(info.value)
-    assert _dump(soviet.path) == before
+    refused_as_whole(soviet, monkeypatch, path, "is not what its command decides", "copy")

@@ -157,10 +157,15 @@ FORGED = re.escape('#2001 (sight_set) is not what its command decides: ruling: s
 
 def _refused_as_whole(mail: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                       path: Path, refusal: str) -> None:
+    """:func:`refused_as_whole` into a copy of the reader's database."""
+    refused_as_whole(_reader(mail, tmp_path, "reader"), monkeypatch, path, refusal)
+
+
+def refused_as_whole(reader: Session, monkeypatch: pytest.MonkeyPatch, path: Path,
+                     refusal: str, as_name: str | None = None) -> None:
     """The streamed import refuses ``path`` (the whole check turned off shows it refused in
     the stream, not later) and leaves the reader's database as it was; ``import_turn`` (the
     stream, then the whole check) refuses it with the whole check's line."""
-    reader = _reader(mail, tmp_path, "reader")
     before = _dump(reader.path)
     calls: list[object] = []
     streamed = pbem_import._import_streamed
@@ -168,9 +173,10 @@ def _refused_as_whole(mail: dict[str, Path], tmp_path: Path, monkeypatch: pytest
     def spy(*args: Any) -> Any:
         calls.append(done := streamed(*args))
         return done
-    monkeypatch.setattr(pbem_import, "_import_streamed", spy)
-    with pytest.raises(IntegrityError, match=refusal) as info:
-        import_turn(reader, path)
+    with monkeypatch.context() as patch:
+        patch.setattr(pbem_import, "_import_streamed", spy)
+        with pytest.raises(IntegrityError, match=refusal) as info:
+            import_turn(reader, path, as_name=as_name)
     assert calls == [None]  # the stream refused it (rolled back) before the whole check did
     assert "\n" not in str(info.value)
     assert _dump(reader.path) == before
