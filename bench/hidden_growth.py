@@ -145,12 +145,13 @@ def hidden_game(folder: Path, sizes: list[int]) -> dict[int, dict[str, Path]]:
 def render(rows: list[dict[str, Any]]) -> str:
     """The table: per size, each step streamed and whole (CPU, peak memory)."""
     lines = ["| events | turn file | `import` streamed | `import` whole | `reveal` streamed "
-             "| `reveal` whole | `import --as` streamed | `import --as` whole |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| `reveal` whole | revealed log | `import --as` streamed | `import --as` whole |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
         cells = [f"{row[k]['cpu']:.2f} s, {row[k]['maxrss']:.0f} MiB"
                  for k in ("import-streamed", "import-whole", "reveal-streamed", "reveal-whole",
                            "keep-streamed", "keep-whole")]
+        cells.insert(4, f"{row['revealed']:.1f} MiB")
         lines.append(f"| {row['events']:,} | {row['mib']:.1f} MiB | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -171,7 +172,8 @@ def main() -> None:
         game = hidden_game(folder, sorted(args.sizes))
         rows = []
         for size, made in game.items():
-            row: dict[str, Any] = {"events": size, "mib": made["turn"].stat().st_size / 2**20}
+            row: dict[str, Any] = {"events": size, "mib": made["turn"].stat().st_size / 2**20,
+                                   "revealed": made["revealed"].stat().st_size / 2**20}
             for way in ("streamed", "whole"):
                 row[f"import-{way}"] = best("import", way, made["turn"], made["before"],
                                             folder, args.runs)

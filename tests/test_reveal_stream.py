@@ -26,6 +26,7 @@ from rallypoint.core import jsonstream
 from rallypoint.core.errors import IntegrityError
 from rallypoint.core.events import UNDONE, EventRecord
 from rallypoint.core.redaction import event_secrets
+from rallypoint.core.visibility import is_redacted
 from rallypoint.session import Session, reveal_stream, row_log, stream_secrets
 from rallypoint.session import reveal as reveal_module
 from rallypoint.session.pbem import export_turn, import_turn
@@ -111,6 +112,32 @@ def test_a_hidden_game_reveals_streamed_as_it_does_whole(tmp_path: Path,
         whole = reveal(Session(tmp_path / "copy.sqlite3"), theirs, tmp_path / "whole.json")
     assert streamed.revealed > 0 and streamed.shown_to_them > 0  # it hid something both ways
     assert streamed == whole
+    assert (tmp_path / "streamed.json").read_bytes() == (tmp_path / "whole.json").read_bytes()
+
+
+def test_an_undo_their_file_shows_redacted_reveals_streamed_as_it_does_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The Soviets write their sheet and undo it: the undo, of an event that hides something,
+    # reaches Finland redacted, so Finland's file shows it redacted. The stream checks it is an
+    # honest redaction by what it kept of its target (store/visibility.py, HonestRedactions),
+    # where it once left the whole log to the whole check.
+    game = test_pbem_hidden.start(tmp_path, "both")
+    execute(game.dbs["finland"], game.campaign, SHEETS[0])
+    game.send("finland")
+    execute(game.dbs["soviet"], game.campaign, SHEETS[1])
+    game.dbs["soviet"].undo(game.campaign)
+    game.send("soviet")
+    theirs = game.export("finland", for_other=False)
+    shown = read_export(theirs).events
+    assert [r.type for r in shown if is_redacted(r)] == ["sheet_written", UNDONE]
+    shutil.copy(game.dbs["soviet"].path, tmp_path / "copy.sqlite3")
+    with monkeypatch.context() as patch:
+        _streamed_only(patch)
+        streamed = reveal(game.dbs["soviet"], theirs, tmp_path / "streamed.json")
+    with monkeypatch.context() as patch:
+        _whole_only(patch)
+        whole = reveal(Session(tmp_path / "copy.sqlite3"), theirs, tmp_path / "whole.json")
+    assert streamed == whole and streamed.shown_to_them == 2
     assert (tmp_path / "streamed.json").read_bytes() == (tmp_path / "whole.json").read_bytes()
 
 

@@ -12,8 +12,8 @@ held it (:mod:`rallypoint.session.rederive`), and its dice (:class:`~rallypoint.
 .ExportWriter`), which is put in place only once the whole log and the file's signature and
 withheld digest (checked at the end) hold.
 
-This pass never accepts what the whole check refuses (it may refuse more: e.g. an undone event
-arriving redacted). Its caller checks the file whole after any refusal here, so the answer, or
+This pass never accepts what the whole check refuses (it may refuse more: e.g. an undo reaching
+back past the secrets it keeps). Its caller checks the file whole after any refusal here, so the answer, or
 the one-line refusal, is always the whole check's, and nothing is written on a refusal.
 """
 
@@ -45,7 +45,7 @@ from rallypoint.store.export_writer import ExportWriter
 from rallypoint.store.importcheck import ChainCheck, ClockCheck, check_created, check_created_at
 from rallypoint.store.pages import events_between
 from rallypoint.store.signing import SeatKey, seat_cards, seat_keys
-from rallypoint.store.visibility import RedactedDigest, dishonest_redaction
+from rallypoint.store.visibility import HonestRedactions, RedactedDigest
 
 if TYPE_CHECKING:
     from rallypoint.session.handle import Handle
@@ -117,7 +117,7 @@ class _Walk:
         self._secrets: Secrets | None = None
         self._views: SeatViews | None = None
         self._digest = RedactedDigest()
-        self._first_theirs: EventRecord | None = None
+        self._honest: HonestRedactions | None = None
         self._first: EventRecord | None = None
         self._last: EventRecord | None = None
         self._me = self._other = ""
@@ -217,14 +217,13 @@ class _Walk:
         """The other file's own event: of this campaign, linked, its withheld digest summed, an
         honest kind of redaction (``check_redacted``)."""
         self._digest.add(theirs)
-        if self._first_theirs is None:
-            self._first_theirs = theirs
-        if is_redacted(theirs):
-            if theirs.type == UNDONE:
-                raise Whole  # its target's kind is checked whole
-            log = [theirs] if theirs.seq == 1 else [self._first_theirs, theirs]
-            if dishonest_redaction(log) is not None:
+        if self._honest is None:
+            self._honest = HonestRedactions(theirs)
+        try:
+            if not self._honest.honest(theirs):
                 raise Whole
+        except LookupError:
+            raise Whole from None
 
     def _start(self, first: EventRecord) -> None:
         """``created``: the fold, the audit, the seats' views."""

@@ -79,7 +79,7 @@ from rallypoint.store.importcheck import (
 )
 from rallypoint.store.pages import events_between
 from rallypoint.store.signing import SeatCard, seat_cards, seat_keys
-from rallypoint.store.visibility import RedactedDigest, dishonest_redaction
+from rallypoint.store.visibility import HonestRedactions, RedactedDigest
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -212,6 +212,7 @@ class TurnWalk:
         self._held: Iterator[EventRecord] | None = None  # this database's rows, to its head
         self._base: LogFold | None = None  # their fold, then the new events'
         self._digest = RedactedDigest()
+        self._honest: HonestRedactions | None = None
         self._sender_used = False  # the turn header's sender taken before its signature
         self._withheld = 0
         # A log new here: each seat's view, folded from the first event decided only in one
@@ -290,24 +291,22 @@ class TurnWalk:
     def _check_redacted(self, record: EventRecord) -> None:
         """An event redacted for the reader, as ``check_filtered`` checks it: summed into the
         withheld digest (compared with the signed header's at the end), and an honest kind of
-        redaction (``dishonest_redaction``; an undo's target read back from the rows).
+        redaction (:class:`~rallypoint.store.visibility.HonestRedactions`: an undo by what it
+        kept of its target, one byte an event).
 
         Raises:
-            Whole: It is not, or its target is not among the rows the file brought.
+            Whole: It is not, or it undoes no earlier event (the whole check names how).
         """
         self._digest.add(record)
-        if not is_redacted(record):
-            return
-        self._withheld += record.seq > self._stored
-        log = [record] if self._first is None else [self._first, record]
-        if record.type == UNDONE:
-            target = record.payload.get("target")
-            if type(target) is not int or not self._stored < target < record.seq:
-                raise Whole  # a held event's copy in the file is not among the rows
-            assert self._rows is not None and self._first is not None
-            log = [self._first, next(self._rows.records(target, target + 1)), record]
-        if dishonest_redaction(log) is not None:
+        if self._honest is None:
+            self._honest = HonestRedactions(record)
+        try:
+            honest = self._honest.honest(record)
+        except LookupError:
+            raise Whole from None
+        if not honest:
             raise Whole
+        self._withheld += is_redacted(record) and record.seq > self._stored
 
     def _start(self, first: EventRecord) -> None:
         """The ``created`` event: whose seats these are (this database's own ``created``, when

@@ -99,6 +99,45 @@ def dishonest_redaction(records: Sequence[EventRecord]) -> tuple[int, str] | Non
     return None
 
 
+class HonestRedactions:
+    """:func:`dishonest_redaction` one event at a time (a streamed import or reveal): what it
+    keeps of each event is one byte, whether an undo of it may arrive redacted (it arrived
+    redacted itself, or its type can hide something), so memory does not hold the log.
+
+    Args:
+        created: The log's ``created`` event.
+    """
+
+    def __init__(self, created: EventRecord) -> None:
+        payload = created.payload
+        self._declared = declaration_of(str(payload.get("ruleset", "")))
+        self._parties = {*self._declared.sides(payload.get("scenario") or {}), REFEREE_ONLY}
+        self._undoable = bytearray()  # by seq - 1: an undo of it may arrive redacted
+
+    def honest(self, record: EventRecord) -> bool:
+        """Whether the next event (seqs in order from 1, ``created`` first) is shown whole or
+        redacted as an honest redaction could make it, as :func:`dishonest_redaction` decides.
+
+        Raises:
+            LookupError: Its seq is not the next, or it is a redacted undo of no earlier event
+                (what the whole function makes of it is left to it).
+        """
+        if record.seq != len(self._undoable) + 1:
+            raise LookupError(record.seq)
+        hidden = is_redacted(record)
+        self._undoable.append(hidden or self._declared.may_hide(record.type))
+        if not hidden:
+            return True
+        if record.type == UNDONE:
+            target = record.payload.get("target")
+            if type(target) is not int or not 1 <= target < record.seq:
+                raise LookupError(target)
+            kind_ok = bool(self._undoable[target - 1])
+        else:
+            kind_ok = _kind_problem(record, {}, self._declared.may_hide) is None
+        return kind_ok and _part_problem(record, self._parties) is None
+
+
 def _kind_problem(record: EventRecord, by_seq: Mapping[int, EventRecord],
                   may_hide: Callable[[str], bool]) -> str | None:
     """Why an event of this type cannot arrive redacted (``None``: it can)."""
