@@ -15,7 +15,14 @@ from rallypoint.core.erased import ErasedRuleset
 from rallypoint.core.events import Created, EventRecord, NewEvent
 from rallypoint.core.registry import registered
 from rallypoint.dice import ScriptedRoller, SeededRoller, v1
-from rallypoint.dice.audit import DiceReport, Verdict, audit, logical_position, sides_of
+from rallypoint.dice.audit import (
+    Auditor,
+    DiceReport,
+    Verdict,
+    audit,
+    logical_position,
+    sides_of,
+)
 from rallypoint.dice.play import roller_for, with_proof
 from rallypoint.rulesets.squares.events import Rallied
 
@@ -245,3 +252,39 @@ def test_a_link_off_the_chain_or_a_reused_round_is_caught() -> None:
     assert not report.ok and "out of order" in report.events[-1].reason
     skipped = audit(play_pair(pair_campaign(), [1, 3]).events, SQUARES_ROLLS)
     assert not skipped.ok and "out of order" in skipped.events[-1].reason
+
+
+def _walked(events: list[EventRecord], c: Campaign, secret: bytes | None) -> Auditor:
+    """An auditor that keeps only failures, given ``events`` one at a time."""
+    walk = Auditor(events[0], stored_rolls(c.ruleset), None if secret is None else secret.hex(),
+                   failures_only=True)
+    for event in events[1:]:
+        walk.add(event)
+    return walk
+
+
+@pytest.mark.parametrize("secret", [SECRET, None], ids=["revealed", "committed"])
+def test_an_auditor_keeping_only_failures_tallies_every_verdict(secret: bytes | None) -> None:
+    # The streamed reveal keeps the counts, not every rolling event's verdict: the tally of an
+    # auditor that keeps only failures is the tally of the whole report, counted here by hand.
+    c, _ = rolling_campaign()
+    report = check(c, secret)
+    walk = _walked(list(c.events), c, secret)
+    assert walk.report().events == () and walk.tally() == report.tally()
+    verdict = Verdict.VERIFIED if secret else Verdict.COMMITTED
+    rolled = [e.seq for e in c.events if c.rolls(e.seq)]
+    assert walk.tally().dice == {verdict: sum(len(r.faces) for s in rolled for r in c.rolls(s))}
+    assert walk.tally().events == {verdict: len(rolled)} and walk.tally().ok
+    assert walk.tally().summary() == report.summary()
+
+
+def test_a_tally_counts_a_failed_roll_and_is_not_ok() -> None:
+    c, seq = rolling_campaign()
+
+    def other_faces(event: Rallied) -> Rallied:
+        return event.model_copy(update={"roll": event.roll.model_copy(update={
+            "faces": tuple(6 if f != 6 else 5 for f in event.roll.faces)})})
+    walk = _walked(edited(c, seq, other_faces), c, SECRET)
+    assert [e.seq for e in walk.report().events] == [seq]
+    assert not walk.tally().ok and walk.tally().events[Verdict.FAILED] == 1
+    assert walk.tally().summary().endswith(f"{walk.tally().count(Verdict.FAILED)} failed (dice)")

@@ -23,7 +23,7 @@ from rallypoint.cli.session import (
 )
 
 if TYPE_CHECKING:
-    from rallypoint.dice.audit import DiceReport
+    from rallypoint.dice.audit import DiceTally
 
 
 def reveal(
@@ -55,7 +55,7 @@ def reveal(
         highlight=False, soft_wrap=True)
 
 
-def _dice(report: DiceReport) -> dict[str, Any]:
+def _dice(report: DiceTally) -> dict[str, Any]:
     """The audit of the merged log for ``--json``: its scheme, its one-line summary and the
     dice counted by verdict (every verdict named, so a script can read ``failed`` as 0)."""
     from rallypoint.dice.audit import Verdict

@@ -99,6 +99,58 @@ class EventDice(BaseModel):
     reason: str = ""
 
 
+class DiceTally(BaseModel):
+    """What a dice report's one line says, without its events: the dice and the events by
+    verdict (a reveal keeps this, not every rolling event's verdict, so its memory does not
+    grow with the rolls).
+
+    Attributes:
+        scheme: The campaign's dice scheme.
+        dice: Dice (not events) by verdict.
+        events: Events by verdict.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    scheme: str
+    dice: dict[Verdict, int]
+    events: dict[Verdict, int]
+
+    @property
+    def ok(self) -> bool:
+        """No event failed."""
+        return not self.events.get(Verdict.FAILED)
+
+    def count(self, verdict: Verdict) -> int:
+        """Dice (not events) with ``verdict``."""
+        return self.dice.get(verdict, 0)
+
+    def summary(self) -> str:
+        """One line: ``dice-v1: 14 dice verified, 2 typed in, 0 failed``."""
+        parts = [f"{self.count(v)} {label}" for v, label in (
+            (Verdict.VERIFIED, "verified"), (Verdict.LEGACY, "reproduced from the public seed"),
+            (Verdict.TYPED, "typed in"), (Verdict.COMMITTED, "committed, secret not revealed"),
+            (Verdict.FAILED, "failed")) if self.count(v) or v is Verdict.FAILED]
+        hidden = self.events.get(Verdict.WITHHELD, 0)
+        tail = f"; {hidden} event(s) withheld from you, checked at the reveal" if hidden else ""
+        return f"{self.scheme}: " + ", ".join(parts) + f" (dice){tail}"
+
+
+class _Tallies:
+    """Dice and events counted by verdict as an audit goes."""
+
+    def __init__(self) -> None:
+        self.dice: dict[Verdict, int] = {}
+        self.events: dict[Verdict, int] = {}
+
+    def add(self, found: EventDice) -> None:
+        self.dice[found.verdict] = self.dice.get(found.verdict, 0) + found.dice
+        self.events[found.verdict] = self.events.get(found.verdict, 0) + 1
+
+    def tally(self, scheme: str) -> DiceTally:
+        return DiceTally(scheme=scheme, dice=dict(self.dice), events=dict(self.events))
+
+
 class DiceReport(BaseModel):
     """Every rolling event's verdict, and the counts by verdict."""
 
@@ -110,21 +162,22 @@ class DiceReport(BaseModel):
     @property
     def ok(self) -> bool:
         """No event failed."""
-        return all(e.verdict is not Verdict.FAILED for e in self.events)
+        return self.tally().ok
 
     def count(self, verdict: Verdict) -> int:
         """Dice (not events) with ``verdict``."""
-        return sum(e.dice for e in self.events if e.verdict is verdict)
+        return self.tally().count(verdict)
 
     def summary(self) -> str:
         """One line: ``dice-v1: 14 dice verified, 2 typed in, 0 failed``."""
-        parts = [f"{self.count(v)} {label}" for v, label in (
-            (Verdict.VERIFIED, "verified"), (Verdict.LEGACY, "reproduced from the public seed"),
-            (Verdict.TYPED, "typed in"), (Verdict.COMMITTED, "committed, secret not revealed"),
-            (Verdict.FAILED, "failed")) if self.count(v) or v is Verdict.FAILED]
-        hidden = sum(1 for e in self.events if e.verdict is Verdict.WITHHELD)
-        tail = f"; {hidden} event(s) withheld from you, checked at the reveal" if hidden else ""
-        return f"{self.scheme}: " + ", ".join(parts) + f" (dice){tail}"
+        return self.tally().summary()
+
+    def tally(self) -> DiceTally:
+        """The counts by verdict, without the events."""
+        tallies = _Tallies()
+        for found in self.events:
+            tallies.add(found)
+        return tallies.tally(self.scheme)
 
 
 class _Walk:
@@ -226,6 +279,7 @@ class Auditor:
         self._withheld = withheld
         self._failures_only = failures_only
         self._results: list[EventDice] = []
+        self._tallies = _Tallies()
 
     @property
     def position(self) -> int:
@@ -233,6 +287,7 @@ class Auditor:
         return self._walk.position
 
     def _keep(self, found: EventDice) -> None:
+        self._tallies.add(found)
         if not self._failures_only or found.verdict is Verdict.FAILED:
             self._results.append(found)
 
@@ -249,8 +304,12 @@ class Auditor:
         walk.advance(event)
 
     def report(self) -> DiceReport:
-        """Every rolling event's verdict so far."""
+        """Every rolling event's verdict so far (with ``failures_only``: the failed ones)."""
         return DiceReport(scheme=self._walk.scheme, events=tuple(self._results))
+
+    def tally(self) -> DiceTally:
+        """Every rolling event so far, counted by verdict (whatever ``failures_only`` keeps)."""
+        return self._tallies.tally(self._walk.scheme)
 
 
 def _withheld(walk: _Walk, event: LoggedEvent) -> EventDice:

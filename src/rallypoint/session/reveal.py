@@ -124,7 +124,8 @@ def _reveal(session: Handle, theirs: Path, out: Path, ref: str | None) -> Reveal
         sender=me, revealed_secret=turn.revealed_secret, voids=voids),
         sign=lambda hashed: [key.sign(hashed, None)]), "the revealed log")
     return Revealed(len(merged), sum(map(is_redacted, mine)),
-                    sum(map(is_redacted, exported.events)), other, report, again.rederived)
+                    sum(map(is_redacted, exported.events)), other, report.tally(),
+                    again.rederived)
 
 
 def _their_seat(exported: ExportedCampaign, keys: dict[str, str], me: str) -> str:

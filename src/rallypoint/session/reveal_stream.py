@@ -13,8 +13,9 @@ held it (:mod:`rallypoint.session.rederive`), and its dice (:class:`~rallypoint.
 withheld digest (checked at the end) hold.
 
 This pass never accepts what the whole check refuses (it may refuse more: e.g. an undo reaching
-back past the secrets it keeps). Its caller checks the file whole after any refusal here, so the answer, or
-the one-line refusal, is always the whole check's, and nothing is written on a refusal.
+back past the secrets it keeps). Its caller checks the file whole after any refusal here, so
+the answer, or the one-line refusal, is always the whole check's, and nothing is written on a
+refusal.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from rallypoint.core.events import UNDONE, EventModel, EventRecord
 from rallypoint.core.playcheck import PlayCheck
 from rallypoint.core.redaction import REDACTED, redact_record
 from rallypoint.core.visibility import BLIND, Viewer, is_redacted
-from rallypoint.dice.audit import Auditor, DiceReport, Verdict
+from rallypoint.dice.audit import Auditor, DiceTally
 from rallypoint.session.import_stream import streaming, sweep
 from rallypoint.session.made_by import check_carried, commands_required
 from rallypoint.session.rederive import check_event, check_undo_target
@@ -61,14 +62,14 @@ class Revealed:
         revealed: How many of them this database held redacted (now whole).
         shown_to_them: How many of this seat's events the other seat held redacted.
         other: The seat whose file was merged.
-        dice: The audit of every roll of the whole log.
+        dice: The audit of every roll of the whole log, counted by verdict.
     """
 
     events: int
     revealed: int
     shown_to_them: int
     other: str
-    dice: DiceReport
+    dice: DiceTally
     rederived: int = 0
     """Events decided again from the command each records, each identical."""
 
@@ -236,7 +237,7 @@ class _Walk:
         self._secrets = Secrets(first)
         turn = self._exported.turn or TurnHeader()
         self._audit = Auditor(first, stored_rolls(self._play.folding.ruleset),
-                              turn.revealed_secret, burnt=self._burnt)
+                              turn.revealed_secret, burnt=self._burnt, failures_only=True)
         self._views = SeatViews(first, seat_cards(first.payload))
 
     def _checked_secrets(self, whole: EventRecord) -> EventSecrets:
@@ -307,10 +308,9 @@ class _Walk:
         play.finish()
         if self._by_view and not self._blind:
             raise Whole  # decided only against a seat's view, in a log that hides nothing
-        report = audit.report()
-        if any(e.verdict is Verdict.FAILED for e in report.events):
+        if audit.report().events:  # (only failed verdicts are kept)
             raise Whole
         writer.commit()
         self.writer = None
-        return Revealed(last.seq, self._revealed, self._shown, self._other, report,
+        return Revealed(last.seq, self._revealed, self._shown, self._other, audit.tally(),
                         self._rederived)
