@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 
 from rallypoint.core.errors import IntegrityError
-from rallypoint.dice.audit import Verdict, audit
+from rallypoint.dice.audit import audit
 from rallypoint.dice.nodes import D6, ChanceNode, Roll
+from rallypoint.dice.report import Verdict
 from rallypoint.dice.sealed import (
     PairAnswer,
     SealedRequest,

@@ -372,7 +372,7 @@ def test_sealed_requests_that_cross_in_the_mail_resolve_one_way(tmp_path: Path) 
 def test_sealed_rounds_by_filtered_mail_both_ways_then_the_reveal(tmp_path: Path) -> None:
     # Turn files filtered for their reader: neither side ever sees the other's sheet, command,
     # nonce or faces; rounds number alike in both partial logs; the reveal verifies every roll.
-    from rallypoint.dice.audit import Verdict
+    from rallypoint.dice.report import Verdict
     from rallypoint.session.reveal import reveal
     from seats_kit import SECRET_OF, scrub
 

@@ -15,15 +15,9 @@ from rallypoint.core.erased import ErasedRuleset
 from rallypoint.core.events import Created, EventRecord, NewEvent
 from rallypoint.core.registry import registered
 from rallypoint.dice import ScriptedRoller, SeededRoller, v1
-from rallypoint.dice.audit import (
-    Auditor,
-    DiceReport,
-    Verdict,
-    audit,
-    logical_position,
-    sides_of,
-)
+from rallypoint.dice.audit import Auditor, audit, logical_position, sides_of
 from rallypoint.dice.play import roller_for, with_proof
+from rallypoint.dice.report import DiceReport, Verdict
 from rallypoint.rulesets.squares.events import Rallied
 
 SECRET = hashlib.sha256(b"audit test secret").digest()

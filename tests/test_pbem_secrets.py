@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from rallypoint.core.errors import IntegrityError
-from rallypoint.dice.audit import Verdict
+from rallypoint.dice.report import Verdict
 from rallypoint.session import Session
 from rallypoint.session.pbem import create_seated, export_turn, new_seat, verify_file
 from seats_kit import SCENARIO, SECRET_OF, SHEETS, execute, scrub

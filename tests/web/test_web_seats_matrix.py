@@ -151,7 +151,7 @@ def test_the_owner_and_the_referee_act_and_see_only_what_they_may(
         assert "S-lair" in final
         assert "S-lair" in finland.get(f"/c/{table.ref}").text
         # The revealed export carries the dice secret: every roll re-derives offline.
-        from rallypoint.dice.audit import Verdict
+        from rallypoint.dice.report import Verdict
         from rallypoint.session.pbem import verify_file
 
         (tmp_path / "final.json").write_text(final, encoding="utf-8")

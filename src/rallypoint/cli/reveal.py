@@ -23,7 +23,7 @@ from rallypoint.cli.session import (
 )
 
 if TYPE_CHECKING:
-    from rallypoint.dice.audit import DiceTally
+    from rallypoint.dice.report import DiceTally
 
 
 def reveal(
@@ -58,7 +58,7 @@ def reveal(
 def _dice(report: DiceTally) -> dict[str, Any]:
     """The audit of the merged log for ``--json``: its scheme, its one-line summary and the
     dice counted by verdict (every verdict named, so a script can read ``failed`` as 0)."""
-    from rallypoint.dice.audit import Verdict
+    from rallypoint.dice.report import Verdict
 
     return {"scheme": report.scheme, "summary": report.summary(),
             **{verdict.value: report.count(verdict) for verdict in Verdict}}

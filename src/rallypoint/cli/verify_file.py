@@ -44,7 +44,7 @@ def _rederived(checked: Verified) -> str:
 def verify_file(path: Path, as_json: bool) -> None:
     """Print the file's verdict; exit 1 if anything fails to check."""
     from rallypoint.cli.stdio import input_path
-    from rallypoint.dice.audit import Verdict
+    from rallypoint.dice.report import Verdict
     from rallypoint.session.pbem import verify_file as check
 
     with guarded(), input_path(path) as source:

@@ -20,12 +20,12 @@ import re
 from array import array
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, MutableSequence, Sequence
-from enum import StrEnum
 from typing import Any, Final, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
 from rallypoint.dice.nodes import Roll
+from rallypoint.dice.report import DiceReport, DiceTally, EventDice, Tallies, Verdict
 from rallypoint.dice.rollers import SeededRoller
 from rallypoint.dice.v1 import (
     ChainTracker,
@@ -69,115 +69,6 @@ class LoggedEvent(Protocol):
 RollsOf = Callable[[LoggedEvent], Sequence[Roll]]
 """Reads the rolls stored in a logged event (its typed event's rolls, e.g. ``Campaign.rolls``:
 a payload alone does not say which event type it is)."""
-
-
-class Verdict(StrEnum):
-    """What the audit could say about one event's dice."""
-
-    VERIFIED = "verified"
-    """Re-derived from the key: these are the dice the scheme gave."""
-    TYPED = "typed"
-    """Physical dice typed in, marked as such; nothing to re-derive."""
-    COMMITTED = "committed"
-    """Drawn from a committed server secret that is not revealed yet: checkable later."""
-    LEGACY = "legacy"
-    """A pre-dice-v1 roll that reproduces from the campaign's public seed."""
-    FAILED = "failed"
-    """Does not check: see the reason."""
-    WITHHELD = "withheld"
-    """An event redacted for the file's reader: its dice are checked at the reveal."""
-
-
-class EventDice(BaseModel):
-    """The audit of one event that rolled."""
-
-    model_config = ConfigDict(frozen=True)
-
-    seq: int
-    verdict: Verdict
-    dice: int
-    reason: str = ""
-
-
-class DiceTally(BaseModel):
-    """What a dice report's one line says, without its events: the dice and the events by
-    verdict (a reveal keeps this, not every rolling event's verdict, so its memory does not
-    grow with the rolls).
-
-    Attributes:
-        scheme: The campaign's dice scheme.
-        dice: Dice (not events) by verdict.
-        events: Events by verdict.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    scheme: str
-    dice: dict[Verdict, int]
-    events: dict[Verdict, int]
-
-    @property
-    def ok(self) -> bool:
-        """No event failed."""
-        return not self.events.get(Verdict.FAILED)
-
-    def count(self, verdict: Verdict) -> int:
-        """Dice (not events) with ``verdict``."""
-        return self.dice.get(verdict, 0)
-
-    def summary(self) -> str:
-        """One line: ``dice-v1: 14 dice verified, 2 typed in, 0 failed``."""
-        parts = [f"{self.count(v)} {label}" for v, label in (
-            (Verdict.VERIFIED, "verified"), (Verdict.LEGACY, "reproduced from the public seed"),
-            (Verdict.TYPED, "typed in"), (Verdict.COMMITTED, "committed, secret not revealed"),
-            (Verdict.FAILED, "failed")) if self.count(v) or v is Verdict.FAILED]
-        hidden = self.events.get(Verdict.WITHHELD, 0)
-        tail = f"; {hidden} event(s) withheld from you, checked at the reveal" if hidden else ""
-        return f"{self.scheme}: " + ", ".join(parts) + f" (dice){tail}"
-
-
-class _Tallies:
-    """Dice and events counted by verdict as an audit goes."""
-
-    def __init__(self) -> None:
-        self.dice: dict[Verdict, int] = {}
-        self.events: dict[Verdict, int] = {}
-
-    def add(self, found: EventDice) -> None:
-        self.dice[found.verdict] = self.dice.get(found.verdict, 0) + found.dice
-        self.events[found.verdict] = self.events.get(found.verdict, 0) + 1
-
-    def tally(self, scheme: str) -> DiceTally:
-        return DiceTally(scheme=scheme, dice=dict(self.dice), events=dict(self.events))
-
-
-class DiceReport(BaseModel):
-    """Every rolling event's verdict, and the counts by verdict."""
-
-    model_config = ConfigDict(frozen=True)
-
-    scheme: str
-    events: tuple[EventDice, ...]
-
-    @property
-    def ok(self) -> bool:
-        """No event failed."""
-        return self.tally().ok
-
-    def count(self, verdict: Verdict) -> int:
-        """Dice (not events) with ``verdict``."""
-        return self.tally().count(verdict)
-
-    def summary(self) -> str:
-        """One line: ``dice-v1: 14 dice verified, 2 typed in, 0 failed``."""
-        return self.tally().summary()
-
-    def tally(self) -> DiceTally:
-        """The counts by verdict, without the events."""
-        tallies = _Tallies()
-        for found in self.events:
-            tallies.add(found)
-        return tallies.tally(self.scheme)
 
 
 class _Walk:
@@ -279,7 +170,7 @@ class Auditor:
         self._withheld = withheld
         self._failures_only = failures_only
         self._results: list[EventDice] = []
-        self._tallies = _Tallies()
+        self._tallies = Tallies()
 
     @property
     def position(self) -> int:

@@ -13,7 +13,8 @@ from rallypoint.core.campaign import stored_rolls
 from rallypoint.core.errors import IntegrityError
 from rallypoint.core.events import GENESIS_HASH, EventRecord, NewEvent
 from rallypoint.core.registry import get_ruleset
-from rallypoint.dice.audit import DICE_KEY, DiceReport, Verdict, audit, logical_position
+from rallypoint.dice.audit import DICE_KEY, audit, logical_position
+from rallypoint.dice.report import DiceReport, Verdict
 from rallypoint.dice.sealed import (
     AnyRequest,
     PairAnswer,

@@ -32,7 +32,8 @@ from rallypoint.core.errors import IllegalNowError, IntegrityError
 from rallypoint.core.events import EventRecord, verify_chain
 from rallypoint.core.registry import get_ruleset
 from rallypoint.core.visibility import Viewer, is_redacted, redact_events
-from rallypoint.dice.audit import Verdict, audit
+from rallypoint.dice.audit import audit
+from rallypoint.dice.report import Verdict
 from rallypoint.errors import Hint
 from rallypoint.session.handle import Handle
 from rallypoint.session.importing import check_import

@@ -32,7 +32,8 @@ from rallypoint.core.events import UNDONE, EventModel, EventRecord
 from rallypoint.core.playcheck import PlayCheck
 from rallypoint.core.redaction import REDACTED, redact_record
 from rallypoint.core.visibility import BLIND, Viewer, is_redacted
-from rallypoint.dice.audit import Auditor, DiceTally
+from rallypoint.dice.audit import Auditor
+from rallypoint.dice.report import DiceTally
 from rallypoint.session.import_stream import streaming, sweep
 from rallypoint.session.made_by import check_carried, commands_required
 from rallypoint.session.rederive import check_event, check_undo_target

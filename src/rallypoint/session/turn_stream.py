@@ -33,14 +33,14 @@ a copy) is walked as a campaign new here, as the whole check takes it: every eve
 again against the file's own log, each row sealed again under the new campaign's id as it goes
 in (``pbem_checks.store_fork``: same payloads and times). What the whole check still asks of
 this database's own log of the file's campaign (whose ``created`` names the seats, the dice
-rounds it resolved or burnt) reads that log back a page at a time (:meth:`TurnWalk._held_log`).
+rounds it resolved or burnt) reads that log back a page at a time
+(:class:`~rallypoint.session.fork_rows.ForkRows`).
 """
 
 from __future__ import annotations
 
-import uuid
 from contextlib import AbstractContextManager, ExitStack
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rallypoint.core.campaign import Campaign, describe_event, read_event, stored_rolls
@@ -48,21 +48,20 @@ from rallypoint.core.declarations import OpenDeclaration
 from rallypoint.core.differences import Difference
 from rallypoint.core.events import (
     CREATED,
-    GENESIS_HASH,
     UNDONE,
     EventModel,
     EventRecord,
-    canonical_json,
-    text_hash,
 )
 from rallypoint.core.folding import LogFold
 from rallypoint.core.playcheck import PlayCheck
 from rallypoint.core.visibility import BLIND, declaration_of, is_redacted
-from rallypoint.dice.audit import PROOF_KEY, Auditor, DiceReport, Positions
+from rallypoint.dice.audit import PROOF_KEY, Auditor
+from rallypoint.dice.report import DiceReport
 from rallypoint.dice.sealed import AnyRequest, parse_request
 from rallypoint.dice.v1 import proof_head
 from rallypoint.session import pair, stall
 from rallypoint.session import pbem_checks as checks
+from rallypoint.session.fork_rows import ForkRows
 from rallypoint.session.import_stream import sweep
 from rallypoint.session.made_by import check_carried, check_owner, commands_required, made_by
 from rallypoint.session.rederive import check_public, decide_again, refusal
@@ -74,10 +73,10 @@ from rallypoint.store.importcheck import (
     IMPORT_FIX,
     ChainCheck,
     ClockCheck,
+    VisibleChainCheck,
     check_created,
     check_created_at,
 )
-from rallypoint.store.pages import events_between
 from rallypoint.store.signing import SeatCard, seat_cards, seat_keys
 from rallypoint.store.visibility import HonestRedactions, RedactedDigest
 
@@ -101,35 +100,6 @@ def may_hide(created: EventRecord) -> bool:
     if len(declared.sides(created.payload.get("scenario") or {})) < 2:
         return False
     return not isinstance(declared, OpenDeclaration) or created.payload.get("seed") is not None
-
-
-class _VisibleChain(ChainCheck):
-    """The chain as ``check_importable`` checks a file filtered for its reader: an event
-    redacted for the reader by its link only (its hash is checked at the reveal)."""
-
-    def __init__(self, campaign_id: str) -> None:
-        super().__init__(campaign_id)
-        self._head = GENESIS_HASH
-
-    def add(self, record: EventRecord) -> str:
-        """Check the next event (:meth:`ChainCheck.add`; a redacted one by its link).
-
-        Returns:
-            The canonical JSON text of its payload.
-
-        Raises:
-            Whole: A redacted event is not linked (the whole check names how).
-            IntegrityError: An event shown whole breaks the chain.
-        """
-        self._head, head = record.hash, self._head
-        if not is_redacted(record):
-            return super().add(record)
-        if (record.campaign_id, record.seq, record.prev_hash) != (
-                self._campaign_id, self.count + 1, head):
-            raise Whole
-        self.count += 1
-        self._prev = record.hash
-        return canonical_json(record.payload)
 
 
 @dataclass(frozen=True)
@@ -182,10 +152,8 @@ class TurnWalk:
                  name: str | None, fork_as: str | None = None) -> None:
         self._stack, self._open, self._name = stack, open_store, name
         self._fork_as = fork_as
-        self._fork_id: str | None = None
+        self._fork: ForkRows | None = None
         self._before = 0  # this database's events of the file's campaign
-        self._sealed_prev = GENESIS_HASH  # a fork's rows: the hash each new row links to
-        self._sealed_ends: list[EventRecord] = []  # ... and its first and latest rows
         self.exported: ExportedCampaign | None = None
         self._store: EventStore | None = None
         self._rows: ImportRows | None = None
@@ -226,19 +194,16 @@ class TurnWalk:
         """Open the transaction and the campaign's rows (a new campaign's name is checked)."""
         header = exported.campaign
         self.exported = exported
-        self._chain = _VisibleChain(header.id)
+        self._chain = VisibleChainCheck(header.id)
         self._store = self._stack.enter_context(self._open())
         self._rows_open = self._stack.enter_context(ExitStack())
         rows_id, rows_name = header.id, self._name or header.name
         if self._fork_as is not None:
-            self._fork_id, rows_name = uuid.uuid4().hex, self._fork_as
-            rows_id = self._fork_id
-            if checks.exists(self._store, header.id):
-                self._before = self._store.campaign(header.id).version
+            self._fork = ForkRows(self._store, header.id)
+            rows_id, rows_name = self._fork.id, self._fork_as
         self._rows = self._rows_open.enter_context(self._store.importing(
             rows_id, rows_name, header.ruleset, header.created_at))
-        if self._fork_id is None:
-            self._before = self._rows.stored
+        self._before = self._rows.stored if self._fork is None else self._fork.held
         return True
 
     @property
@@ -273,20 +238,8 @@ class TurnWalk:
             assert self._audit is not None
             self._stored_at = (self._audit.position, self._round)
         self._last = record
-        self._rows.add(self._sealed(record, text), text)  # a held event: the stored one
-
-    def _sealed(self, record: EventRecord, text: str) -> EventRecord:
-        """The row of ``record``: itself, or for a fork sealed again under the new campaign's
-        id, linked to the row before (``pbem_checks.store_fork``: same payload and time)."""
-        if self._fork_id is None:
-            return record
-        hash_ = text_hash(self._fork_id, record.seq, record.type, text, record.recorded_at,
-                          self._sealed_prev)
-        row = record.model_copy(update={"campaign_id": self._fork_id,
-                                        "prev_hash": self._sealed_prev, "hash": hash_})
-        self._sealed_prev = hash_
-        self._sealed_ends[1:] = [row]  # [first] after the first row, then [first, latest]
-        return row
+        # A held event: its hash must be the stored one; a fork's: sealed again.
+        self._rows.add(record if self._fork is None else self._fork.sealed(record, text), text)
 
     def _check_redacted(self, record: EventRecord) -> None:
         """An event redacted for the reader, as ``check_filtered`` checks it: summed into the
@@ -322,8 +275,8 @@ class TurnWalk:
                 self._base = LogFold(held, self._rows.records)
             else:
                 self._held = None  # nothing hidden: its log is the file's
-        elif self._before:  # a fork: this database's own ``created`` names the seats (_trust)
-            held = events_between(self._store, self.exported.campaign.id, 1, 2)[0]
+        elif self._fork is not None and self._fork.held:  # as _trust: this database's own
+            held = self._fork.held_created()  # ``created`` names the seats
         self._note_held(held)
         self._trusted = held.payload
         self._cards = seat_cards(self._trusted)  # each card's signature checked once
@@ -511,40 +464,12 @@ class TurnWalk:
         read = self._rows.records
         self._rows_open.close()  # the rows flushed; they are read back from the transaction
         stored = RowLog(read, self._stored, *self._stored_at)
-        if self._fork_id is not None:
-            stored = self._held_log(exported.campaign.id)
-            # The fork's campaign as stored: its id, and its rows as sealed again.
-            first_row, *latest = self._sealed_ends
-            campaign = replace(campaign, campaign_id=self._fork_id,
-                               events=(first_row, *latest[:len(campaign.events) - 1]))
+        if self._fork is not None:
+            stored, campaign = self._fork.held_log(), self._fork.campaign(campaign)
         return Walked(self._store, exported,
                       RowLog(read, last.seq, audit.position, self._round), stored,
                       cards, signer, self._mine, audit.report(), self._digest.count > 0,
-                      self._withheld, campaign, self._fork_id)
-
-    def _held_log(self, campaign_id: str) -> RowLog:
-        """A fork: this database's own log of the file's campaign (empty: none), read once a
-        page at a time for its position and last round, as the whole check's checks take it
-        (``stored``); every row is read, so one unreadable raises as reading it whole does.
-
-        Raises:
-            Whole: Its rows are not seqs 1 to its version (cut behind the store's back).
-            IntegrityError: A stored payload is not a JSON object.
-        """
-        assert self._store is not None
-        store = self._store
-
-        def read(first: int, stop: int) -> Iterator[EventRecord]:
-            return iter(events_between(store, campaign_id, first, stop))
-        positions, last_round, count = Positions(), 0, 0
-        for count, record in enumerate(Rows(read, 1, self._before + 1), start=1):
-            if record.seq != count:
-                raise Whole
-            positions.add(record)
-            last_round = max([last_round, *(h.round or 0 for _, h in pair.pair_rounds([record]))])
-        if count != self._before:
-            raise Whole
-        return RowLog(read, count, positions.position, last_round)
+                      self._withheld, campaign, None if self._fork is None else self._fork.id)
 
     def _check_hidden(self, exported: ExportedCampaign, signer: str | None) -> None:
         """What the walk took on the way for a hidden game: a file that withholds events is

@@ -29,7 +29,8 @@ from rallypoint.core.errors import DataFileError
 from rallypoint.core.events import CREATED, UNDONE, EventRecord
 from rallypoint.core.folding import LogFold
 from rallypoint.core.visibility import is_redacted
-from rallypoint.dice.audit import Auditor, DiceReport
+from rallypoint.dice.audit import Auditor
+from rallypoint.dice.report import DiceReport
 from rallypoint.session.import_stream import streaming, sweep
 from rallypoint.session.made_by import check_carried, check_owner, commands_required, made_by
 from rallypoint.session.rederive import decide_again

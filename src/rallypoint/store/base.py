@@ -211,7 +211,9 @@ class StoreBase(SecretsMixin, LimitsMixin, MarksMixin, SeatsMixin, SeatNotesMixi
                                  (name,)).fetchone()
             if not exists and other:
                 raise StoreError(f"a different campaign named {name!r} exists (id {other[0]})",
-                                 where=self.path, fix="pass --name to import it under another name",
+                                 where=self.path,
+                                 fix="import it under another name: --name NAME (a file kept "
+                                     "as a new campaign: --as NAME)",
                                  instead=Hint.IMPORT_FILE)
             stored = 0
             if exists:

@@ -22,6 +22,7 @@ from rallypoint.core.events import (
     link_problem,
 )
 from rallypoint.core.inputs import shorten
+from rallypoint.core.visibility import is_redacted
 
 if TYPE_CHECKING:
     from rallypoint.store.exchange import ExportedCampaignHeader
@@ -157,3 +158,31 @@ class ChainCheck:
                                  fix="ask for a fresh export; the file was edited or damaged")
         self._prev = record.hash
         return text
+
+
+class VisibleChainCheck(ChainCheck):
+    """:class:`ChainCheck` of a file filtered for its reader, as ``check_importable`` checks
+    one: an event redacted for the reader by its link only (its hash cannot be recomputed; the
+    reveal checks it).
+    """
+
+    def add(self, record: EventRecord) -> str:
+        """Check the next event (:meth:`ChainCheck.add`; a redacted one by its link).
+
+        Returns:
+            The canonical JSON text of its payload.
+
+        Raises:
+            IntegrityError: It breaks the chain.
+        """
+        if not is_redacted(record):
+            return super().add(record)
+        if (record.campaign_id, record.seq, record.prev_hash) != (
+                self._campaign_id, self.count + 1, self._prev):
+            raise IntegrityError(f"the imported log is broken at seq {record.seq}: the "
+                                 "redacted event does not link to the one before it",
+                                 where=f"seq {record.seq}",
+                                 fix="ask for a fresh export; the file was edited or damaged")
+        self.count += 1
+        self._prev = record.hash
+        return canonical_json(record.payload)
