@@ -25,12 +25,12 @@ from rallypoint.core.errors import IntegrityError
 from rallypoint.core.visibility import BLIND
 from rallypoint.session import Session, pbem_import
 from rallypoint.session.pair import AwaitingDice
-from rallypoint.session.pbem import export_turn, import_turn, new_seat
+from rallypoint.session.pbem import create_seated, export_turn, import_turn, new_seat
 from rallypoint.session.reveal import reveal
 from rallypoint.session.stall import stall
 from rallypoint.store import EventStore
 from rallypoint.store.signing import SEATS_KEY, SeatCard, SeatKey
-from test_pbem import MARK, RALLY, command, rehash, start_game
+from test_pbem import MARK, RALLY, SCENARIO, command, rehash, start_game
 from test_turn_stream import (
     _both_ways,
     _dump,
@@ -245,3 +245,31 @@ def test_a_whole_log_decided_only_in_a_seats_view_is_refused_when_it_hides_nothi
     path = tmp_path / "no-blinds.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     refused_as_whole(soviet, monkeypatch, path, "is not what its command decides", "copy")
+
+
+def test_a_fork_streams_into_a_postgresql_database(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Allied keeps its campaign on a PostgreSQL server: French's other line, from an older copy
+    # of its database, is kept beside it in one pass (the server's own log of the campaign read
+    # back inside the import's transaction).
+    from pg_kit import fresh_database
+
+    for url in fresh_database():
+        french, allied = Session(tmp_path / "a.sqlite3"), Session(url)
+        cards = [new_seat(french, "french"), new_seat(allied, "allied")]
+        campaign = create_seated(french, SCENARIO, cards, name="farm").id
+
+        def send(sender: Session, name: str, campaign: str = campaign) -> Path:
+            export_turn(sender, campaign, tmp_path / name, for_seat="allied")
+            return tmp_path / name
+        import_turn(allied, send(french, "t1.json"))
+        old = Session(shutil.copy(french.path, tmp_path / "old.sqlite3"))
+        command(french, campaign, MARK)
+        import_turn(allied, send(french, "t2.json"))
+        command(old, campaign, MARK | {"ruling": "blocked"})
+        with monkeypatch.context() as patch:
+            _streamed_only(patch)
+            kept = import_turn(allied, send(old, "fork.json"), as_name="kept")
+        assert kept.forked and (kept.info.version, kept.new_events) == (2, 2)
+        assert allied.verify(kept.info.id).ok and allied.verify(campaign).ok
+        assert allied.load(campaign).version == 2
