@@ -13,17 +13,23 @@ running state, not the log.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from rallypoint.core.campaign import Campaign
 from rallypoint.core.declarations import EventSecrets
+from rallypoint.core.differences import Difference
 from rallypoint.core.events import EventRecord
 from rallypoint.core.folding import LogFold
 from rallypoint.core.redaction import redact_record
 from rallypoint.core.visibility import Viewer
-from rallypoint.session.stream_secrets import kept_only
+from rallypoint.session.rederive import decide_again
+from rallypoint.session.stream_secrets import Secrets, kept_only
 
-__all__ = ["SeatViews"]
+__all__ = ["Replay", "SeatViews", "ViewsOnDemand"]
+
+Replay = Callable[[int, int, Callable[[EventRecord], None]], None]
+"""Gives each record with a seq in ``[first, stop)``, in order, to a callback: the log read
+again (an import's own rows; a verified file, read from its start)."""
 
 
 class SeatViews:
@@ -57,3 +63,50 @@ class SeatViews:
         """
         for viewer, fold in self._views.values():
             fold.add(redact_record(record, hides, viewer))
+
+
+class ViewsOnDemand:
+    """The seats' views of a log that is folded anyway, started only when an event needs one:
+    ``rederive.check_log`` decides an event again in its seat's view when it differs against
+    the log as it is, so a log whose events all decide as they are never folds a view.
+
+    At the first event that needs them, the views are folded from the log read again up to
+    it (``replay``), then in step (:meth:`add`).
+
+    Args:
+        first: The ``created`` event.
+        seats: The seats whose views may be asked for.
+        replay: Reads the log again.
+    """
+
+    def __init__(self, first: EventRecord, seats: Iterable[str], replay: Replay) -> None:
+        self._first, self._seats, self._replay = first, list(seats), replay
+        self._views: tuple[SeatViews, Secrets] | None = None
+        self.used = False
+        """Whether an event was what its command decides only in its seat's view."""
+
+    def decides(self, record: EventRecord, seat: object) -> bool:
+        """Whether ``record`` (the next event) is what its command decides against the log as
+        ``seat``'s database held it (the other seats' secrets redacted).
+
+        Raises:
+            Forgotten: Folding a view reached back past what it keeps (an undo).
+        """
+        if not isinstance(seat, str):
+            return False
+        if self._views is None:
+            views, secrets = SeatViews(self._first, self._seats), Secrets(self._first)
+            secrets.of(self._first)
+            self._replay(2, record.seq, lambda row: views.add(row, secrets.of(row)))
+            self._views = views, secrets
+        view = self._views[0].campaign(seat)
+        if view is None or isinstance(decide_again(view, record), Difference):
+            return False
+        self.used = True
+        return True
+
+    def add(self, record: EventRecord) -> None:
+        """Fold the next event into each view, once they are started."""
+        if self._views is not None:
+            views, secrets = self._views
+            views.add(record, secrets.of(record))

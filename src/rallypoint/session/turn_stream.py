@@ -67,8 +67,8 @@ from rallypoint.session.made_by import check_carried, check_owner, commands_requ
 from rallypoint.session.rederive import check_public, decide_again, refusal
 from rallypoint.session.rederive_undo import target_difference
 from rallypoint.session.row_log import RowLog, Rows
-from rallypoint.session.seat_views import SeatViews
-from rallypoint.session.stream_secrets import Secrets, kept_only
+from rallypoint.session.seat_views import ViewsOnDemand
+from rallypoint.session.stream_secrets import kept_only
 from rallypoint.store.importcheck import (
     IMPORT_FIX,
     ChainCheck,
@@ -185,9 +185,7 @@ class TurnWalk:
         self._withheld = 0
         # A log new here: each seat's view, folded from the first event decided only in one
         # (``rederive.check_log``'s second view), and whether any event hides anything.
-        self._views: SeatViews | None = None
-        self._view_secrets: Secrets | None = None
-        self._by_view = False
+        self._views: ViewsOnDemand | None = None
         self._hides = False
 
     def header(self, exported: ExportedCampaign) -> bool:
@@ -312,8 +310,7 @@ class TurnWalk:
         self._note_held(held)
         self._play.add(record, typed)
         if self._views is not None:
-            assert self._view_secrets is not None
-            self._views.add(record, self._view_secrets.of(record))
+            self._views.add(record)
         if self._base is not None:
             self._base.add(held, typed)
         self._audit.add(record)
@@ -361,25 +358,18 @@ class TurnWalk:
 
     def _decided_in_view(self, record: EventRecord, seat: object) -> bool:
         """A log new here (or kept as a copy), as ``rederive.check_log`` decides an event that
-        differs against the log as it is: against its seat's view, the log as that seat's
-        database held it (the other seats' secrets redacted). The views are folded from the
-        rows before the first event that needs them, then in step (:class:`SeatViews`); an
-        event decided so, in a log that turns out to hide nothing, is left to the whole check
-        (:meth:`finish`).
-        """
-        if not isinstance(seat, str):
-            return False
+        differs against the log as it is: against its seat's view, folded from the rows before
+        it (:class:`~rallypoint.session.seat_views.ViewsOnDemand`); an event decided so, in a
+        log that turns out to hide nothing, is left to the whole check (:meth:`finish`)."""
         if self._views is None:
             assert self._rows is not None and self._first is not None
-            self._view_secrets = Secrets(self._first)
-            self._views = SeatViews(self._first, self._cards)
-            for row in Rows(self._rows.records, 2, record.seq):
-                self._views.add(row, self._view_secrets.of(row))
-        view = self._views.campaign(seat)
-        if view is None or isinstance(decide_again(view, record), Difference):
-            return False
-        self._by_view = True
-        return True
+            rows = self._rows.records
+
+            def replay(first: int, stop: int, take: Callable[[EventRecord], None]) -> None:
+                for row in Rows(rows, first, stop):
+                    take(row)
+            self._views = ViewsOnDemand(self._first, self._cards, replay)
+        return self._views.decides(record, seat)
 
     def _sender(self) -> str | None:
         """The seat the turn header names as the sender (its signature is checked at the
@@ -453,7 +443,7 @@ class TurnWalk:
         signer = check_signed(exported, seat_keys(self._trusted))
         check_created_at(exported.campaign, first)
         self._check_hidden(exported, signer)
-        if self._by_view and not self._hides:
+        if self._views is not None and self._views.used and not self._hides:
             raise Whole  # decided only in a seat's view, in a log that hides nothing
         play.finish()
         cards = self._cards
