@@ -19,3 +19,19 @@ def peak_growth(run: Callable[[], Any]) -> int:
         return tracemalloc.get_traced_memory()[1] - base
     finally:
         tracemalloc.stop()
+
+
+def working_growth(run: Callable[[], Any]) -> int:
+    """Peak bytes Python allocated during ``run`` beyond what was held before it and what it
+    left held after (its answer): the memory the step worked in, when its answer itself grows
+    with its input (``verify FILE``'s list of every verdict)."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        run()
+        gc.collect()
+        kept, peak = tracemalloc.get_traced_memory()
+        return peak - max(base, kept)
+    finally:
+        tracemalloc.stop()

@@ -258,11 +258,15 @@ def _turns(sender: Session, campaign: str, count: int) -> None:
 
 @pytest.fixture(scope="module")
 def hidden_mail(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """:func:`hidden_files`."""
+    return hidden_files(tmp_path_factory.mktemp("hidden"))
+
+
+def hidden_files(folder: Path) -> dict[str, Path]:
     """The Soviet reader's database (the campaign and Finland's hidden sheet), the Soviet
     database before any file (its seat key only), and Finland's turn files for the Soviets,
     ``SIZES`` events long, every turn redacted for the reader; then one whose last turn's
     public part Finland edited and signed again (its withheld digest made anew)."""
-    folder = tmp_path_factory.mktemp("hidden")
     dbs = {side: Session(folder / f"{side}.sqlite3") for side in OTHER}
     cards = [new_seat(dbs[side], side) for side in OTHER]
     made = {"fresh": folder / "fresh.sqlite3", "reader": folder / "reader.sqlite3"}
