@@ -10,7 +10,10 @@ rules, blinded, one append). At each size:
 - **reveal** (``reveal.reveal``) in the Soviet database, of Finland's whole export, once the
   Soviet accrual has gone back to Finland;
 - **keep**: the whole log that reveal wrote, kept in the Soviet database beside its partial one
-  as a new campaign (``import_turn(..., as_name=...)``, ``rallypoint import FILE --as NAME``).
+  as a new campaign (``import_turn(..., as_name=...)``, ``rallypoint import FILE --as NAME``);
+- **verify** of Finland's turn file (``rallypoint verify FILE``: every turn withheld from its
+  reader) and **verify-revealed** of the whole log reveal wrote (events decided in a seat's
+  view).
 
 Each step runs in a fresh child process, the best of 3 by CPU, with its peak resident memory
 (``VmHWM``); ``whole`` runs the same step with the streaming pass turned off (what every hidden
@@ -39,14 +42,17 @@ TURN = {"kind": "turn", "skip_fo": True}
 
 def child(kind: str, way: str, file: Path, db: Path) -> dict[str, float]:
     """One measured step in this (fresh) process: CPU seconds and peak memory in MiB."""
-    from rallypoint.session import Session, pbem_import
+    from rallypoint.session import Session, pbem, pbem_import
     from rallypoint.session import reveal as reveal_module
 
     if way == "whole":  # the streaming pass off: the whole-file check, as before
         pbem_import._import_streamed = lambda *args: None  # type: ignore[assignment]
         reveal_module.reveal_streamed = lambda *args: None  # type: ignore[assignment]
+        pbem.verify_streamed = lambda *args: (None, None)  # type: ignore[assignment]
     began = time.process_time()
-    if kind == "import":
+    if kind.startswith("verify"):
+        pbem.verify_file(file)
+    elif kind == "import":
         pbem_import.import_turn(Session(db), file)
     elif kind == "keep":
         pbem_import.import_turn(Session(db), file, as_name="both revealed")
@@ -153,6 +159,14 @@ def render(rows: list[dict[str, Any]]) -> str:
                            "keep-streamed", "keep-whole")]
         cells.insert(4, f"{row['revealed']:.1f} MiB")
         lines.append(f"| {row['events']:,} | {row['mib']:.1f} MiB | " + " | ".join(cells) + " |")
+    lines += ["", "| events | `verify` turn file streamed | `verify` turn file whole "
+              "| `verify` revealed log streamed | `verify` revealed log whole |",
+              "|---|---|---|---|---|"]
+    for row in rows:
+        cells = [f"{row[k]['cpu']:.2f} s, {row[k]['maxrss']:.0f} MiB"
+                 for k in ("verify-streamed", "verify-whole", "verify-revealed-streamed",
+                           "verify-revealed-whole")]
+        lines.append(f"| {row['events']:,} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -181,6 +195,10 @@ def main() -> None:
                                             folder, args.runs)
                 row[f"keep-{way}"] = best("keep", way, made["revealed"], made["after"],
                                           folder, args.runs)
+                row[f"verify-{way}"] = best("verify", way, made["turn"], made["after"],
+                                            folder, args.runs)
+                row[f"verify-revealed-{way}"] = best("verify-revealed", way, made["revealed"],
+                                                     made["after"], folder, args.runs)
             rows.append(row)
             print(render(rows), flush=True)
 
