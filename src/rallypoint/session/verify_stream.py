@@ -24,6 +24,7 @@ answer, or its one-line refusal, is exactly the whole-file check's.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -225,15 +226,15 @@ class _Walk:
         """The file's records with seqs in ``[first, stop)``, read again, each to ``take``."""
         from rallypoint.store.exchange import read_export
 
-        read_export(self._path, _Range(first, stop, take))
+        with contextlib.suppress(_Read):
+            read_export(self._path, _Range(first, stop, take))
 
     def _again(self, first: int, stop: int) -> Iterator[EventRecord]:
         """The file's records with seqs in ``[first, stop)``, read again (an undo that reaches
         back past what the fold keeps)."""
-        from rallypoint.store.exchange import read_export
 
         found: list[EventRecord] = []
-        read_export(self._path, _Range(first, stop, found.append))
+        self._replay(first, stop, found.append)
         yield from found
 
     def finish(self, exported: ExportedCampaign) -> Verified:
@@ -268,6 +269,10 @@ class _Walk:
                         stated if withheld else None, self._rederived, self._legacy)
 
 
+class _Read(Exception):
+    """The range is read: the rest of the file is not."""
+
+
 class _Range:
     """Gives the records of one seq range to a callback as the file is read again (an
     ``ExportStream``)."""
@@ -279,5 +284,7 @@ class _Range:
         return True
 
     def event(self, record: EventRecord) -> None:
-        if self._first <= record.seq < self._stop:
+        if record.seq >= self._stop:
+            raise _Read
+        if record.seq >= self._first:
             self._take(record)
