@@ -66,12 +66,13 @@ class SeatViews:
 
 
 class ViewsOnDemand:
-    """The seats' views of a log that is folded anyway, started only when an event needs one:
-    ``rederive.check_log`` decides an event again in its seat's view when it differs against
-    the log as it is, so a log whose events all decide as they are never folds a view.
+    """The seats' views of a log that is folded anyway, each started only when an event needs
+    it: ``rederive.check_log`` decides an event again in its seat's view when it differs
+    against the log as it is, so a log whose events all decide as they are folds no view, and
+    one whose such events are all one seat's folds that seat's alone.
 
-    At the first event that needs them, the views are folded from the log read again up to
-    it (``replay``), then in step (:meth:`add`).
+    A view is folded from the log read again up to the first event that needs it
+    (``replay``), then in step (:meth:`add`).
 
     Args:
         first: The ``created`` event.
@@ -80,8 +81,8 @@ class ViewsOnDemand:
     """
 
     def __init__(self, first: EventRecord, seats: Iterable[str], replay: Replay) -> None:
-        self._first, self._seats, self._replay = first, list(seats), replay
-        self._views: tuple[SeatViews, Secrets] | None = None
+        self._first, self._seats, self._replay = first, frozenset(seats), replay
+        self._views: dict[str, tuple[SeatViews, Secrets]] = {}
         self.used = False
         """Whether an event was what its command decides only in its seat's view."""
 
@@ -92,21 +93,20 @@ class ViewsOnDemand:
         Raises:
             Forgotten: Folding a view reached back past what it keeps (an undo).
         """
-        if not isinstance(seat, str):
+        if not isinstance(seat, str) or seat not in self._seats:
             return False
-        if self._views is None:
-            views, secrets = SeatViews(self._first, self._seats), Secrets(self._first)
+        if seat not in self._views:
+            views, secrets = SeatViews(self._first, [seat]), Secrets(self._first)
             secrets.of(self._first)
             self._replay(2, record.seq, lambda row: views.add(row, secrets.of(row)))
-            self._views = views, secrets
-        view = self._views[0].campaign(seat)
+            self._views[seat] = views, secrets
+        view = self._views[seat][0].campaign(seat)
         if view is None or isinstance(decide_again(view, record), Difference):
             return False
         self.used = True
         return True
 
     def add(self, record: EventRecord) -> None:
-        """Fold the next event into each view, once they are started."""
-        if self._views is not None:
-            views, secrets = self._views
+        """Fold the next event into each view started."""
+        for views, secrets in self._views.values():
             views.add(record, secrets.of(record))
