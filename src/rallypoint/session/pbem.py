@@ -291,8 +291,8 @@ def verify_file(path: Path) -> Verified:
         DataFileError: The file is not a readable export.
         IntegrityError: The header, signature, chain, head or a fold fails.
     """
-    # One streaming pass for a file that passes and hides nothing (memory: the running state);
-    # anything else is verified whole below, as ever.
+    # One streaming pass (memory: the running state; a hidden game's file too), and whatever
+    # that pass does not answer for is verified whole below, as ever.
     read, verified = verify_streamed(path)
     if verified is not None:
         return verified
