@@ -233,18 +233,25 @@ def test_a_whole_log_decided_only_in_a_seats_view_is_refused_when_it_hides_nothi
     # something (a blind, a redaction). The revealed log of a hidden game, its blinds cut out
     # and signed again by the seat who wrote it: an event its seat decided without the other
     # side's secrets is then not what its command decides against the log as it is.
-    (tmp_path / "game").mkdir()
-    game = test_pbem_hidden.play(tmp_path / "game")
+    soviet, _, path = revealed_without_blinds(tmp_path)
+    refused_as_whole(soviet, monkeypatch, path, "is not what its command decides", "copy")
+
+
+def revealed_without_blinds(folder: Path) -> tuple[Session, Path, Path]:
+    """test_pbem_hidden's game played in ``folder``: the Soviet database, the whole log its
+    reveal wrote, and that log with every blind cut out, signed again by the Soviet seat."""
+    (folder / "game").mkdir()
+    game = test_pbem_hidden.play(folder / "game")
     soviet = game.dbs["soviet"]
-    out = tmp_path / "whole.json"
+    out = folder / "whole.json"
     reveal(soviet, game.export("finland", for_other=False), out)
     data = json.loads(out.read_text(encoding="utf-8"))
     for event in data["events"]:
         event["payload"].pop(BLIND, None)
     rehash(data, test_pbem_hidden._key(soviet, game.campaign, "soviet"))
-    path = tmp_path / "no-blinds.json"
+    path = folder / "no-blinds.json"
     path.write_text(json.dumps(data), encoding="utf-8")
-    refused_as_whole(soviet, monkeypatch, path, "is not what its command decides", "copy")
+    return soviet, out, path
 
 
 def test_a_fork_streams_into_a_postgresql_database(

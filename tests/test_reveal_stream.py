@@ -101,18 +101,24 @@ def test_the_streamed_reveal_holds_neither_log(
 def test_a_hidden_game_reveals_streamed_as_it_does_whole(tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     game: Game = play(tmp_path)
+    streamed = _revealed_both_ways(game, tmp_path, monkeypatch)
+    assert streamed.revealed > 0 and streamed.shown_to_them > 0  # it hid something both ways
+
+
+def _revealed_both_ways(game: Game, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The Soviet reveal of Finland's own export, streamed and (on a copy of the Soviet
+    database) whole: the same answer and the same merged file, byte for byte."""
     theirs = game.export("finland", for_other=False)
-    soviet = game.dbs["soviet"].path
-    shutil.copy(soviet, tmp_path / "copy.sqlite3")
+    shutil.copy(game.dbs["soviet"].path, tmp_path / "copy.sqlite3")
     with monkeypatch.context() as patch:
         _streamed_only(patch)
         streamed = reveal(game.dbs["soviet"], theirs, tmp_path / "streamed.json")
     with monkeypatch.context() as patch:
         _whole_only(patch)
         whole = reveal(Session(tmp_path / "copy.sqlite3"), theirs, tmp_path / "whole.json")
-    assert streamed.revealed > 0 and streamed.shown_to_them > 0  # it hid something both ways
     assert streamed == whole
     assert (tmp_path / "streamed.json").read_bytes() == (tmp_path / "whole.json").read_bytes()
+    return streamed
 
 
 def test_an_undo_their_file_shows_redacted_reveals_streamed_as_it_does_whole(
@@ -127,18 +133,9 @@ def test_an_undo_their_file_shows_redacted_reveals_streamed_as_it_does_whole(
     execute(game.dbs["soviet"], game.campaign, SHEETS[1])
     game.dbs["soviet"].undo(game.campaign)
     game.send("soviet")
-    theirs = game.export("finland", for_other=False)
-    shown = read_export(theirs).events
+    shown = read_export(game.export("finland", for_other=False)).events
     assert [r.type for r in shown if is_redacted(r)] == ["sheet_written", UNDONE]
-    shutil.copy(game.dbs["soviet"].path, tmp_path / "copy.sqlite3")
-    with monkeypatch.context() as patch:
-        _streamed_only(patch)
-        streamed = reveal(game.dbs["soviet"], theirs, tmp_path / "streamed.json")
-    with monkeypatch.context() as patch:
-        _whole_only(patch)
-        whole = reveal(Session(tmp_path / "copy.sqlite3"), theirs, tmp_path / "whole.json")
-    assert streamed == whole and streamed.shown_to_them == 2
-    assert (tmp_path / "streamed.json").read_bytes() == (tmp_path / "whole.json").read_bytes()
+    assert _revealed_both_ways(game, tmp_path, monkeypatch).shown_to_them == 2
 
 
 def test_an_event_changed_at_the_end_of_a_long_log_writes_nothing(

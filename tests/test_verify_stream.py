@@ -9,7 +9,6 @@ with the log, the contrast the streamed one must not show.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -20,11 +19,10 @@ import test_pbem_hidden
 from memory_kit import working_growth
 from rallypoint.core import jsonstream
 from rallypoint.core.errors import IntegrityError
-from rallypoint.core.visibility import BLIND
 from rallypoint.session import pbem
 from rallypoint.session.reveal import reveal
 from rallypoint.session.verify_stream import Verified, verify_streamed
-from test_pbem import rehash
+from test_fork_stream import revealed_without_blinds
 from test_turn_stream import SIZES, _edited_last, hidden_files
 
 
@@ -117,17 +115,7 @@ def test_a_dishonest_redaction_signed_with_its_digest_is_left_to_the_whole_check
 def test_a_revealed_log_with_its_blinds_cut_is_left_to_the_whole_check(tmp_path: Path) -> None:
     # Without its blinds the log hides nothing, so an event its seat decided without the other
     # side's secrets is not what its command decides: no view may vouch for it.
-    (tmp_path / "game").mkdir()
-    game = test_pbem_hidden.play(tmp_path / "game")
-    soviet = game.dbs["soviet"]
-    out = tmp_path / "whole.json"
-    reveal(soviet, game.export("finland", for_other=False), out)
-    data = json.loads(out.read_text(encoding="utf-8"))
-    for event in data["events"]:
-        event["payload"].pop(BLIND, None)
-    rehash(data, test_pbem_hidden._key(soviet, game.campaign, "soviet"))
-    path = tmp_path / "no-blinds.json"
-    path.write_text(json.dumps(data), encoding="utf-8")
+    _, out, path = revealed_without_blinds(tmp_path)
     assert verify_streamed(out)[1] is not None  # the log as the reveal wrote it: streamed
     assert verify_streamed(path) == (None, None)
     with pytest.raises(IntegrityError, match="is not what its command decides"):
