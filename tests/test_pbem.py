@@ -23,7 +23,7 @@ from rallypoint.core.errors import (
 from rallypoint.core.events import GENESIS_HASH, Created, EventRecord, event_hash
 from rallypoint.dice.v1 import DiceProof, chain_link, pair_key, regenerate
 from rallypoint.session import Session
-from rallypoint.session.pair import AwaitingDice
+from rallypoint.session.pair import ActingSeats, AwaitingDice, acting_seat
 from rallypoint.session.pbem import (
     answer,
     create_seated,
@@ -194,6 +194,24 @@ def test_an_undo_of_ones_own_roll_in_a_file_is_refused(tmp_path: Path) -> None:
     path = game.send(game.allied, "french")
     with pytest.raises(IntegrityError, match="a resolved roll of allied's own command"):
         import_turn(game.french, path)
+
+
+def test_acting_seats_one_event_at_a_time_are_the_logs(tmp_path: Path) -> None:
+    # The streamed import's ActingSeats (a byte an event) against pair.acting_seat over the
+    # whole log (the oracle): a log with a resolved pair round, a mark and the undo of both.
+    game = start_game(tmp_path)
+    import_turn(game.french, rolled_round(game))
+    command(game.french, game.campaign, MARK)
+    game.french.undo(game.campaign)
+    log = game.french.load(game.campaign, whole=True).events
+    walk = ActingSeats()
+    for event in log:
+        walk.add(event)
+    seats = [walk.of(e.seq) for e in log]
+    assert seats == [acting_seat(log, e.seq) for e in log]
+    assert seats.count("allied") == 1 and set(seats) == {None, "allied"}
+    with pytest.raises(LookupError):
+        walk.add(log[0])  # not the next event
 
 
 def rehash(data: dict[str, Any], signer: SeatKey | None = None) -> dict[str, Any]:

@@ -624,3 +624,19 @@ def test_a_hidden_game_streams_into_a_postgresql_database(
         done = game.send("finland")
         assert (done.new_events, done.withheld, done.owed) == (3, 3, test_pbem_hidden.OWED)
         assert dbs["soviet"].resolve(info.id).version == 6
+
+
+def test_an_undo_of_an_event_held_redacted_is_decided_in_one_pass_as_it_is_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Finland writes its hidden sheet (the Soviet database holds it redacted), sends it, then
+    # undoes it and sends the undo. Whose roll the undo cancels is read from the file's copy of
+    # the sheet, as the whole check reads it (pair.ActingSeats, a byte an event), where the
+    # pass once left the file to the whole check because its own row of the sheet is redacted.
+    answers = _both_ways(tmp_path, monkeypatch)
+    game = test_pbem_hidden.start(tmp_path, "both")
+    execute(game.dbs["finland"], game.campaign, SHEETS[0])
+    assert game.send("finland").withheld == 1
+    game.dbs["finland"].undo(game.campaign)
+    done = game.send("finland")
+    assert answers["streamed"] == answers["whole"] and len(answers["streamed"]) == 3
+    assert (done.new_events, done.withheld) == (1, 1)  # the undo, of a hidden sheet: redacted

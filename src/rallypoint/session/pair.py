@@ -330,3 +330,37 @@ def acting_seat(log: Sequence[LoggedEvent], seq: int) -> str | None:
             head = proof_head(event.payload.get(PROOF_KEY))
             return None if head is None else head.seat
     return None
+
+
+class ActingSeats:
+    """:func:`acting_seat` one event at a time (a streamed import): the seat each event's dice
+    proof names, kept as one byte an event (an index into the seats met so far), so an undo is
+    answered for any earlier event without the log, as the file showed that event.
+    """
+
+    def __init__(self) -> None:
+        self._by_seq = bytearray()  # by seq - 1: 0 for no seat, else 1 + index into _seats
+        self._seats: list[str] = []
+
+    def add(self, event: LoggedEvent) -> None:
+        """Note the next event (seqs in order from 1).
+
+        Raises:
+            LookupError: Its seq is not the next, or its proof names a 256th seat.
+        """
+        if event.seq != len(self._by_seq) + 1:
+            raise LookupError(event.seq)
+        head = proof_head(event.payload.get(PROOF_KEY))
+        if head is None or head.seat is None:
+            self._by_seq.append(0)
+            return
+        if head.seat not in self._seats:
+            if len(self._seats) == 255:
+                raise LookupError(head.seat)
+            self._seats.append(head.seat)
+        self._by_seq.append(self._seats.index(head.seat) + 1)
+
+    def of(self, seq: int) -> str | None:
+        """:func:`acting_seat` of an event added (``None``: its proof names no seat)."""
+        at = self._by_seq[seq - 1]
+        return self._seats[at - 1] if at else None

@@ -55,10 +55,9 @@ from rallypoint.core.events import (
 from rallypoint.core.folding import LogFold
 from rallypoint.core.playcheck import PlayCheck
 from rallypoint.core.visibility import BLIND, declaration_of, is_redacted
-from rallypoint.dice.audit import PROOF_KEY, Auditor
+from rallypoint.dice.audit import Auditor
 from rallypoint.dice.report import DiceReport
 from rallypoint.dice.sealed import AnyRequest, parse_request
-from rallypoint.dice.v1 import proof_head
 from rallypoint.session import pair, stall
 from rallypoint.session import pbem_checks as checks
 from rallypoint.session.fork_rows import ForkRows
@@ -174,6 +173,7 @@ class TurnWalk:
         self._stored_at = (1, 0)  # the position and last round at the stored head
         self._made_seats: set[object] = set()  # seats the new events say decided them
         self._undo_seats: set[str | None] = set()  # seats whose rolls new undos cancel
+        self._acting = pair.ActingSeats()  # each event's proof seat, as the file shows it
         # A hidden game: this database's own log (its rows: its own events whole) beside the
         # file's, and what the whole check adds for a filtered file.
         self._hidden = True
@@ -232,6 +232,7 @@ class TurnWalk:
         else:
             self._step(record)
         self._round = max([self._round, *(h.round or 0 for _, h in pair.pair_rounds([record]))])
+        self._acting.add(record)
         if record.seq == self._stored:
             assert self._audit is not None
             self._stored_at = (self._audit.position, self._round)
@@ -409,12 +410,8 @@ class TurnWalk:
         if record.type == UNDONE:
             target = record.payload.get("target")
             if isinstance(target, int) and 1 <= target < record.seq:
-                assert self._rows is not None
-                row = next(self._rows.records(target, target + 1))
-                if self._base is not None and target <= self._stored and is_redacted(row):
-                    raise Whole  # the file's copy of it is not among the rows
-                head = proof_head(row.payload.get(PROOF_KEY))
-                self._undo_seats.add(None if head is None else head.seat)
+                # As ``pair.acting_seat`` reads it: from the file's copy of the event.
+                self._undo_seats.add(self._acting.of(target))
         for seq, proof in pair.pair_proofs([record]):
             if proof.seat in self._mine and not checks.asked_for(self._asked, proof):
                 raise Whole(f"#{seq} resolves a round of this seat it did not ask for")
