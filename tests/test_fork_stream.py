@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 import test_pbem_hidden
+from db_kit import sqlite_dump
 from memory_kit import peak_growth
 from rallypoint.core import jsonstream
 from rallypoint.core.errors import IntegrityError
@@ -33,7 +34,6 @@ from rallypoint.store.signing import SEATS_KEY, SeatCard, SeatKey
 from test_pbem import MARK, RALLY, SCENARIO, command, rehash, start_game
 from test_turn_stream import (
     _both_ways,
-    _dump,
     _mark,
     _streamed_only,
     _whole_only,
@@ -115,7 +115,7 @@ def test_the_streamed_fork_stores_what_the_whole_import_stores(
         with monkeypatch.context() as patch:
             way(patch)
             answers.append(import_turn(reader, forks[f"fork{SIZES[0]}"], as_name="kept"))
-        dumps.append(_dump(reader.path))
+        dumps.append(sqlite_dump(reader.path))
     assert answers[0] == answers[1] and answers[0].info.id == FIXED.hex
     assert dumps[0] == dumps[1]
 

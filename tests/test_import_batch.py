@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from db_kit import sqlite_dump
 from long_log_kit import long_tcs_log
 from pg_kit import fresh_database
 from rallypoint.core.errors import RallypointError
@@ -110,20 +110,12 @@ def _file(path: Path, log: list[EventRecord], faults: dict[int, str]) -> Path:
 def _refusal(db: Path, path: Path) -> str:
     """The one line an import of ``path`` into ``db`` is refused with (nothing written to a
     database that holds some)."""
-    before = _dump(db) if db.exists() else None
+    before = sqlite_dump(db) if db.exists() else None
     with pytest.raises(RallypointError) as info:
         Session(db).import_file(path)
-    assert before is None or _dump(db) == before
+    assert before is None or sqlite_dump(db) == before
     # A future time is told beside this machine's clock, which moves between two imports.
     return re.sub(r"clock says [^)]*\)", "clock says (now))", str(info.value))
-
-
-def _dump(db: Path) -> list[str]:
-    conn = sqlite3.connect(db)
-    try:
-        return list(conn.iterdump())
-    finally:
-        conn.close()
 
 
 AT = 200

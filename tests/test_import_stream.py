@@ -11,7 +11,6 @@ leave identical; ``verify FILE``'s whole-file check, whose answer the streaming 
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import partial
@@ -19,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from db_kit import sqlite_dump
 from long_log_kit import TCS, long_tcs_log
 from memory_kit import peak_growth
 from rallypoint.core import jsonstream
@@ -98,14 +98,6 @@ def test_the_streamed_import_keeps_no_record_per_event(
         assert info.version == 2400 and store.verify(info.id).ok
 
 
-def _dump(db: Path) -> list[str]:
-    conn = sqlite3.connect(db)
-    try:
-        return list(conn.iterdump())
-    finally:
-        conn.close()
-
-
 @pytest.fixture
 def reader(files: dict[int, Path], tmp_path: Path) -> Path:
     """A database holding the first 600 events of the long campaign (with its snapshot) and
@@ -129,12 +121,12 @@ def _forged_end(files: dict[int, Path], tmp_path: Path) -> tuple[Path, list[Even
 def test_a_forged_last_event_after_thousands_inserted_leaves_the_database_as_before(
         files: dict[int, Path], reader: Path, tmp_path: Path) -> None:
     path, _ = _forged_end(files, tmp_path)
-    before = _dump(reader)
+    before = sqlite_dump(reader)
     with pytest.raises(IntegrityError, match=r"event 2401 \('undone'\) undoes 1, which is not "
                                              "an earlier event still in effect") as info:
         Session(reader).import_file(path)
     assert "\n" not in str(info.value)
-    assert _dump(reader) == before  # rows, chain marks, snapshots, use order: all as they were
+    assert sqlite_dump(reader) == before  # rows, chain marks, snapshots, use order: as they were
 
 
 STRANGER = [{"algorithm": "ed25519", "key_id": "ab" * 32, "seat": "axis",
@@ -156,10 +148,10 @@ def test_a_check_over_the_whole_file_refuses_at_the_end_and_leaves_the_database_
     data[field] = value
     path = tmp_path / "edited.json"
     path.write_text(json.dumps(data), encoding="utf-8")
-    before = _dump(reader)
+    before = sqlite_dump(reader)
     with pytest.raises(IntegrityError, match=refusal):
         Session(reader).import_file(path)
-    assert _dump(reader) == before
+    assert sqlite_dump(reader) == before
     assert verify_streamed(path) == (None, None)  # not answered here: verified whole...
     with pytest.raises(IntegrityError, match=refusal):
         pbem.verify_file(path)  # ...and refused there

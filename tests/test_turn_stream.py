@@ -17,7 +17,6 @@ import json
 import os
 import re
 import shutil
-import sqlite3
 import sys
 import tempfile
 import threading
@@ -30,6 +29,7 @@ from typing import Any
 import pytest
 
 import test_pbem_hidden
+from db_kit import sqlite_dump
 from memory_kit import peak_growth
 from rallypoint.core import jsonstream
 from rallypoint.core.blinds import with_blind
@@ -140,15 +140,7 @@ def test_the_streamed_import_stores_what_the_whole_import_stores(
         _whole_only(patch)
         other = import_turn(whole, mail[str(SIZES[0])])
     assert one == other
-    assert _dump(streamed.path) == _dump(whole.path)
-
-
-def _dump(db: Path) -> list[str]:
-    conn = sqlite3.connect(db)
-    try:
-        return list(conn.iterdump())
-    finally:
-        conn.close()
+    assert sqlite_dump(streamed.path) == sqlite_dump(whole.path)
 
 
 FORGED = re.escape('#2001 (sight_set) is not what its command decides: ruling: stated "blocked", '
@@ -166,7 +158,7 @@ def refused_as_whole(reader: Session, monkeypatch: pytest.MonkeyPatch, path: Pat
     """The streamed import refuses ``path`` (the whole check turned off shows it refused in
     the stream, not later) and leaves the reader's database as it was; ``import_turn`` (the
     stream, then the whole check) refuses it with the whole check's line."""
-    before = _dump(reader.path)
+    before = sqlite_dump(reader.path)
     calls: list[object] = []
     streamed = pbem_import._import_streamed
 
@@ -179,7 +171,7 @@ def refused_as_whole(reader: Session, monkeypatch: pytest.MonkeyPatch, path: Pat
             import_turn(reader, path, as_name=as_name)
     assert calls == [None]  # the stream refused it (rolled back) before the whole check did
     assert "\n" not in str(info.value)
-    assert _dump(reader.path) == before
+    assert sqlite_dump(reader.path) == before
 
 
 def test_a_forged_event_at_the_end_of_a_long_turn_file_leaves_the_database_as_before(
@@ -333,7 +325,8 @@ def test_the_streamed_hidden_import_stores_what_the_whole_import_stores(
             reader = _hidden_reader(hidden_mail, tmp_path, f"{base}{way}", base)
             with monkeypatch.context() as patch:
                 (_streamed_only if way == "streamed" else _whole_only)(patch)
-                done[way] = (import_turn(reader, hidden_mail[str(SIZES[0])]), _dump(reader.path))
+                done[way] = (import_turn(reader, hidden_mail[str(SIZES[0])]),
+                             sqlite_dump(reader.path))
         assert done["streamed"] == done["whole"]
 
 
@@ -483,7 +476,7 @@ def test_a_long_file_into_a_database_not_made_yet_streams_and_leaves_that_databa
                 # The database made in place of the one staged beside it, nothing else.
                 assert sorted(p.name for p in folder.iterdir()) == ["new.sqlite3"]
     # The same rows (but the times each database was made at, in its migrations' table).
-    made = {way: [line for line in _dump(tmp_path / f"{way}{SIZES[0]}" / "new.sqlite3")
+    made = {way: [line for line in sqlite_dump(tmp_path / f"{way}{SIZES[0]}" / "new.sqlite3")
                   if "schema_migrations\" VALUES" not in line] for way in peaks}
     assert made["streamed"] == made["whole"]
     grown = {way: p[1] - p[0] for way, p in peaks.items()}
@@ -552,7 +545,7 @@ def _pipe_refusal(mail: dict[str, Path], folder: Path, data: bytes, *, whole: bo
     """The refusal of ``data`` given through a pipe; ``whole``: the import as it was, reading
     the pipe itself with the whole check (no copy, no stream): the oracle."""
     reader = _reader(mail, folder, "whole" if whole else "spooled")
-    before = _dump(reader.path)
+    before = sqlite_dump(reader.path)
     fifo = _piped(folder, data, "whole.fifo" if whole else "spooled.fifo")
     with pytest.MonkeyPatch.context() as patch:
         if whole:
@@ -561,7 +554,7 @@ def _pipe_refusal(mail: dict[str, Path], folder: Path, data: bytes, *, whole: bo
                 path))
         with pytest.raises(IntegrityError if b"blocked" in data else DataFileError) as info:
             import_turn(reader, fifo)
-    assert _dump(reader.path) == before
+    assert sqlite_dump(reader.path) == before
     return str(info.value).replace(str(fifo), "PIPE")
 
 
