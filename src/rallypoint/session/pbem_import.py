@@ -15,6 +15,7 @@ and checked whole as above.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
 from collections.abc import Callable, Sequence
@@ -183,8 +184,11 @@ _SQLITE_FILES = ("", "-wal", "-shm", "-journal")
 def _journal_left(staged: Path) -> bool:
     """Whether the closed database left a journal behind (its file alone is then not the
     database: not linked into place)."""
-    return any(Path(f"{staged}{suffix}").exists() and Path(f"{staged}{suffix}").stat().st_size
-               for suffix in ("-wal", "-journal"))
+    for suffix in ("-wal", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            if Path(f"{staged}{suffix}").stat().st_size:
+                return True
+    return False
 
 
 def _walk_file(session: Handle, path: Path, name: str | None,

@@ -23,10 +23,11 @@ reader, blinds) is walked too, with what the whole check adds for it (``_read_tu
 honest kind of redaction and summed into the withheld digest the signed header names, the chain
 is checked by link where an event's hash cannot be recomputed, and every new event is decided
 against this database's own log (its rows, which hold its own events whole, folded beside the
-file's). An event that is what its command decides only against the log as the deciding
-seat's database held it (``rederive``'s seat view) is refused here and left to the whole check:
-in a hidden game every event whose decision depends on a secret arrives redacted, so an event
-shown whole is decided alike on both tables.
+file's). Beyond this database's head, an event that is what its command decides only against
+the log as the deciding seat's database held it (``rederive``'s seat view) is refused here and
+left to the whole check: in a hidden game every event whose decision depends on a secret
+arrives redacted, so an event shown whole is decided alike on both tables. A log new here (or
+kept as a copy, below) is decided as ``check_log`` decides it, in that seat's view too.
 
 A file kept as a new campaign (``import FILE --as NAME``, a fork of one this database has, or
 a copy) is walked as a campaign new here, as the whole check takes it: every event decided
@@ -70,7 +71,6 @@ from rallypoint.session.seat_views import ViewsOnDemand
 from rallypoint.session.stream_secrets import kept_only
 from rallypoint.store.importcheck import (
     IMPORT_FIX,
-    ChainCheck,
     ClockCheck,
     VisibleChainCheck,
     check_created,
@@ -157,7 +157,7 @@ class TurnWalk:
         self._store: EventStore | None = None
         self._rows: ImportRows | None = None
         self._rows_open: ExitStack | None = None
-        self._chain: ChainCheck | None = None
+        self._chain: VisibleChainCheck | None = None
         self._clocks = ClockCheck()
         self._play: PlayCheck | None = None
         self._audit: Auditor | None = None
