@@ -280,3 +280,21 @@ def test_a_fork_streams_into_a_postgresql_database(
         assert kept.forked and (kept.info.version, kept.new_events) == (2, 2)
         assert allied.verify(kept.info.id).ok and allied.verify(campaign).ok
         assert allied.load(campaign).version == 2
+
+
+def test_a_copy_of_your_own_campaign_rolls_on_with_its_dice_secret(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A one-player campaign rolls from a server secret its database keeps unrevealed. Kept as
+    # a copy (import --as), by the stream and by the whole check, the copy keeps that secret
+    # too (pbem_checks.keep_fork_secret), so its next roll is made and checks.
+    player = Session(tmp_path / "player.sqlite3")
+    campaign = player.create(SCENARIO, name="farm").id
+    path = tmp_path / "farm.json"
+    export_turn(player, campaign, path)
+    for way in (_streamed_only, _whole_only):
+        with monkeypatch.context() as patch:
+            way(patch)
+            kept = import_turn(player, path, as_name=f"farm ({way.__name__})")
+        assert kept.forked and kept.info.id != campaign
+        command(player, kept.info.id, RALLY)
+        assert player.verify(kept.info.id).ok
