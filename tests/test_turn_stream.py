@@ -633,3 +633,17 @@ def test_an_undo_of_an_event_held_redacted_is_decided_in_one_pass_as_it_is_whole
     done = game.send("finland")
     assert answers["streamed"] == answers["whole"] and len(answers["streamed"]) == 3
     assert (done.new_events, done.withheld) == (1, 1)  # the undo, of a hidden sheet: redacted
+
+
+def test_your_own_newer_turn_file_into_an_older_copy_of_your_database_is_refused_by_the_stream(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Allied restores an older copy of its database and imports its own later turn file: new
+    # events, signed by its own seat. Nobody else signed them, so the file is refused as a
+    # replay of one's own file, by the stream (check_reader) before the whole check.
+    game = start_game(tmp_path)
+    old = Session(shutil.copy(game.allied.path, tmp_path / "allied-old.sqlite3"))
+    game.allied.execute(game.campaign,
+                        {**MARK, "expected_version": game.allied.load(game.campaign).version})
+    path = tmp_path / "own.json"
+    export_turn(game.allied, game.campaign, path)  # signed by Allied, addressed to no seat
+    refused_as_whole(old, monkeypatch, path, "this is your own turn file")
